@@ -1,0 +1,58 @@
+//! The interface a native (Rust) provider implements so the registry can call it
+//! without crossing into JS.
+
+use crate::cancel::CancelToken;
+use crate::model::{Candidate, Observation, SkillDefinition};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Caller context for one lookup.
+#[derive(Clone, Debug, Default)]
+pub struct LookupContext {
+    /// Workspace selector (`cwd`), if any.
+    pub cwd: Option<PathBuf>,
+    /// Cancelled when the caller's signal aborts.
+    pub cancel: CancelToken,
+}
+
+impl LookupContext {
+    /// A context for `cwd` with a fresh cancellation token.
+    pub fn new(cwd: Option<PathBuf>) -> Self {
+        Self {
+            cwd,
+            cancel: CancelToken::new(),
+        }
+    }
+}
+
+/// A provider failure that is not "the skill is gone".
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ProviderError(pub String);
+
+/// Something that can mark a provider's registration dirty. Handed to a native
+/// provider when it is registered; watchers call it from their own threads.
+pub trait Invalidate: Send + Sync {
+    /// Drop completed catalogs and notify listeners. Returns `false` when the
+    /// registration is no longer active (the call did nothing).
+    fn invalidate(&self) -> bool;
+}
+
+/// A native skill provider. Methods block and are called off the JS thread.
+pub trait NativeProvider: Send + Sync {
+    /// Unique provider name.
+    fn name(&self) -> &str;
+
+    /// Discover candidates for this lookup. Per-item failures become warnings
+    /// (returned alongside) and, for unexpected I/O errors, `complete: false`.
+    fn list(&self, ctx: &LookupContext) -> (Observation, Vec<String>);
+
+    /// Load the full definition of a candidate this provider listed.
+    /// `Ok(None)` means the skill is gone or no longer loadable.
+    fn get(&self, candidate: &Candidate, ctx: &LookupContext)
+        -> Result<Option<SkillDefinition>, ProviderError>;
+
+    /// Called when the provider is registered; watchers use the handle to
+    /// invalidate that exact registration. Called with `None` on disposal.
+    fn attach(&self, _invalidator: Option<Arc<dyn Invalidate>>) {}
+}

@@ -1,0 +1,1 @@
+//! Binding for the catalog renderer (see `skill_core::catalog`).
