@@ -1,0 +1,7 @@
+'use strict'
+// Internal symbols shared by the JS modules of this package (not public API).
+
+/** The native handle behind a JS wrapper (for example a `LocalSkillProvider`). */
+exports.kNative = Symbol.for('dsh-skill-native.native')
+/** Set by the registry on a provider it registered: unregisters it (called by `dispose()`). */
+exports.kOnDispose = Symbol.for('dsh-skill-native.onDispose')
