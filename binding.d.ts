@@ -9,8 +9,131 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** One merged catalog (cached catalogs are shared by every lookup that hits). */
+export declare class NativeCatalog {
+  /** Unique catalog id. */
+  get id(): number
+  /** Whether the catalog is complete (and cached). */
+  get complete(): boolean
+  /** Shadowed-duplicate warnings produced by the merge. */
+  get warnings(): Array<string>
+  /** Sorted summaries as JS objects. */
+  summaries(): Array<NapiSummary>
+  /** `[kind, slot, index]` of the winner for `name`, or `null`. */
+  locate(name: string): Location | null
+  /** Load the definition of a native winner off the JS thread. */
+  loadNative(name: string, cwd?: string | undefined | null): Promise<unknown>
+}
+
+/** One catalog collection in progress. */
+export declare class NativeCollection {
+  /** JS providers to call, in registration order. */
+  get external(): Array<ExternalSlot>
+  /** Whether any native provider takes part. */
+  get hasNative(): boolean
+  /**
+   * Run every native provider's discovery on the libuv pool. Resolves to the
+   * warnings they produced; results stay here for [`Self::finish`].
+   */
+  listNative(): Promise<unknown>
+  /**
+   * Merge: `results[i]` is what external provider `i` (in [`Self::external`]
+   * order) returned from `list()`, ignored where `failed[i]` is true. Returns
+   * the catalog, or `null` when the generation moved and JS must retry.
+   */
+  finish(results: unknown[], failed: Array<boolean>): NativeCatalog | null
+}
+
+/** The native half of `SkillRegistry`. */
+export declare class NativeRegistry {
+  /**
+   * Create the registry. `notify(kind, message)` is called on the JS thread
+   * for changes a native provider reports by itself (`kind === 'change'`) and
+   * for warnings raised off the JS thread (`kind === 'warn'`). The handle is
+   * weak: it never keeps the process alive.
+   */
+  constructor(cacheEntries: number, notify?: ((arg: [string, string]) => unknown) | undefined | null)
+  /** Register a JS provider by name; returns its slot id. */
+  registerExternal(name: string): number
+  /** Remove a provider registration; `false` if it was not active. */
+  unregister(slot: number): boolean
+  /** Invalidate on behalf of an active registration; `false` once it is gone. */
+  invalidate(slot: number): boolean
+  /**
+   * Validate a runtime skill and add it. Returns its id, or `null` when a
+   * runtime skill with that name exists. Throws on an invalid skill.
+   */
+  registerRuntime(skill: unknown): number | null
+  /** Remove a runtime skill; `false` if already removed. */
+  unregisterRuntime(id: number): boolean
+  /** Id of the cached complete catalog for `cwd`, or -1. */
+  cached(cwd?: string | undefined | null): number
+  /** Ids of catalogs dropped from the cache since the last call. */
+  takeEvicted(): Array<number>
+  /** Start collecting a catalog (attempt 0, or 1 for the retry). */
+  collect(cwd: string | undefined | null, attempt: number): NativeCollection
+  /**
+   * Validate a definition returned by JS provider `provider`'s `get()`;
+   * returns its name. Throws naming the provider and the field.
+   */
+  validateDefinition(provider: string, definition: unknown): string
+}
+
 /** Test hook: panics inside an export so the tests can prove the panic policy. */
 export declare function __panicForTest(message: string): void
 
 /** Test hook: panics inside work run off the JS thread. */
 export declare function __panicOffThreadForTest(message: string): Promise<unknown>
+
+/** A provider slot JS must call during a collection. */
+export interface ExternalSlot {
+  /** Slot id. */
+  slot: number
+  /** Provider name. */
+  name: string
+}
+
+/**
+ * Whether `name` is a kebab-case skill name (`^[a-z0-9]+(?:-[a-z0-9]+)*$`);
+ * `false` for anything that is not a string.
+ */
+export declare function isSkillName(name: unknown): boolean
+
+/** `SkillDefinition` as a JS object. */
+export interface NapiDefinition {
+  name: string
+  description: string
+  whenToUse?: string
+  invocation: NapiInvocation
+  source: string
+  provider: string
+  resourceBase?: NapiResourceBase
+  content: string
+  path?: string
+  metadata?: any
+}
+
+/** Invocation policy as a JS object. */
+export interface NapiInvocation {
+  modelInvocable: boolean
+  userInvocable: boolean
+}
+
+/** `SkillResourceBase` as a JS object (exactly one of the optional fields is set). */
+export interface NapiResourceBase {
+  kind: string
+  path?: string
+  url?: string
+  description?: string
+}
+
+/** `SkillSummary` as a JS object. */
+export interface NapiSummary {
+  name: string
+  description: string
+  whenToUse?: string
+  invocation: NapiInvocation
+  source: string
+  provider: string
+  resourceBase?: NapiResourceBase
+}

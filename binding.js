@@ -835,5 +835,9 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.NativeCatalog = nativeBinding.NativeCatalog
+module.exports.NativeCollection = nativeBinding.NativeCollection
+module.exports.NativeRegistry = nativeBinding.NativeRegistry
 module.exports.__panicForTest = nativeBinding.__panicForTest
 module.exports.__panicOffThreadForTest = nativeBinding.__panicOffThreadForTest
+module.exports.isSkillName = nativeBinding.isSkillName

@@ -345,7 +345,9 @@ impl Checker<'_> {
             )),
         };
         match raw.field("kind") {
-            Raw::String(k) if k == "directory" => Ok(Some(ResourceBase::Directory { path: text("path")? })),
+            Raw::String(k) if k == "directory" => Ok(Some(ResourceBase::Directory {
+                path: text("path")?,
+            })),
             Raw::String(k) if k == "url" => Ok(Some(ResourceBase::Url { url: text("url")? })),
             Raw::String(k) if k == "opaque" => Ok(Some(ResourceBase::Opaque {
                 description: text("description")?,
@@ -373,7 +375,11 @@ impl Checker<'_> {
         }
     }
 
-    fn summary(&self, raw: &Raw, expected_provider: Option<&str>) -> Result<SkillSummary, ValidationError> {
+    fn summary(
+        &self,
+        raw: &Raw,
+        expected_provider: Option<&str>,
+    ) -> Result<SkillSummary, ValidationError> {
         let name = self.name(raw.field("name"))?;
         let description = self.non_empty_string(raw.field("description"), "description")?;
         let when_to_use = self.optional_string(raw.field("whenToUse"), "whenToUse")?;
@@ -414,7 +420,11 @@ impl Checker<'_> {
 /// Validate one candidate returned by provider `provider` at `index`.
 ///
 /// The locator becomes [`Locator::Index`]`(index)`: the host keeps the object.
-pub fn validate_candidate(provider: &str, index: usize, raw: &Raw) -> Result<Candidate, ValidationError> {
+pub fn validate_candidate(
+    provider: &str,
+    index: usize,
+    raw: &Raw,
+) -> Result<Candidate, ValidationError> {
     let checker = Checker {
         provider,
         subject: Subject::Candidate(index),
@@ -451,7 +461,10 @@ pub fn validate_definition(provider: &str, raw: &Raw) -> Result<SkillSummary, Va
         subject: Subject::Definition,
     };
     if !matches!(raw, Raw::Object(_)) {
-        return Err(checker.err("", format!("must be an object or undefined (got {})", raw.type_name())));
+        return Err(checker.err(
+            "",
+            format!("must be an object or undefined (got {})", raw.type_name()),
+        ));
     }
     let summary = checker.summary(raw, Some(provider))?;
     match raw.field("content") {
@@ -520,7 +533,12 @@ mod tests {
     use super::*;
 
     fn obj(fields: &[(&str, Raw)]) -> Raw {
-        Raw::Object(fields.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+        Raw::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
     }
 
     fn s(v: &str) -> Raw {
@@ -533,7 +551,10 @@ mod tests {
             ("description", s("Does alpha")),
             (
                 "invocation",
-                obj(&[("modelInvocable", Raw::Bool(true)), ("userInvocable", Raw::Bool(false))]),
+                obj(&[
+                    ("modelInvocable", Raw::Bool(true)),
+                    ("userInvocable", Raw::Bool(false)),
+                ]),
             ),
             ("source", s("remote")),
             ("provider", s("p")),
@@ -576,7 +597,10 @@ mod tests {
             ("invocation", Raw::Undefined, "\"invocation\""),
             (
                 "invocation",
-                obj(&[("modelInvocable", s("yes")), ("userInvocable", Raw::Bool(true))]),
+                obj(&[
+                    ("modelInvocable", s("yes")),
+                    ("userInvocable", Raw::Bool(true)),
+                ]),
                 "\"invocation.modelInvocable\"",
             ),
             ("source", Raw::Number(3.0), "\"source\""),
@@ -586,8 +610,16 @@ mod tests {
             ("rank", s("1"), "\"rank\""),
             ("path", Raw::Number(1.0), "\"path\""),
             ("metadata", s("x"), "\"metadata\""),
-            ("resourceBase", obj(&[("kind", s("ftp"))]), "\"resourceBase.kind\""),
-            ("resourceBase", obj(&[("kind", s("url"))]), "\"resourceBase.url\""),
+            (
+                "resourceBase",
+                obj(&[("kind", s("ftp"))]),
+                "\"resourceBase.kind\"",
+            ),
+            (
+                "resourceBase",
+                obj(&[("kind", s("url"))]),
+                "\"resourceBase.url\"",
+            ),
         ];
         for (field, value, needle) in cases {
             let err = validate_candidate("p", 0, &candidate(&[(field, value.clone())]))
@@ -605,18 +637,27 @@ mod tests {
         let c = validate_candidate(
             "p",
             0,
-            &candidate(&[("resourceBase", obj(&[("kind", s("opaque")), ("description", s("d"))]))]),
+            &candidate(&[(
+                "resourceBase",
+                obj(&[("kind", s("opaque")), ("description", s("d"))]),
+            )]),
         )
         .expect("valid");
         assert_eq!(
             c.summary.resource_base,
-            Some(ResourceBase::Opaque { description: "d".into() })
+            Some(ResourceBase::Opaque {
+                description: "d".into()
+            })
         );
     }
 
     #[test]
     fn registration_defaults() {
-        let raw = obj(&[("name", s("rt")), ("description", s("d")), ("content", s("body"))]);
+        let raw = obj(&[
+            ("name", s("rt")),
+            ("description", s("d")),
+            ("content", s("body")),
+        ]);
         let summary = validate_registration(&raw).expect("valid");
         assert_eq!(summary.provider, RUNTIME_PROVIDER);
         assert_eq!(summary.source, RUNTIME_SOURCE);

@@ -49,8 +49,11 @@ pub trait NativeProvider: Send + Sync {
 
     /// Load the full definition of a candidate this provider listed.
     /// `Ok(None)` means the skill is gone or no longer loadable.
-    fn get(&self, candidate: &Candidate, ctx: &LookupContext)
-        -> Result<Option<SkillDefinition>, ProviderError>;
+    fn get(
+        &self,
+        candidate: &Candidate,
+        ctx: &LookupContext,
+    ) -> Result<Option<SkillDefinition>, ProviderError>;
 
     /// Called when the provider is registered; watchers use the handle to
     /// invalidate that exact registration. Called with `None` on disposal.

@@ -61,7 +61,7 @@ pub enum Winner {
         slot: u64,
         /// The winning candidate (its locator points back into the host's list
         /// for JS providers).
-        candidate: Candidate,
+        candidate: Box<Candidate>,
         /// The native provider, when the slot is native.
         native: Option<Arc<dyn NativeProvider>>,
     },
@@ -347,7 +347,11 @@ impl Registry {
                     None => ProviderOutcome::Failed,
                 })
                 .collect();
-            if let Finish::Done { catalog, warnings: w } = collection.finish(outcomes) {
+            if let Finish::Done {
+                catalog,
+                warnings: w,
+            } = collection.finish(outcomes)
+            {
                 warnings.extend(w);
                 return (catalog, warnings);
             }
@@ -378,7 +382,12 @@ impl Invalidate for SlotInvalidator {
         if !invalidate_slot(&shared, self.slot) {
             return false;
         }
-        if let Some(hook) = shared.hook.read().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        if let Some(hook) = shared
+            .hook
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
             hook();
         }
         true
@@ -450,7 +459,7 @@ impl Collection {
                             summary: &candidate.summary,
                             winner: Winner::Provider {
                                 slot: planned.slot,
-                                candidate: candidate.clone(),
+                                candidate: Box::new(candidate.clone()),
                                 native: planned.native.clone(),
                             },
                         });
@@ -568,7 +577,10 @@ mod tests {
     #[test]
     fn provider_names() {
         let r = Registry::new(4).expect("registry");
-        assert_eq!(r.register_provider("runtime", None), Err(RegistryError::ReservedName));
+        assert_eq!(
+            r.register_provider("runtime", None),
+            Err(RegistryError::ReservedName)
+        );
         assert_eq!(r.register_provider("", None), Err(RegistryError::EmptyName));
         let a = r.register_provider("a", None).expect("a");
         assert_eq!(
@@ -585,8 +597,12 @@ mod tests {
         let r = Registry::new(4).expect("registry");
         r.register_provider("a", None).expect("a");
         r.register_provider("b", None).expect("b");
-        assert!(r.register_runtime(summary("rt", "runtime", "runtime")).is_some());
-        assert!(r.register_runtime(summary("both", "runtime", "runtime")).is_some());
+        assert!(r
+            .register_runtime(summary("rt", "runtime", "runtime"))
+            .is_some());
+        assert!(r
+            .register_runtime(summary("both", "runtime", "runtime"))
+            .is_some());
         let c = r.collect(Some("/w"), 0);
         let (cat, warnings) = done(c.finish(vec![
             listed(vec![
@@ -619,24 +635,36 @@ mod tests {
     #[test]
     fn runtime_duplicates_are_refused() {
         let r = Registry::new(4).expect("registry");
-        let first = r.register_runtime(summary("x", "runtime", "runtime")).expect("first");
-        assert!(r.register_runtime(summary("x", "runtime", "runtime")).is_none());
+        let first = r
+            .register_runtime(summary("x", "runtime", "runtime"))
+            .expect("first");
+        assert!(r
+            .register_runtime(summary("x", "runtime", "runtime"))
+            .is_none());
         assert!(r.unregister_runtime(first));
         assert!(!r.unregister_runtime(first));
-        assert!(r.register_runtime(summary("x", "runtime", "runtime")).is_some());
+        assert!(r
+            .register_runtime(summary("x", "runtime", "runtime"))
+            .is_some());
     }
 
     #[test]
     fn only_complete_catalogs_are_cached() {
         let r = Registry::new(2).expect("registry");
         r.register_provider("a", None).expect("a");
-        let (cat, _) = done(r.collect(Some("/w"), 0).finish(vec![ProviderOutcome::Failed]));
+        let (cat, _) = done(
+            r.collect(Some("/w"), 0)
+                .finish(vec![ProviderOutcome::Failed]),
+        );
         assert!(!cat.complete);
         assert!(r.cached(Some("/w")).is_none());
-        let (cat, _) = done(r.collect(Some("/w"), 0).finish(vec![ProviderOutcome::Listed(Observation {
-            candidates: vec![cand("x", "a", 1.0, 0)],
-            complete: false,
-        })]));
+        let (cat, _) = done(
+            r.collect(Some("/w"), 0)
+                .finish(vec![ProviderOutcome::Listed(Observation {
+                    candidates: vec![cand("x", "a", 1.0, 0)],
+                    complete: false,
+                })]),
+        );
         assert!(!cat.complete);
         assert!(r.cached(Some("/w")).is_none());
         let (cat, _) = done(r.collect(Some("/w"), 0).finish(vec![listed(vec![])]));
@@ -710,7 +738,11 @@ mod tests {
                 vec!["a warning".into()],
             )
         }
-        fn get(&self, c: &Candidate, _ctx: &LookupContext) -> Result<Option<SkillDefinition>, ProviderError> {
+        fn get(
+            &self,
+            c: &Candidate,
+            _ctx: &LookupContext,
+        ) -> Result<Option<SkillDefinition>, ProviderError> {
             Ok(Some(SkillDefinition {
                 summary: c.summary.clone(),
                 content: "body".into(),
@@ -735,7 +767,9 @@ mod tests {
         r.set_change_hook(Some(Box::new(move || {
             h.fetch_add(1, Ordering::SeqCst);
         })));
-        let slot = r.register_provider("fake", Some(fake.clone())).expect("fake");
+        let slot = r
+            .register_provider("fake", Some(fake.clone()))
+            .expect("fake");
         let ctx = LookupContext::new(None);
         let (cat, warnings) = r.snapshot_native(&ctx);
         assert_eq!(cat.skills[0].name, "native");
@@ -744,7 +778,12 @@ mod tests {
         assert_eq!(again.id, cat.id);
         assert_eq!(fake.lists.load(Ordering::SeqCst), 1);
 
-        let invalidator = fake.invalidator.lock().expect("lock").clone().expect("attached");
+        let invalidator = fake
+            .invalidator
+            .lock()
+            .expect("lock")
+            .clone()
+            .expect("attached");
         assert!(invalidator.invalidate());
         assert_eq!(hook_calls.load(Ordering::SeqCst), 1);
         let (third, _) = r.snapshot_native(&ctx);
@@ -764,11 +803,20 @@ mod tests {
             invalidator: Mutex::new(None),
             lists: AtomicUsize::new(0),
         });
-        r.register_provider("fake", Some(fake.clone())).expect("fake");
+        r.register_provider("fake", Some(fake.clone()))
+            .expect("fake");
         let weak = Arc::downgrade(&r.shared);
         drop(r);
-        assert!(weak.upgrade().is_none(), "the invalidator must not keep the registry alive");
-        let inv = fake.invalidator.lock().expect("lock").clone().expect("attached");
+        assert!(
+            weak.upgrade().is_none(),
+            "the invalidator must not keep the registry alive"
+        );
+        let inv = fake
+            .invalidator
+            .lock()
+            .expect("lock")
+            .clone()
+            .expect("attached");
         assert!(!inv.invalidate());
     }
 }

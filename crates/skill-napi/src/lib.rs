@@ -2,8 +2,9 @@
 //! only; every rule lives in the core crate.
 #![deny(clippy::all)]
 
-mod catalog;
-mod convert;
-mod local;
-mod registry;
-mod util;
+pub mod catalog;
+pub mod convert;
+pub mod local;
+pub mod raw;
+pub mod registry;
+pub mod util;

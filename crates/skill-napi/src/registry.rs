@@ -1,1 +1,576 @@
-//! Binding module.
+//! Binding for `skill_core::registry`: the native half of `SkillRegistry`.
+//!
+//! JS keeps provider objects, candidate objects and listeners (identity matters
+//! there); Rust keeps slots, generations, the merge and the cache. A lookup is a
+//! [`NativeCollection`]: JS calls the JS providers, [`NativeCollection::list_native`]
+//! calls native providers on the libuv pool, and [`NativeCollection::finish`]
+//! validates and merges.
+
+use crate::raw;
+use crate::util::{failure, guard, invalid_arg};
+use napi::bindgen_prelude::*;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi_derive::napi;
+use skill_core::model::{
+    validate_candidate, validate_definition, validate_registration, InvocationPolicy, Observation,
+    Raw, ResourceBase, SkillDefinition, SkillSummary, Subject, ValidationError,
+};
+use skill_core::provider::{LookupContext, NativeProvider};
+use skill_core::registry::{Catalog, Collection, Finish, ProviderOutcome, Registry, Winner};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+type Notify =
+    ThreadsafeFunction<(String, String), Unknown<'static>, (String, String), Status, false, true>;
+
+fn slot_id(value: f64) -> u64 {
+    if value.is_finite() && value >= 0.0 {
+        value as u64
+    } else {
+        u64::MAX
+    }
+}
+
+fn validation(e: ValidationError) -> Error {
+    invalid_arg(e)
+}
+
+/// Invocation policy as a JS object.
+#[napi(object)]
+pub struct NapiInvocation {
+    pub model_invocable: bool,
+    pub user_invocable: bool,
+}
+
+/// `SkillResourceBase` as a JS object (exactly one of the optional fields is set).
+#[napi(object)]
+pub struct NapiResourceBase {
+    pub kind: String,
+    pub path: Option<String>,
+    pub url: Option<String>,
+    pub description: Option<String>,
+}
+
+/// `SkillSummary` as a JS object.
+#[napi(object)]
+pub struct NapiSummary {
+    pub name: String,
+    pub description: String,
+    pub when_to_use: Option<String>,
+    pub invocation: NapiInvocation,
+    pub source: String,
+    pub provider: String,
+    pub resource_base: Option<NapiResourceBase>,
+}
+
+/// `SkillDefinition` as a JS object.
+#[napi(object)]
+pub struct NapiDefinition {
+    pub name: String,
+    pub description: String,
+    pub when_to_use: Option<String>,
+    pub invocation: NapiInvocation,
+    pub source: String,
+    pub provider: String,
+    pub resource_base: Option<NapiResourceBase>,
+    pub content: String,
+    pub path: Option<String>,
+    pub metadata: Option<serde_json::Value>,
+}
+
+fn invocation_to_js(policy: &InvocationPolicy) -> NapiInvocation {
+    NapiInvocation {
+        model_invocable: policy.model_invocable,
+        user_invocable: policy.user_invocable,
+    }
+}
+
+fn resource_base_to_js(base: &ResourceBase) -> NapiResourceBase {
+    let mut out = NapiResourceBase {
+        kind: String::new(),
+        path: None,
+        url: None,
+        description: None,
+    };
+    match base {
+        ResourceBase::Directory { path } => {
+            out.kind = "directory".into();
+            out.path = Some(path.clone());
+        }
+        ResourceBase::Url { url } => {
+            out.kind = "url".into();
+            out.url = Some(url.clone());
+        }
+        ResourceBase::Opaque { description } => {
+            out.kind = "opaque".into();
+            out.description = Some(description.clone());
+        }
+    }
+    out
+}
+
+/// Convert a summary to its JS shape.
+pub fn summary_to_js(s: &SkillSummary) -> NapiSummary {
+    NapiSummary {
+        name: s.name.clone(),
+        description: s.description.clone(),
+        when_to_use: s.when_to_use.clone(),
+        invocation: invocation_to_js(&s.invocation),
+        source: s.source.clone(),
+        provider: s.provider.clone(),
+        resource_base: s.resource_base.as_ref().map(resource_base_to_js),
+    }
+}
+
+/// Convert a definition to its JS shape.
+pub fn definition_to_js(d: SkillDefinition) -> NapiDefinition {
+    let s = d.summary;
+    NapiDefinition {
+        invocation: invocation_to_js(&s.invocation),
+        resource_base: s.resource_base.as_ref().map(resource_base_to_js),
+        name: s.name,
+        description: s.description,
+        when_to_use: s.when_to_use,
+        source: s.source,
+        provider: s.provider,
+        content: d.content,
+        path: d.path,
+        metadata: d.metadata.map(serde_json::Value::Object),
+    }
+}
+
+/// The native half of `SkillRegistry`.
+#[napi]
+pub struct NativeRegistry {
+    core: Registry,
+}
+
+/// A provider slot JS must call during a collection.
+#[napi(object)]
+pub struct ExternalSlot {
+    /// Slot id.
+    pub slot: f64,
+    /// Provider name.
+    pub name: String,
+}
+
+#[napi]
+impl NativeRegistry {
+    /// Create the registry. `notify(kind, message)` is called on the JS thread
+    /// for changes a native provider reports by itself (`kind === 'change'`) and
+    /// for warnings raised off the JS thread (`kind === 'warn'`). The handle is
+    /// weak: it never keeps the process alive.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(
+        cache_entries: f64,
+        notify: Option<Function<'_, (String, String), Unknown<'static>>>,
+    ) -> Result<Self> {
+        let size = Registry::cache_size_from_f64(cache_entries).map_err(invalid_arg)?;
+        let core = Registry::new(size).map_err(invalid_arg)?;
+        if let Some(notify) = notify {
+            let tsfn: Notify = notify
+                .build_threadsafe_function::<(String, String)>()
+                .callee_handled::<false>()
+                .weak::<true>()
+                .build()?;
+            let tsfn = Arc::new(tsfn);
+            core.set_change_hook(Some(Box::new(move || {
+                tsfn.call(
+                    ("change".to_string(), String::new()),
+                    ThreadsafeFunctionCallMode::NonBlocking,
+                );
+            })));
+        }
+        Ok(Self { core })
+    }
+
+    /// Register a JS provider by name; returns its slot id.
+    #[napi(catch_unwind)]
+    pub fn register_external(&self, name: String) -> Result<f64> {
+        self.core
+            .register_provider(&name, None)
+            .map(|id| id as f64)
+            .map_err(invalid_arg)
+    }
+
+    /// Register a native provider; returns its slot id.
+    pub fn register_native(&self, provider: Arc<dyn NativeProvider>) -> Result<f64> {
+        let name = provider.name().to_string();
+        self.core
+            .register_provider(&name, Some(provider))
+            .map(|id| id as f64)
+            .map_err(invalid_arg)
+    }
+
+    /// Remove a provider registration; `false` if it was not active.
+    #[napi(catch_unwind)]
+    pub fn unregister(&self, slot: f64) -> bool {
+        self.core.unregister_provider(slot_id(slot))
+    }
+
+    /// Invalidate on behalf of an active registration; `false` once it is gone.
+    #[napi(catch_unwind)]
+    pub fn invalidate(&self, slot: f64) -> bool {
+        self.core.invalidate(slot_id(slot))
+    }
+
+    /// Validate a runtime skill and add it. Returns its id, or `null` when a
+    /// runtime skill with that name exists. Throws on an invalid skill.
+    #[napi(catch_unwind)]
+    pub fn register_runtime(&self, skill: Unknown<'_>) -> Result<Option<f64>> {
+        let raw = raw::skill_like(&skill)?;
+        let summary = validate_registration(&raw).map_err(validation)?;
+        Ok(self.core.register_runtime(summary).map(|id| id as f64))
+    }
+
+    /// Remove a runtime skill; `false` if already removed.
+    #[napi(catch_unwind)]
+    pub fn unregister_runtime(&self, id: f64) -> bool {
+        self.core.unregister_runtime(slot_id(id))
+    }
+
+    /// Id of the cached complete catalog for `cwd`, or -1.
+    #[napi(catch_unwind)]
+    pub fn cached(&self, cwd: Option<String>) -> f64 {
+        self.core
+            .cached(cwd.as_deref())
+            .map(|c| c.id as f64)
+            .unwrap_or(-1.0)
+    }
+
+    /// Ids of catalogs dropped from the cache since the last call.
+    #[napi(catch_unwind)]
+    pub fn take_evicted(&self) -> Vec<f64> {
+        self.core
+            .take_evicted()
+            .into_iter()
+            .map(|id| id as f64)
+            .collect()
+    }
+
+    /// Start collecting a catalog (attempt 0, or 1 for the retry).
+    #[napi(catch_unwind)]
+    pub fn collect(&self, cwd: Option<String>, attempt: u32) -> NativeCollection {
+        let collection = self.core.collect(cwd.as_deref(), attempt);
+        let slots = collection.providers.len();
+        NativeCollection {
+            cwd: cwd.map(PathBuf::from),
+            natives: Arc::new(Mutex::new(vec![None; slots])),
+            collection: Mutex::new(Some(collection)),
+        }
+    }
+
+    /// Validate a definition returned by JS provider `provider`'s `get()`;
+    /// returns its name. Throws naming the provider and the field.
+    #[napi(catch_unwind)]
+    pub fn validate_definition(&self, provider: String, definition: Unknown<'_>) -> Result<String> {
+        let raw = raw::skill_like(&definition)?;
+        validate_definition(&provider, &raw)
+            .map(|s| s.name)
+            .map_err(validation)
+    }
+}
+
+type NativeResults = Arc<Mutex<Vec<Option<(Observation, Vec<String>)>>>>;
+
+/// One catalog collection in progress.
+#[napi]
+pub struct NativeCollection {
+    cwd: Option<PathBuf>,
+    natives: NativeResults,
+    collection: Mutex<Option<Collection>>,
+}
+
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[napi]
+impl NativeCollection {
+    /// JS providers to call, in registration order.
+    #[napi(getter, catch_unwind)]
+    pub fn external(&self) -> Vec<ExternalSlot> {
+        locked(&self.collection)
+            .as_ref()
+            .map(|c| {
+                c.providers
+                    .iter()
+                    .filter(|p| p.native.is_none())
+                    .map(|p| ExternalSlot {
+                        slot: p.slot as f64,
+                        name: p.name.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// Whether any native provider takes part.
+    #[napi(getter, catch_unwind)]
+    pub fn has_native(&self) -> bool {
+        locked(&self.collection)
+            .as_ref()
+            .is_some_and(|c| c.providers.iter().any(|p| p.native.is_some()))
+    }
+
+    /// Run every native provider's discovery on the libuv pool. Resolves to the
+    /// warnings they produced; results stay here for [`Self::finish`].
+    #[napi(catch_unwind)]
+    pub fn list_native(&self) -> AsyncTask<ListNativeTask> {
+        let providers = locked(&self.collection)
+            .as_ref()
+            .map(|c| {
+                c.providers
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, p)| p.native.clone().map(|n| (i, n)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        AsyncTask::new(ListNativeTask {
+            ctx: LookupContext::new(self.cwd.clone()),
+            providers,
+            results: self.natives.clone(),
+        })
+    }
+
+    /// Merge: `results[i]` is what external provider `i` (in [`Self::external`]
+    /// order) returned from `list()`, ignored where `failed[i]` is true. Returns
+    /// the catalog, or `null` when the generation moved and JS must retry.
+    #[napi(catch_unwind)]
+    pub fn finish(&self, results: Array<'_>, failed: Vec<bool>) -> Result<Option<NativeCatalog>> {
+        let collection = locked(&self.collection)
+            .take()
+            .ok_or_else(|| failure("collection already finished"))?;
+        let mut natives = locked(&self.natives);
+        let mut outcomes = Vec::with_capacity(collection.providers.len());
+        let mut external_index = 0u32;
+        for (i, planned) in collection.providers.iter().enumerate() {
+            if planned.native.is_some() {
+                outcomes.push(match natives.get_mut(i).and_then(Option::take) {
+                    Some((obs, _)) => ProviderOutcome::Listed(obs),
+                    None => ProviderOutcome::Failed,
+                });
+                continue;
+            }
+            let index = external_index;
+            external_index += 1;
+            if failed.get(index as usize).copied().unwrap_or(true) {
+                outcomes.push(ProviderOutcome::Failed);
+                continue;
+            }
+            let value: Unknown<'_> = results
+                .get(index)?
+                .ok_or_else(|| failure("missing provider result"))?;
+            outcomes.push(ProviderOutcome::Listed(observation(&planned.name, &value)?));
+        }
+        drop(natives);
+        Ok(match collection.finish(outcomes) {
+            Finish::Retry => None,
+            Finish::Done { catalog, warnings } => Some(NativeCatalog { catalog, warnings }),
+        })
+    }
+}
+
+fn observation(provider: &str, value: &Unknown<'_>) -> Result<Observation> {
+    let list_error = |problem: String| {
+        validation(ValidationError {
+            provider: provider.to_string(),
+            subject: Subject::ListResult,
+            field: String::new(),
+            problem,
+        })
+    };
+    let (array, complete) = if value.is_array()? {
+        // SAFETY: checked to be an array.
+        (unsafe { value.cast::<Array<'_>>()? }, true)
+    } else if value.get_type()? == ValueType::Object {
+        // SAFETY: checked to be an object.
+        let object: Object<'_> = unsafe { value.cast()? };
+        let candidates: Unknown<'_> = object.get_named_property("candidates")?;
+        let complete: Unknown<'_> = object.get_named_property("complete")?;
+        if !candidates.is_array()? {
+            return Err(list_error(
+                "expected an array or { candidates: array, complete: boolean } (\"candidates\" is not an array)".into(),
+            ));
+        }
+        let complete = match complete.get_type()? {
+            // SAFETY: checked to be a boolean.
+            ValueType::Boolean => unsafe { complete.cast::<bool>()? },
+            _ => {
+                return Err(list_error(
+                    "expected an array or { candidates: array, complete: boolean } (\"complete\" is not a boolean)".into(),
+                ))
+            }
+        };
+        // SAFETY: checked to be an array.
+        (unsafe { candidates.cast::<Array<'_>>()? }, complete)
+    } else {
+        return Err(list_error(format!(
+            "expected an array or {{ candidates, complete }} (got {})",
+            match raw::skill_like(value)? {
+                Raw::Null => "null".to_string(),
+                Raw::Undefined => "undefined".to_string(),
+                Raw::String(_) => "a string".to_string(),
+                Raw::Number(_) => "a number".to_string(),
+                Raw::Bool(_) => "a boolean".to_string(),
+                Raw::Other(t) => t.to_string(),
+                _ => "an object".to_string(),
+            }
+        )));
+    };
+    let mut candidates = Vec::with_capacity(array.len() as usize);
+    for i in 0..array.len() {
+        let item: Unknown<'_> = array.get(i)?.ok_or_else(|| failure("array hole"))?;
+        let raw = raw::skill_like(&item)?;
+        candidates.push(validate_candidate(provider, i as usize, &raw).map_err(validation)?);
+    }
+    Ok(Observation {
+        candidates,
+        complete,
+    })
+}
+
+/// Runs native providers' `list()` off the JS thread.
+pub struct ListNativeTask {
+    ctx: LookupContext,
+    providers: Vec<(usize, Arc<dyn NativeProvider>)>,
+    results: NativeResults,
+}
+
+impl Task for ListNativeTask {
+    type Output = Vec<String>;
+    type JsValue = Vec<String>;
+
+    fn compute(&mut self) -> Result<Vec<String>> {
+        guard(|| {
+            let mut warnings = Vec::new();
+            for (index, provider) in &self.providers {
+                let (obs, w) = provider.list(&self.ctx);
+                warnings.extend(w.iter().cloned());
+                if let Some(slot) = locked(&self.results).get_mut(*index) {
+                    *slot = Some((obs, w));
+                }
+            }
+            Ok(warnings)
+        })
+    }
+
+    fn resolve(&mut self, _env: Env, output: Vec<String>) -> Result<Vec<String>> {
+        Ok(output)
+    }
+}
+
+/// Where a catalog entry came from: `[kind, slot, index]` with kind 0 = runtime
+/// (index = runtime id), 1 = JS provider (index = position in its `list()`
+/// result), 2 = native provider.
+pub type Location = Vec<f64>;
+
+/// One merged catalog (cached catalogs are shared by every lookup that hits).
+#[napi]
+pub struct NativeCatalog {
+    catalog: Arc<Catalog>,
+    warnings: Vec<String>,
+}
+
+#[napi]
+impl NativeCatalog {
+    /// Unique catalog id.
+    #[napi(getter, catch_unwind)]
+    pub fn id(&self) -> f64 {
+        self.catalog.id as f64
+    }
+
+    /// Whether the catalog is complete (and cached).
+    #[napi(getter, catch_unwind)]
+    pub fn complete(&self) -> bool {
+        self.catalog.complete
+    }
+
+    /// Shadowed-duplicate warnings produced by the merge.
+    #[napi(getter, catch_unwind)]
+    pub fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+
+    /// Sorted summaries as JS objects.
+    #[napi(catch_unwind)]
+    pub fn summaries(&self) -> Vec<NapiSummary> {
+        self.catalog.skills.iter().map(summary_to_js).collect()
+    }
+
+    /// `[kind, slot, index]` of the winner for `name`, or `null`.
+    #[napi(catch_unwind)]
+    pub fn locate(&self, name: String) -> Option<Location> {
+        let position = self.catalog.position(&name)?;
+        Some(match self.catalog.winners.get(position)? {
+            Winner::Runtime { id } => vec![0.0, 0.0, *id as f64],
+            Winner::Provider {
+                slot,
+                candidate,
+                native,
+            } => match (native, &candidate.locator) {
+                (Some(_), _) => vec![2.0, *slot as f64, position as f64],
+                (None, skill_core::model::Locator::Index(i)) => vec![1.0, *slot as f64, *i as f64],
+                (None, _) => vec![1.0, *slot as f64, -1.0],
+            },
+        })
+    }
+
+    /// Load the definition of a native winner off the JS thread.
+    #[napi(catch_unwind)]
+    pub fn load_native(&self, name: String, cwd: Option<String>) -> AsyncTask<LoadNativeTask> {
+        AsyncTask::new(LoadNativeTask {
+            catalog: self.catalog.clone(),
+            name,
+            ctx: LookupContext::new(cwd.map(PathBuf::from)),
+        })
+    }
+}
+
+/// Loads a native winner's definition.
+pub struct LoadNativeTask {
+    catalog: Arc<Catalog>,
+    name: String,
+    ctx: LookupContext,
+}
+
+impl Task for LoadNativeTask {
+    type Output = Option<SkillDefinition>;
+    type JsValue = Option<NapiDefinition>;
+
+    fn compute(&mut self) -> Result<Option<SkillDefinition>> {
+        guard(|| {
+            let Some(position) = self.catalog.position(&self.name) else {
+                return Ok(None);
+            };
+            match self.catalog.winners.get(position) {
+                Some(Winner::Provider {
+                    candidate,
+                    native: Some(native),
+                    ..
+                }) => native.get(candidate, &self.ctx).map_err(failure),
+                _ => Ok(None),
+            }
+        })
+    }
+
+    fn resolve(
+        &mut self,
+        _env: Env,
+        output: Option<SkillDefinition>,
+    ) -> Result<Option<NapiDefinition>> {
+        Ok(output.map(definition_to_js))
+    }
+}
+
+/// Whether `name` is a kebab-case skill name (`^[a-z0-9]+(?:-[a-z0-9]+)*$`);
+/// `false` for anything that is not a string.
+#[napi(catch_unwind)]
+pub fn is_skill_name(name: Unknown<'_>) -> Result<bool> {
+    Ok(match name.get_type()? {
+        // SAFETY: checked to be a string.
+        ValueType::String => skill_core::model::is_skill_name(&unsafe { name.cast::<String>()? }),
+        _ => false,
+    })
+}
