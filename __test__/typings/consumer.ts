@@ -1,0 +1,76 @@
+// Compiled with `tsc --noEmit` by __test__/typings.test.ts: uses every public type.
+import {
+  SkillRegistry,
+  isModelInvocable,
+  isSkillName,
+  isUserInvocable,
+  type Config,
+  type SkillCandidate,
+  type SkillCatalogSnapshot,
+  type SkillDefinition,
+  type SkillInvocationPolicy,
+  type SkillLookupOptions,
+  type SkillProvider,
+  type SkillProviderControl,
+  type SkillProviderObservation,
+  type SkillRegistration,
+  type SkillRegistryConfig,
+  type SkillResourceBase,
+  type SkillSource,
+  type SkillSummary,
+} from '../../index.js'
+
+const policy: SkillInvocationPolicy = { modelInvocable: true, userInvocable: false }
+const source: SkillSource = 'project-dsh'
+const custom: SkillSource = 'my-remote-source'
+const bases: SkillResourceBase[] = [
+  { kind: 'directory', path: '/skills/x' },
+  { kind: 'url', url: 'https://example.invalid/skills/x/' },
+  { kind: 'opaque', description: 'managed by the remote registry' },
+]
+const config: Config = { collectCacheMaxEntries: 16 }
+const registryConfig: SkillRegistryConfig = { ...config, logger: { warn: (message: string) => void message } }
+
+const candidate: SkillCandidate = {
+  name: 'remote-skill',
+  description: 'A remote skill',
+  invocation: policy,
+  source: custom,
+  provider: 'remote',
+  rank: 700,
+  locator: { id: 42 },
+  resourceBase: bases[1],
+  metadata: { owner: 'team' },
+}
+
+const provider: SkillProvider = {
+  name: 'remote',
+  async list(options: SkillLookupOptions): Promise<SkillProviderObservation> {
+    options.signal?.throwIfAborted()
+    return { candidates: [candidate], complete: true }
+  },
+  async get(c: SkillCandidate): Promise<SkillDefinition | undefined> {
+    return { ...c, content: 'body' }
+  },
+}
+
+const registry = new SkillRegistry(registryConfig)
+const dispose: () => void = registry.registerProvider((control: SkillProviderControl) => {
+  control.signal.addEventListener('abort', () => undefined)
+  control.invalidate()
+  return provider
+})
+const registration: SkillRegistration = { name: 'runtime-skill', description: 'd', content: 'c', source }
+const unregister: () => void = registry.register(registration)
+const off: () => void = registry.onChange(async () => undefined)
+
+async function use(): Promise<void> {
+  const snapshot: SkillCatalogSnapshot = await registry.snapshot({ cwd: '/w' })
+  const summaries: SkillSummary[] = await registry.list()
+  const loaded: SkillDefinition | undefined = await registry.get('remote-skill', { cwd: '/w' })
+  const flags: boolean[] = summaries.map((s) => isModelInvocable(s) && isUserInvocable(s))
+  const named: boolean = isSkillName(snapshot.skills[0]?.name)
+  void [loaded, flags, named]
+}
+
+void [use, dispose, unregister, off]
