@@ -17,8 +17,11 @@ export declare class NativeCatalog {
   get complete(): boolean
   /** Shadowed-duplicate warnings produced by the merge. */
   get warnings(): Array<string>
-  /** Sorted summaries as JS objects. */
-  summaries(): Array<NapiSummary>
+  /**
+   * Sorted summaries as a JSON array (one string crossing; `JSON.parse` in
+   * JS is far cheaper than building the objects property by property).
+   */
+  summariesJson(): string
   /** `[kind, slot, index]` of the winner for `name`, or `null`. */
   locate(name: string): Location | null
   /** Load the definition of a native winner off the JS thread. */
@@ -37,11 +40,12 @@ export declare class NativeCollection {
    */
   listNative(): Promise<unknown>
   /**
-   * Merge: `results[i]` is what external provider `i` (in [`Self::external`]
-   * order) returned from `list()`, ignored where `failed[i]` is true. Returns
-   * the catalog, or `null` when the generation moved and JS must retry.
+   * Merge: `results_json` is a JSON array whose item `i` is what external
+   * provider `i` (in [`Self::external`] order) returned from `list()`
+   * (serialised with the registry's key list), ignored where `failed[i]`.
+   * Returns the catalog, or `null` when the generation moved and JS must retry.
    */
-  finish(results: unknown[], failed: Array<boolean>): NativeCatalog | null
+  finish(resultsJson: string, failed: Array<boolean>): NativeCatalog | null
 }
 
 /** The native half of `SkillRegistry`. */
@@ -63,7 +67,7 @@ export declare class NativeRegistry {
    * Validate a runtime skill and add it. Returns its id, or `null` when a
    * runtime skill with that name exists. Throws on an invalid skill.
    */
-  registerRuntime(skill: unknown): number | null
+  registerRuntime(skillJson: string): number | null
   /** Remove a runtime skill; `false` if already removed. */
   unregisterRuntime(id: number): boolean
   /** Id of the cached complete catalog for `cwd`, or -1. */
@@ -76,7 +80,7 @@ export declare class NativeRegistry {
    * Validate a definition returned by JS provider `provider`'s `get()`;
    * returns its name. Throws naming the provider and the field.
    */
-  validateDefinition(provider: string, definition: unknown): string
+  validateDefinition(provider: string, definitionJson: string): string
 }
 
 /** Test hook: panics inside an export so the tests can prove the panic policy. */
@@ -125,15 +129,4 @@ export interface NapiResourceBase {
   path?: string
   url?: string
   description?: string
-}
-
-/** `SkillSummary` as a JS object. */
-export interface NapiSummary {
-  name: string
-  description: string
-  whenToUse?: string
-  invocation: NapiInvocation
-  source: string
-  provider: string
-  resourceBase?: NapiResourceBase
 }

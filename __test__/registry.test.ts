@@ -178,7 +178,7 @@ describe('registry: JS providers', () => {
       [[{ ...candidate('m', 'x', 1), whenToUse: 3 }], /"whenToUse"/],
       [[{ ...candidate('m', 'x', 1), source: '' }], /"source"/],
       [[{ ...candidate('m', 'x', 1), provider: 'other' }], /"provider"/],
-      [[{ ...candidate('m', 'x', 1), rank: Number.POSITIVE_INFINITY }], /"rank".*Infinity/],
+      [[{ ...candidate("m", "x", 1), rank: Number.POSITIVE_INFINITY }], /"rank".*non-finite/],
       [[{ ...candidate('m', 'x', 1), rank: '1' }], /"rank"/],
       [[{ ...candidate('m', 'x', 1), invocation: { modelInvocable: true } }], /invocation\.userInvocable/],
       [[{ ...candidate('m', 'x', 1), resourceBase: { kind: 'directory' } }], /resourceBase\.path/],

@@ -13,6 +13,40 @@ const KIND_NATIVE = 2
 const DEFAULT_CACHE_ENTRIES = 128
 const BOTH_SURFACES = Object.freeze({ modelInvocable: true, userInvocable: true })
 
+// The fields the native side validates. Values cross the boundary as one JSON
+// string per provider result, serialised with these keys only (nested objects
+// included), so locators and metadata contents never leave JS.
+const SUMMARY_KEYS = [
+  'name',
+  'description',
+  'whenToUse',
+  'invocation',
+  'modelInvocable',
+  'userInvocable',
+  'source',
+  'provider',
+  'resourceBase',
+  'kind',
+  'path',
+  'url',
+  'metadata',
+]
+const LIST_KEYS = [...SUMMARY_KEYS, 'candidates', 'complete', 'rank']
+const DEFINITION_KEYS = [...SUMMARY_KEYS, 'content']
+
+/**
+ * @param {unknown} value
+ * @param {string[]} keys
+ * @param {string} what
+ */
+function serialize(value, keys, what) {
+  try {
+    return JSON.stringify(value, keys) ?? 'null'
+  } catch (error) {
+    throw new TypeError(`${what} cannot be read: ${describeError(error)}`)
+  }
+}
+
 /** Arrays returned by `snapshot()`/`list()` → the native catalog they came from. */
 const catalogOfSkills = new WeakMap()
 
@@ -189,7 +223,7 @@ class SkillRegistry {
    * @returns {() => void} disposer (a no-op for a duplicate name)
    */
   register(skill) {
-    const id = this.#native.registerRuntime(skill)
+    const id = this.#native.registerRuntime(serialize(skill, DEFINITION_KEYS, 'runtime skill'))
     if (id === null || id === undefined) {
       safeWarn(this.#logger, `runtime skill "${skill.name}" is already registered; the duplicate is ignored`)
       return () => {}
@@ -250,7 +284,10 @@ class SkillRegistry {
         signal,
       )
       if (definition === undefined) return undefined
-      this.#native.validateDefinition(record.name, definition)
+      this.#native.validateDefinition(
+        record.name,
+        serialize(definition, DEFINITION_KEYS, `skill provider "${record.name}" definition`),
+      )
     }
     if (definition === undefined) return undefined
     if (definition.name !== name) {
@@ -281,19 +318,23 @@ class SkillRegistry {
       const results = new Map()
       const values = []
       const failed = []
+      const parts = []
       for (let i = 0; i < external.length; i++) {
         const outcome = outcomes[i]
         failed.push(!outcome.ok)
         values.push(outcome.ok ? outcome.value : undefined)
+        parts.push(outcome.ok ? serialize(outcome.value, LIST_KEYS, `skill provider "${external[i].name}" list() result`) : 'null')
       }
-      const catalog = collection.finish(values, failed)
+      const catalog = collection.finish(`[${parts.join(',')}]`, failed)
       if (catalog === null || catalog === undefined) continue
       for (const warning of catalog.warnings) safeWarn(this.#logger, warning)
       for (let i = 0; i < external.length; i++) {
         const value = values[i]
         if (!failed[i]) results.set(external[i].slot, Array.isArray(value) ? value : value.candidates)
       }
-      const skills = Object.freeze(catalog.summaries().map(freezeSummary))
+      // Summaries are frozen; the array itself is private (callers get copies, and
+      // slicing a frozen array is dozens of times slower).
+      const skills = JSON.parse(catalog.summariesJson()).map(freezeSummary)
       const entry = { catalog, complete: catalog.complete, skills, results }
       if (entry.complete) this.#catalogs.set(catalog.id, entry)
       return entry

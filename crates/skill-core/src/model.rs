@@ -158,8 +158,8 @@ pub enum Raw {
     String(String),
     /// An object; holds the fields that were read from it.
     Object(Vec<(String, Raw)>),
-    /// An array.
-    Array,
+    /// An array and its items.
+    Array(Vec<Raw>),
     /// Anything else (function, symbol, bigint, ...), named by its type.
     Other(&'static str),
 }
@@ -174,7 +174,7 @@ impl Raw {
             Raw::String(s) if s.is_empty() => "an empty string".into(),
             Raw::String(_) => "string".into(),
             Raw::Object(_) => "object".into(),
-            Raw::Array => "array".into(),
+            Raw::Array(_) => "array".into(),
             Raw::Other(t) => (*t).into(),
         }
     }
@@ -190,6 +190,59 @@ impl Raw {
                 .unwrap_or(&UNDEFINED),
             _ => &UNDEFINED,
         }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Raw {
+    /// Build a [`Raw`] straight from JSON (or any self-describing format)
+    /// without an intermediate value tree.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> serde::de::Visitor<'de> for Visitor {
+            type Value = Raw;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<Raw, E> {
+                Ok(Raw::Null)
+            }
+            fn visit_none<E>(self) -> Result<Raw, E> {
+                Ok(Raw::Null)
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Raw, E> {
+                Ok(Raw::Bool(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Raw, E> {
+                Ok(Raw::Number(v as f64))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Raw, E> {
+                Ok(Raw::Number(v as f64))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Raw, E> {
+                Ok(Raw::Number(v))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Raw, E> {
+                Ok(Raw::String(v.to_string()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Raw, E> {
+                Ok(Raw::String(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Raw, A::Error> {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(item) = seq.next_element()? {
+                    items.push(item);
+                }
+                Ok(Raw::Array(items))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Raw, A::Error> {
+                let mut fields = Vec::with_capacity(map.size_hint().unwrap_or(8));
+                while let Some((key, value)) = map.next_entry::<String, Raw>()? {
+                    fields.push((key, value));
+                }
+                Ok(Raw::Object(fields))
+            }
+        }
+        deserializer.deserialize_any(Visitor)
     }
 }
 
@@ -435,6 +488,12 @@ pub fn validate_candidate(
     let summary = checker.summary(raw, Some(provider))?;
     let rank = match raw.field("rank") {
         Raw::Number(n) if n.is_finite() => *n,
+        Raw::Null => {
+            return Err(checker.err(
+                "rank",
+                "must be a finite number (got null or a non-finite number)".into(),
+            ))
+        }
         other => {
             return Err(checker.err(
                 "rank",
@@ -449,6 +508,57 @@ pub fn validate_candidate(
         path,
         metadata: None,
         locator: Locator::Index(u32::try_from(index).unwrap_or(u32::MAX)),
+    })
+}
+
+/// Validate what a provider's `list()` returned: an array of candidates
+/// (complete) or `{ candidates, complete }`.
+pub fn validate_list_result(provider: &str, raw: &Raw) -> Result<Observation, ValidationError> {
+    let checker = Checker {
+        provider,
+        subject: Subject::ListResult,
+    };
+    let (items, complete) = match raw {
+        Raw::Array(items) => (items, true),
+        Raw::Object(_) => {
+            let Raw::Array(items) = raw.field("candidates") else {
+                return Err(checker.err(
+                    "candidates",
+                    format!(
+                        "must be an array (got {})",
+                        raw.field("candidates").type_name()
+                    ),
+                ));
+            };
+            let Raw::Bool(complete) = raw.field("complete") else {
+                return Err(checker.err(
+                    "complete",
+                    format!(
+                        "must be a boolean (got {})",
+                        raw.field("complete").type_name()
+                    ),
+                ));
+            };
+            (items, *complete)
+        }
+        other => {
+            return Err(checker.err(
+                "",
+                format!(
+                    "expected an array of candidates or {{ candidates, complete }} (got {})",
+                    other.type_name()
+                ),
+            ))
+        }
+    };
+    let candidates = items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| validate_candidate(provider, i, item))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Observation {
+        candidates,
+        complete,
     })
 }
 
@@ -630,6 +740,43 @@ mod tests {
         }
         let err = validate_candidate("p", 4, &Raw::Null).expect_err("null");
         assert!(err.to_string().contains("index 4"));
+        let err =
+            validate_candidate("p", 0, &candidate(&[("rank", Raw::Null)])).expect_err("null rank");
+        assert!(err.to_string().contains("non-finite"), "{err}");
+    }
+
+    #[test]
+    fn list_results() {
+        let ok = validate_list_result("p", &Raw::Array(vec![candidate(&[])])).expect("array");
+        assert!(ok.complete);
+        assert_eq!(ok.candidates.len(), 1);
+        let obs = obj(&[
+            ("candidates", Raw::Array(vec![])),
+            ("complete", Raw::Bool(false)),
+        ]);
+        assert!(
+            !validate_list_result("p", &obs)
+                .expect("observation")
+                .complete
+        );
+        for (bad, needle) in [
+            (Raw::Number(42.0), "list() result"),
+            (Raw::Null, "got null"),
+            (
+                obj(&[("candidates", s("x")), ("complete", Raw::Bool(true))]),
+                "\"candidates\"",
+            ),
+            (
+                obj(&[("candidates", Raw::Array(vec![])), ("complete", s("yes"))]),
+                "\"complete\"",
+            ),
+            (Raw::Array(vec![candidate(&[]), Raw::Null]), "index 1"),
+        ] {
+            let err = validate_list_result("p", &bad)
+                .expect_err("must fail")
+                .to_string();
+            assert!(err.contains(needle) && err.contains("\"p\""), "{err}");
+        }
     }
 
     #[test]

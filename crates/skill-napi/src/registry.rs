@@ -12,8 +12,8 @@ use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use skill_core::model::{
-    validate_candidate, validate_definition, validate_registration, InvocationPolicy, Observation,
-    Raw, ResourceBase, SkillDefinition, SkillSummary, Subject, ValidationError,
+    validate_definition, validate_list_result, validate_registration, InvocationPolicy,
+    Observation, ResourceBase, SkillDefinition, ValidationError,
 };
 use skill_core::provider::{LookupContext, NativeProvider};
 use skill_core::registry::{Catalog, Collection, Finish, ProviderOutcome, Registry, Winner};
@@ -49,18 +49,6 @@ pub struct NapiResourceBase {
     pub path: Option<String>,
     pub url: Option<String>,
     pub description: Option<String>,
-}
-
-/// `SkillSummary` as a JS object.
-#[napi(object)]
-pub struct NapiSummary {
-    pub name: String,
-    pub description: String,
-    pub when_to_use: Option<String>,
-    pub invocation: NapiInvocation,
-    pub source: String,
-    pub provider: String,
-    pub resource_base: Option<NapiResourceBase>,
 }
 
 /// `SkillDefinition` as a JS object.
@@ -107,19 +95,6 @@ fn resource_base_to_js(base: &ResourceBase) -> NapiResourceBase {
         }
     }
     out
-}
-
-/// Convert a summary to its JS shape.
-pub fn summary_to_js(s: &SkillSummary) -> NapiSummary {
-    NapiSummary {
-        name: s.name.clone(),
-        description: s.description.clone(),
-        when_to_use: s.when_to_use.clone(),
-        invocation: invocation_to_js(&s.invocation),
-        source: s.source.clone(),
-        provider: s.provider.clone(),
-        resource_base: s.resource_base.as_ref().map(resource_base_to_js),
-    }
 }
 
 /// Convert a definition to its JS shape.
@@ -217,8 +192,8 @@ impl NativeRegistry {
     /// Validate a runtime skill and add it. Returns its id, or `null` when a
     /// runtime skill with that name exists. Throws on an invalid skill.
     #[napi(catch_unwind)]
-    pub fn register_runtime(&self, skill: Unknown<'_>) -> Result<Option<f64>> {
-        let raw = raw::skill_like(&skill)?;
+    pub fn register_runtime(&self, skill_json: String) -> Result<Option<f64>> {
+        let raw = raw::parse(&skill_json)?;
         let summary = validate_registration(&raw).map_err(validation)?;
         Ok(self.core.register_runtime(summary).map(|id| id as f64))
     }
@@ -263,8 +238,8 @@ impl NativeRegistry {
     /// Validate a definition returned by JS provider `provider`'s `get()`;
     /// returns its name. Throws naming the provider and the field.
     #[napi(catch_unwind)]
-    pub fn validate_definition(&self, provider: String, definition: Unknown<'_>) -> Result<String> {
-        let raw = raw::skill_like(&definition)?;
+    pub fn validate_definition(&self, provider: String, definition_json: String) -> Result<String> {
+        let raw = raw::parse(&definition_json)?;
         validate_definition(&provider, &raw)
             .map(|s| s.name)
             .map_err(validation)
@@ -334,17 +309,22 @@ impl NativeCollection {
         })
     }
 
-    /// Merge: `results[i]` is what external provider `i` (in [`Self::external`]
-    /// order) returned from `list()`, ignored where `failed[i]` is true. Returns
-    /// the catalog, or `null` when the generation moved and JS must retry.
+    /// Merge: `results_json` is a JSON array whose item `i` is what external
+    /// provider `i` (in [`Self::external`] order) returned from `list()`
+    /// (serialised with the registry's key list), ignored where `failed[i]`.
+    /// Returns the catalog, or `null` when the generation moved and JS must retry.
     #[napi(catch_unwind)]
-    pub fn finish(&self, results: Array<'_>, failed: Vec<bool>) -> Result<Option<NativeCatalog>> {
+    pub fn finish(&self, results_json: String, failed: Vec<bool>) -> Result<Option<NativeCatalog>> {
         let collection = locked(&self.collection)
             .take()
             .ok_or_else(|| failure("collection already finished"))?;
+        let mut results = match raw::parse(&results_json)? {
+            skill_core::model::Raw::Array(items) => items.into_iter(),
+            _ => return Err(failure("provider results must be a JSON array")),
+        };
         let mut natives = locked(&self.natives);
         let mut outcomes = Vec::with_capacity(collection.providers.len());
-        let mut external_index = 0u32;
+        let mut external_index = 0usize;
         for (i, planned) in collection.providers.iter().enumerate() {
             if planned.native.is_some() {
                 outcomes.push(match natives.get_mut(i).and_then(Option::take) {
@@ -353,16 +333,16 @@ impl NativeCollection {
                 });
                 continue;
             }
+            let raw = results.next().unwrap_or_default();
             let index = external_index;
             external_index += 1;
-            if failed.get(index as usize).copied().unwrap_or(true) {
+            if failed.get(index).copied().unwrap_or(true) {
                 outcomes.push(ProviderOutcome::Failed);
                 continue;
             }
-            let value: Unknown<'_> = results
-                .get(index)?
-                .ok_or_else(|| failure("missing provider result"))?;
-            outcomes.push(ProviderOutcome::Listed(observation(&planned.name, &value)?));
+            outcomes.push(ProviderOutcome::Listed(
+                validate_list_result(&planned.name, &raw).map_err(validation)?,
+            ));
         }
         drop(natives);
         Ok(match collection.finish(outcomes) {
@@ -370,65 +350,6 @@ impl NativeCollection {
             Finish::Done { catalog, warnings } => Some(NativeCatalog { catalog, warnings }),
         })
     }
-}
-
-fn observation(provider: &str, value: &Unknown<'_>) -> Result<Observation> {
-    let list_error = |problem: String| {
-        validation(ValidationError {
-            provider: provider.to_string(),
-            subject: Subject::ListResult,
-            field: String::new(),
-            problem,
-        })
-    };
-    let (array, complete) = if value.is_array()? {
-        // SAFETY: checked to be an array.
-        (unsafe { value.cast::<Array<'_>>()? }, true)
-    } else if value.get_type()? == ValueType::Object {
-        // SAFETY: checked to be an object.
-        let object: Object<'_> = unsafe { value.cast()? };
-        let candidates: Unknown<'_> = object.get_named_property("candidates")?;
-        let complete: Unknown<'_> = object.get_named_property("complete")?;
-        if !candidates.is_array()? {
-            return Err(list_error(
-                "expected an array or { candidates: array, complete: boolean } (\"candidates\" is not an array)".into(),
-            ));
-        }
-        let complete = match complete.get_type()? {
-            // SAFETY: checked to be a boolean.
-            ValueType::Boolean => unsafe { complete.cast::<bool>()? },
-            _ => {
-                return Err(list_error(
-                    "expected an array or { candidates: array, complete: boolean } (\"complete\" is not a boolean)".into(),
-                ))
-            }
-        };
-        // SAFETY: checked to be an array.
-        (unsafe { candidates.cast::<Array<'_>>()? }, complete)
-    } else {
-        return Err(list_error(format!(
-            "expected an array or {{ candidates, complete }} (got {})",
-            match raw::skill_like(value)? {
-                Raw::Null => "null".to_string(),
-                Raw::Undefined => "undefined".to_string(),
-                Raw::String(_) => "a string".to_string(),
-                Raw::Number(_) => "a number".to_string(),
-                Raw::Bool(_) => "a boolean".to_string(),
-                Raw::Other(t) => t.to_string(),
-                _ => "an object".to_string(),
-            }
-        )));
-    };
-    let mut candidates = Vec::with_capacity(array.len() as usize);
-    for i in 0..array.len() {
-        let item: Unknown<'_> = array.get(i)?.ok_or_else(|| failure("array hole"))?;
-        let raw = raw::skill_like(&item)?;
-        candidates.push(validate_candidate(provider, i as usize, &raw).map_err(validation)?);
-    }
-    Ok(Observation {
-        candidates,
-        complete,
-    })
 }
 
 /// Runs native providers' `list()` off the JS thread.
@@ -493,10 +414,11 @@ impl NativeCatalog {
         self.warnings.clone()
     }
 
-    /// Sorted summaries as JS objects.
+    /// Sorted summaries as a JSON array (one string crossing; `JSON.parse` in
+    /// JS is far cheaper than building the objects property by property).
     #[napi(catch_unwind)]
-    pub fn summaries(&self) -> Vec<NapiSummary> {
-        self.catalog.skills.iter().map(summary_to_js).collect()
+    pub fn summaries_json(&self) -> Result<String> {
+        serde_json::to_string(&self.catalog.skills).map_err(failure)
     }
 
     /// `[kind, slot, index]` of the winner for `name`, or `null`.
