@@ -164,7 +164,8 @@ impl Cutter {
 /// before a following non-space (which trims both ends); UTF-16 units of the
 /// normalised text are counted as characters are written, the output position at
 /// `max_len - 3` units is remembered, and the scan stops as soon as the text is
-/// known to be longer than `max_len`. Runs of plain ASCII are copied at once.
+/// known to be longer than `max_len`. Runs of plain ASCII (with single spaces
+/// inside) are copied at once.
 pub fn push_description(out: &mut String, description: &str, max_len: usize) {
     let max_len = max_len.max(MIN_MAX_LENGTH);
     let keep = max_len - 3;
@@ -185,10 +186,18 @@ pub fn push_description(out: &mut String, description: &str, max_len: usize) {
     while i < bytes.len() {
         let b = bytes[i];
         if PLAIN[b as usize] {
+            // A run of plain ASCII, single spaces between plain bytes included
+            // (they are already normalised).
             let run_start = i;
             i += 1;
-            while i < bytes.len() && PLAIN[bytes[i] as usize] {
-                i += 1;
+            while i < bytes.len() {
+                if PLAIN[bytes[i] as usize] {
+                    i += 1;
+                } else if bytes[i] == b' ' && i + 1 < bytes.len() && PLAIN[bytes[i + 1] as usize] {
+                    i += 2;
+                } else {
+                    break;
+                }
             }
             if pending_space {
                 pending_space = false;

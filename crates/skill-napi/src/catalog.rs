@@ -10,10 +10,45 @@
 #![cfg_attr(test, allow(dead_code))]
 
 use crate::util::invalid_arg;
-use napi::bindgen_prelude::Uint32Array;
+use napi::bindgen_prelude::{ToNapiValue, Uint32Array};
 use napi_derive::napi;
 use skill_core::catalog::{self, Catalog, CatalogError, MessageKind};
 use skill_core::model::ResourceBase;
+
+/// A string returned to JS; ASCII text (the usual catalog) is handed over as
+/// Latin-1, which V8 copies as is instead of decoding UTF-8.
+pub struct Text(String);
+
+impl ToNapiValue for Text {
+    unsafe fn to_napi_value(
+        env: napi::sys::napi_env,
+        val: Self,
+    ) -> napi::Result<napi::sys::napi_value> {
+        if !val.0.is_ascii() {
+            // SAFETY: forwarded from the caller's contract.
+            return unsafe { String::to_napi_value(env, val.0) };
+        }
+        let mut value = std::ptr::null_mut();
+        // SAFETY: `env` is valid per the caller's contract; the pointer and length
+        // describe the ASCII (hence Latin-1) bytes of `val`, copied by the call.
+        let status = unsafe {
+            napi::sys::napi_create_string_latin1(
+                env,
+                val.0.as_ptr().cast(),
+                val.0.len() as isize,
+                &mut value,
+            )
+        };
+        if status == napi::sys::Status::napi_ok {
+            Ok(value)
+        } else {
+            Err(napi::Error::new(
+                napi::Status::GenericFailure,
+                "failed to create a JS string",
+            ))
+        }
+    }
+}
 
 fn catalog_error(error: CatalogError) -> napi::Error {
     invalid_arg(error)
@@ -85,13 +120,17 @@ fn with_catalog<T>(
 }
 
 /// Joined catalog entries of a packed catalog (see the module docs).
-#[napi(catch_unwind, js_name = "catalogEntriesPacked")]
+#[napi(
+    catch_unwind,
+    js_name = "catalogEntriesPacked",
+    ts_return_type = "string"
+)]
 pub fn catalog_entries_packed(
     text: String,
     lengths: Uint32Array,
     max_length: u32,
-) -> napi::Result<String> {
-    with_catalog(&text, &lengths, max_length, |c| c.entries())
+) -> napi::Result<Text> {
+    with_catalog(&text, &lengths, max_length, |c| Text(c.entries()))
 }
 
 /// Digest (lowercase hex SHA-256) of the entries of a packed catalog.
@@ -105,10 +144,11 @@ pub fn catalog_digest_packed(
 }
 
 /// Entries and digest of a packed catalog in one call.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct NapiCatalogEntries {
     /// Joined entries.
-    pub entries: String,
+    #[napi(ts_type = "string")]
+    pub entries: Text,
     /// Digest of `entries`.
     pub digest: String,
 }
@@ -123,33 +163,41 @@ pub fn catalog_render_packed(
     with_catalog(&text, &lengths, max_length, |c| {
         let entries = c.entries();
         let digest = catalog::digest_hex(&entries);
-        NapiCatalogEntries { entries, digest }
+        NapiCatalogEntries {
+            entries: Text(entries),
+            digest,
+        }
     })
 }
 
 /// Initial (`replacement: false`) or replacement catalog message of a packed catalog.
-#[napi(catch_unwind, js_name = "catalogMessagePacked")]
+#[napi(
+    catch_unwind,
+    js_name = "catalogMessagePacked",
+    ts_return_type = "string"
+)]
 pub fn catalog_message_packed(
     text: String,
     lengths: Uint32Array,
     max_length: u32,
     replacement: bool,
-) -> napi::Result<String> {
+) -> napi::Result<Text> {
     let kind = if replacement {
         MessageKind::Replacement
     } else {
         MessageKind::Initial
     };
-    with_catalog(&text, &lengths, max_length, |c| c.message(kind).text)
+    with_catalog(&text, &lengths, max_length, |c| Text(c.message(kind).text))
 }
 
 /// A catalog message to publish.
-#[napi(object)]
+#[napi(object, object_from_js = false)]
 pub struct NapiCatalogUpdate {
     /// `'initial'` or `'replacement'`.
     pub kind: String,
     /// Message text.
-    pub text: String,
+    #[napi(ts_type = "string")]
+    pub text: Text,
     /// Digest of the entries in `text`.
     pub digest: String,
 }
@@ -167,7 +215,7 @@ pub fn catalog_plan_packed(
     with_catalog(&text, &lengths, max_length, |c| {
         catalog::plan_step(c, visible_digest.as_deref(), published).map(|u| NapiCatalogUpdate {
             kind: u.kind.as_str().to_string(),
-            text: u.text,
+            text: Text(u.text),
             digest: u.digest,
         })
     })
