@@ -178,6 +178,22 @@ describe('catalog entries and digest', () => {
     for (const [what, count] of Object.entries(seen)) expect(count, what).toBeGreaterThan(50)
   })
 
+  it('match the oracle for large catalogs (several packed chunks, mixed scripts)', () => {
+    const rand = mulberry32(7)
+    const skills: Summary[] = []
+    for (let i = 0; i < 3000; i++) {
+      let description = ''
+      const parts = 5 + Math.floor(rand() * 60)
+      for (let j = 0; j < parts; j++) description += pick(rand, FRAGMENTS)
+      skills.push(skill(`skill-${String(i).padStart(5, '0')}`, description, rand() > 0.1))
+    }
+    for (const max of [undefined, 3, 40]) {
+      const expected = oracleEntries(skills, max)
+      expect(catalog.catalogDigest(skills, max)).toBe(sha256(expected))
+      expect(catalog.renderCatalogEntries(skills, max)).toBe(wellFormed(expected))
+    }
+  })
+
   it('count lengths in UTF-16 units and cut surrogate pairs like JS', () => {
     // "abc😀defgh": units a b c \ud83d \ude00 ...; slice(0, 4) keeps a lone high surrogate.
     const skills = [skill('a', 'abc😀defgh')]

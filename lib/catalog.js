@@ -35,10 +35,16 @@ function checkMaxLength(maxLength, fn) {
   return maxLength > MAX_LIMIT ? MAX_LIMIT : maxLength
 }
 
+// Pack chunks close at this many UTF-16 units: small enough for V8 to build them
+// in its regular heap (a single string of a large catalog goes to large-object
+// space, which is several times slower than everything else here).
+const CHUNK_UNITS = 16384
+
 /**
- * Packs the model-invocable summaries: names and descriptions back to back in
- * one string, and their JS lengths (UTF-16 code units) pairwise in a Uint32Array.
- * Only `name`, `description` and `invocation.modelInvocable` are read.
+ * Packs the model-invocable summaries: names and descriptions back to back in a
+ * few strings (`chunks`; a pair never spans two), and their JS lengths (UTF-16
+ * code units) pairwise in a Uint32Array. Only `name`, `description` and
+ * `invocation.modelInvocable` are read.
  */
 function pack(skills, fn) {
   if (!Array.isArray(skills)) {
@@ -46,6 +52,7 @@ function pack(skills, fn) {
   }
   const count = skills.length
   const lengths = new Uint32Array(count * 2)
+  const chunks = []
   let text = ''
   let k = 0
   for (let i = 0; i < count; i++) {
@@ -72,8 +79,13 @@ function pack(skills, fn) {
     text += description
     lengths[k++] = name.length
     lengths[k++] = description.length
+    if (text.length >= CHUNK_UNITS) {
+      chunks.push(text)
+      text = ''
+    }
   }
-  return { text, lengths: k === lengths.length ? lengths : lengths.subarray(0, k) }
+  if (text !== '') chunks.push(text)
+  return { chunks, lengths: k === lengths.length ? lengths : lengths.subarray(0, k) }
 }
 
 /**
@@ -82,22 +94,22 @@ function pack(skills, fn) {
  */
 function renderCatalogEntries(skills, maxLength) {
   const max = checkMaxLength(maxLength, 'renderCatalogEntries')
-  const { text, lengths } = pack(skills, 'renderCatalogEntries')
-  return native.catalogEntriesPacked(text, lengths, max)
+  const { chunks, lengths } = pack(skills, 'renderCatalogEntries')
+  return native.catalogEntriesPacked(chunks, lengths, max)
 }
 
 /** Lowercase hex SHA-256 of the UTF-8 of `renderCatalogEntries(skills, maxLength)`. */
 function catalogDigest(skills, maxLength) {
   const max = checkMaxLength(maxLength, 'catalogDigest')
-  const { text, lengths } = pack(skills, 'catalogDigest')
-  return native.catalogDigestPacked(text, lengths, max)
+  const { chunks, lengths } = pack(skills, 'catalogDigest')
+  return native.catalogDigestPacked(chunks, lengths, max)
 }
 
 /** Entries and their digest in one native call. */
 function renderCatalog(skills, maxLength) {
   const max = checkMaxLength(maxLength, 'renderCatalog')
-  const { text, lengths } = pack(skills, 'renderCatalog')
-  return native.catalogRenderPacked(text, lengths, max)
+  const { chunks, lengths } = pack(skills, 'renderCatalog')
+  return native.catalogRenderPacked(chunks, lengths, max)
 }
 
 /**
@@ -115,8 +127,8 @@ function catalogContentDigest(messageText) {
 /** The initial catalog message (a `<system-reminder>` holding the entries). */
 function renderCatalogMessage(skills, maxLength) {
   const max = checkMaxLength(maxLength, 'renderCatalogMessage')
-  const { text, lengths } = pack(skills, 'renderCatalogMessage')
-  return native.catalogMessagePacked(text, lengths, max, false)
+  const { chunks, lengths } = pack(skills, 'renderCatalogMessage')
+  return native.catalogMessagePacked(chunks, lengths, max, false)
 }
 
 /**
@@ -125,8 +137,8 @@ function renderCatalogMessage(skills, maxLength) {
  */
 function renderCatalogUpdate(skills, maxLength) {
   const max = checkMaxLength(maxLength, 'renderCatalogUpdate')
-  const { text, lengths } = pack(skills, 'renderCatalogUpdate')
-  return native.catalogMessagePacked(text, lengths, max, true)
+  const { chunks, lengths } = pack(skills, 'renderCatalogUpdate')
+  return native.catalogMessagePacked(chunks, lengths, max, true)
 }
 
 const NONE = Object.freeze({ kind: 'none' })
@@ -159,8 +171,8 @@ function planCatalogStep(input) {
     throw new TypeError(`planCatalogStep: published must be a boolean (got ${describe(published)})`)
   }
   if (!snapshot.complete) return NONE
-  const { text, lengths } = pack(snapshot.skills, 'planCatalogStep')
-  return native.catalogPlanPacked(text, lengths, max, visibleDigest, published) ?? NONE
+  const { chunks, lengths } = pack(snapshot.skills, 'planCatalogStep')
+  return native.catalogPlanPacked(chunks, lengths, max, visibleDigest, published) ?? NONE
 }
 
 function hasCatalogBlock(text) {

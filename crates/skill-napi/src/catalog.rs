@@ -1,10 +1,13 @@
 //! Binding for the catalog renderer (see `skill_core::catalog`).
 //!
 //! Catalog inputs cross the boundary packed (the JS layer in `lib/catalog.js`
-//! builds them): one string holding every model-invocable name and description
-//! back to back, and a `Uint32Array` of their lengths in UTF-16 code units
-//! (`[name0, description0, name1, description1, ...]`, JS `.length`). One string
-//! conversion and one borrowed typed array replace thousands of property reads.
+//! builds them): a few strings ("chunks") holding every model-invocable name and
+//! description back to back, and a `Uint32Array` of their lengths in UTF-16 code
+//! units (`[name0, description0, name1, description1, ...]`, JS `.length`). A
+//! handful of string conversions and one borrowed typed array replace thousands of
+//! property reads. Chunks stay small (a pair never spans two) so V8 builds them in
+//! its regular heap: one string of the whole catalog would land in large-object
+//! space, which costs more than the rest of the packing.
 
 // Unit-test builds do not register the exports, which then look unused.
 #![cfg_attr(test, allow(dead_code))]
@@ -74,47 +77,60 @@ fn utf16_prefix_bytes(text: &str, units: usize) -> Option<usize> {
     (counted == units && i <= bytes.len()).then_some(i)
 }
 
-/// Splits the packed catalog text into `(name, description)` pairs.
-fn unpack<'a>(text: &'a str, lengths: &[u32]) -> Result<Vec<(&'a str, &'a str)>, &'static str> {
-    const MISMATCH: &str = "packed catalog lengths do not match the packed text";
+/// Takes the prefix of `rest` holding `units` UTF-16 code units.
+fn take<'a>(rest: &mut &'a str, ascii: bool, units: u32) -> Result<&'a str, &'static str> {
+    let units = units as usize;
+    let end = if ascii {
+        (units <= rest.len()).then_some(units)
+    } else {
+        utf16_prefix_bytes(rest, units)
+    };
+    let end = end
+        .filter(|&end| rest.is_char_boundary(end))
+        .ok_or(MISMATCH)?;
+    let (head, tail) = rest.split_at(end);
+    *rest = tail;
+    Ok(head)
+}
+
+const MISMATCH: &str = "packed catalog lengths do not match the packed text";
+
+/// Splits the packed catalog chunks into `(name, description)` pairs. A pair
+/// never spans two chunks.
+fn unpack<'a, S: AsRef<str>>(
+    chunks: &'a [S],
+    lengths: &[u32],
+) -> Result<Vec<(&'a str, &'a str)>, &'static str> {
     if !lengths.len().is_multiple_of(2) {
         return Err("packed catalog lengths must come in (name, description) pairs");
     }
     let mut items = Vec::with_capacity(lengths.len() / 2);
-    let ascii = text.is_ascii();
-    let mut rest = text;
+    let mut chunks = chunks.iter().map(AsRef::as_ref);
+    let mut rest: &str = "";
+    let mut ascii = true;
     for pair in lengths.chunks_exact(2) {
-        let mut take = |units: u32| -> Result<&'a str, &'static str> {
-            let units = units as usize;
-            let end = if ascii {
-                (units <= rest.len()).then_some(units)
-            } else {
-                utf16_prefix_bytes(rest, units)
-            };
-            let end = end
-                .filter(|&end| rest.is_char_boundary(end))
-                .ok_or(MISMATCH)?;
-            let (head, tail) = rest.split_at(end);
-            rest = tail;
-            Ok(head)
-        };
-        let name = take(pair[0])?;
-        let description = take(pair[1])?;
+        while rest.is_empty() {
+            let Some(next) = chunks.next() else { break };
+            rest = next;
+            ascii = rest.is_ascii();
+        }
+        let name = take(&mut rest, ascii, pair[0])?;
+        let description = take(&mut rest, ascii, pair[1])?;
         items.push((name, description));
     }
-    if !rest.is_empty() {
+    if !rest.is_empty() || chunks.any(|c| !c.is_empty()) {
         return Err(MISMATCH);
     }
     Ok(items)
 }
 
 fn with_catalog<T>(
-    text: &str,
+    chunks: &[String],
     lengths: &Uint32Array,
     max_length: u32,
     f: impl FnOnce(&Catalog<'_>) -> T,
 ) -> napi::Result<T> {
-    let items = unpack(text, lengths.as_ref()).map_err(invalid_arg)?;
+    let items = unpack(chunks, lengths.as_ref()).map_err(invalid_arg)?;
     let catalog = Catalog::new(items, max_length as usize).map_err(catalog_error)?;
     Ok(f(&catalog))
 }
@@ -126,21 +142,21 @@ fn with_catalog<T>(
     ts_return_type = "string"
 )]
 pub fn catalog_entries_packed(
-    text: String,
+    chunks: Vec<String>,
     lengths: Uint32Array,
     max_length: u32,
 ) -> napi::Result<Text> {
-    with_catalog(&text, &lengths, max_length, |c| Text(c.entries()))
+    with_catalog(&chunks, &lengths, max_length, |c| Text(c.entries()))
 }
 
 /// Digest (lowercase hex SHA-256) of the entries of a packed catalog.
 #[napi(catch_unwind, js_name = "catalogDigestPacked")]
 pub fn catalog_digest_packed(
-    text: String,
+    chunks: Vec<String>,
     lengths: Uint32Array,
     max_length: u32,
 ) -> napi::Result<String> {
-    with_catalog(&text, &lengths, max_length, |c| c.digest())
+    with_catalog(&chunks, &lengths, max_length, |c| c.digest())
 }
 
 /// Entries and digest of a packed catalog in one call.
@@ -156,11 +172,11 @@ pub struct NapiCatalogEntries {
 /// Entries and their digest of a packed catalog in one crossing.
 #[napi(catch_unwind, js_name = "catalogRenderPacked")]
 pub fn catalog_render_packed(
-    text: String,
+    chunks: Vec<String>,
     lengths: Uint32Array,
     max_length: u32,
 ) -> napi::Result<NapiCatalogEntries> {
-    with_catalog(&text, &lengths, max_length, |c| {
+    with_catalog(&chunks, &lengths, max_length, |c| {
         let entries = c.entries();
         let digest = catalog::digest_hex(&entries);
         NapiCatalogEntries {
@@ -177,7 +193,7 @@ pub fn catalog_render_packed(
     ts_return_type = "string"
 )]
 pub fn catalog_message_packed(
-    text: String,
+    chunks: Vec<String>,
     lengths: Uint32Array,
     max_length: u32,
     replacement: bool,
@@ -187,7 +203,9 @@ pub fn catalog_message_packed(
     } else {
         MessageKind::Initial
     };
-    with_catalog(&text, &lengths, max_length, |c| Text(c.message(kind).text))
+    with_catalog(&chunks, &lengths, max_length, |c| {
+        Text(c.message(kind).text)
+    })
 }
 
 /// A catalog message to publish.
@@ -206,13 +224,13 @@ pub struct NapiCatalogUpdate {
 /// nothing needs publishing.
 #[napi(catch_unwind, js_name = "catalogPlanPacked")]
 pub fn catalog_plan_packed(
-    text: String,
+    chunks: Vec<String>,
     lengths: Uint32Array,
     max_length: u32,
     visible_digest: Option<String>,
     published: bool,
 ) -> napi::Result<Option<NapiCatalogUpdate>> {
-    with_catalog(&text, &lengths, max_length, |c| {
+    with_catalog(&chunks, &lengths, max_length, |c| {
         catalog::plan_step(c, visible_digest.as_deref(), published).map(|u| NapiCatalogUpdate {
             kind: u.kind.as_str().to_string(),
             text: Text(u.text),
@@ -290,14 +308,22 @@ mod tests {
 
     #[test]
     fn unpacks_by_utf16_lengths() {
-        let text = "a-skillé😀xb\u{fffd}";
-        let items = unpack(text, &[7, 4, 1, 1]).expect("valid");
+        let text = ["a-skillé😀xb\u{fffd}"];
+        let items = unpack(&text, &[7, 4, 1, 1]).expect("valid");
         assert_eq!(items, vec![("a-skill", "é😀x"), ("b", "\u{fffd}")]);
-        assert!(unpack("ab", &[1]).is_err());
-        assert!(unpack("ab", &[1, 2]).is_err());
-        assert!(unpack("abc", &[1, 1]).is_err());
+        let chunks = ["a-skillx", "", "bcdé"];
+        let items = unpack(&chunks, &[7, 1, 1, 3]).expect("valid");
+        assert_eq!(items, vec![("a-skill", "x"), ("b", "cdé")]);
+        assert_eq!(unpack::<&str>(&[], &[]), Ok(vec![]));
+        assert_eq!(unpack(&[""], &[]), Ok(vec![]));
+        assert!(unpack(&["ab"], &[1]).is_err());
+        assert!(unpack(&["ab"], &[1, 2]).is_err());
+        assert!(unpack(&["abc"], &[1, 1]).is_err());
+        assert!(unpack(&["ab", "c"], &[1, 1]).is_err());
+        // A pair may not span chunks.
+        assert!(unpack(&["a", "b"], &[1, 1]).is_err());
         // A count that ends inside a surrogate pair.
-        assert!(unpack("a😀", &[2, 1]).is_err());
+        assert!(unpack(&["a😀"], &[2, 1]).is_err());
         assert_eq!(utf16_prefix_bytes("😀", 2), Some(4));
         assert_eq!(utf16_prefix_bytes("😀", 1), None);
     }
