@@ -90,7 +90,7 @@ export declare function __panicForTest(message: string): void
 export declare function __panicOffThreadForTest(message: string): Promise<unknown>
 
 /**
- * Digest of the catalog held by a stored message text, or `undefined` when the
+ * Digest of the catalog held by a stored message text, or `null` when the
  * text holds none.
  */
 export declare function catalogContentDigest(text: string): string | null
@@ -105,7 +105,7 @@ export declare function catalogEntriesPacked(chunks: Array<string>, lengths: Uin
 export declare function catalogMessagePacked(chunks: Array<string>, lengths: Uint32Array, maxLength: number, replacement: boolean): string
 
 /**
- * Plans the catalog message for a complete packed snapshot; `undefined` when
+ * Plans the catalog message for a complete packed snapshot; `null` when
  * nothing needs publishing.
  */
 export declare function catalogPlanPacked(chunks: Array<string>, lengths: Uint32Array, maxLength: number, visibleDigest: string | undefined | null, published: boolean): NapiCatalogUpdate | null

@@ -24,7 +24,7 @@
 //! (including newlines) collapse, every entry stays on one line. Names must be
 //! kebab-case skill names ([`crate::model::is_skill_name`]).
 
-use crate::model::{is_skill_name, ResourceBase};
+use crate::model::{is_skill_name, ResourceBase, SkillSummary};
 use sha2::{Digest, Sha256};
 use std::fmt;
 
@@ -307,6 +307,21 @@ impl<'a> Catalog<'a> {
             max_len,
             description_bytes,
         })
+    }
+
+    /// The catalog of the model-invocable skills among `summaries` (for example a
+    /// registry snapshot); nothing but names and descriptions is used.
+    pub fn from_summaries(
+        summaries: impl IntoIterator<Item = &'a SkillSummary>,
+        max_len: usize,
+    ) -> Result<Self, CatalogError> {
+        Self::new(
+            summaries
+                .into_iter()
+                .filter(|s| s.invocation.model_invocable)
+                .map(|s| (s.name.as_str(), s.description.as_str())),
+            max_len,
+        )
     }
 
     /// Number of entries.
@@ -692,6 +707,9 @@ mod tests {
         let pool = [
             "a",
             "b",
+            "word",
+            "two words",
+            "a  b",
             " ",
             "\t",
             "\n",
@@ -724,7 +742,7 @@ mod tests {
             let d: String = (0..len)
                 .map(|_| pool[(next() % pool.len() as u64) as usize])
                 .collect();
-            let max = 3 + (next() % 20) as usize;
+            let max = 3 + (next() % 40) as usize;
             assert_eq!(desc(&d, max), oracle(&d, max), "{d:?} max {max}");
         }
     }
@@ -745,6 +763,33 @@ mod tests {
             Catalog::new([("a", "x")], 500).expect("valid").digest(),
             digest_hex("- `a`: x")
         );
+    }
+
+    #[test]
+    fn from_summaries_keeps_model_invocable_names_and_descriptions() {
+        use crate::model::InvocationPolicy;
+        let summary = |name: &str, model_invocable: bool| SkillSummary {
+            name: name.into(),
+            description: format!("about {name}"),
+            when_to_use: Some("secret routing hint".into()),
+            invocation: InvocationPolicy {
+                model_invocable,
+                user_invocable: true,
+            },
+            source: "project-dsh".into(),
+            provider: "local".into(),
+            resource_base: Some(ResourceBase::Directory {
+                path: "/secret/path".into(),
+            }),
+        };
+        let skills = [
+            summary("b", true),
+            summary("hidden", false),
+            summary("a", true),
+        ];
+        let catalog = Catalog::from_summaries(&skills, 500).expect("valid");
+        assert_eq!(catalog.len(), 2);
+        assert_eq!(catalog.entries(), "- `a`: about a\n- `b`: about b");
     }
 
     #[test]

@@ -220,7 +220,7 @@ pub struct NapiCatalogUpdate {
     pub digest: String,
 }
 
-/// Plans the catalog message for a complete packed snapshot; `undefined` when
+/// Plans the catalog message for a complete packed snapshot; `null` when
 /// nothing needs publishing.
 #[napi(catch_unwind, js_name = "catalogPlanPacked")]
 pub fn catalog_plan_packed(
@@ -239,7 +239,7 @@ pub fn catalog_plan_packed(
     })
 }
 
-/// Digest of the catalog held by a stored message text, or `undefined` when the
+/// Digest of the catalog held by a stored message text, or `null` when the
 /// text holds none.
 #[napi(catch_unwind, js_name = "catalogContentDigest")]
 pub fn catalog_content_digest(text: String) -> Option<String> {
