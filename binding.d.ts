@@ -89,6 +89,30 @@ export declare function __panicForTest(message: string): void
 /** Test hook: panics inside work run off the JS thread. */
 export declare function __panicOffThreadForTest(message: string): Promise<unknown>
 
+/**
+ * Digest of the catalog held by a stored message text, or `null` when the
+ * text holds none.
+ */
+export declare function catalogContentDigest(text: string): string | null
+
+/** Digest (lowercase hex SHA-256) of the entries of a packed catalog. */
+export declare function catalogDigestPacked(chunks: Array<string>, lengths: Uint32Array, maxLength: number): string
+
+/** Joined catalog entries of a packed catalog (see the module docs). */
+export declare function catalogEntriesPacked(chunks: Array<string>, lengths: Uint32Array, maxLength: number): string
+
+/** Initial (`replacement: false`) or replacement catalog message of a packed catalog. */
+export declare function catalogMessagePacked(chunks: Array<string>, lengths: Uint32Array, maxLength: number, replacement: boolean): string
+
+/**
+ * Plans the catalog message for a complete packed snapshot; `null` when
+ * nothing needs publishing.
+ */
+export declare function catalogPlanPacked(chunks: Array<string>, lengths: Uint32Array, maxLength: number, visibleDigest: string | undefined | null, published: boolean): NapiCatalogUpdate | null
+
+/** Entries and their digest of a packed catalog in one crossing. */
+export declare function catalogRenderPacked(chunks: Array<string>, lengths: Uint32Array, maxLength: number): NapiCatalogEntries
+
 /** A provider slot JS must call during a collection. */
 export interface ExternalSlot {
   /** Slot id. */
@@ -102,6 +126,24 @@ export interface ExternalSlot {
  * `false` for anything that is not a string.
  */
 export declare function isSkillName(name: unknown): boolean
+
+/** Entries and digest of a packed catalog in one call. */
+export interface NapiCatalogEntries {
+  /** Joined entries. */
+  entries: string
+  /** Digest of `entries`. */
+  digest: string
+}
+
+/** A catalog message to publish. */
+export interface NapiCatalogUpdate {
+  /** `'initial'` or `'replacement'`. */
+  kind: string
+  /** Message text. */
+  text: string
+  /** Digest of the entries in `text`. */
+  digest: string
+}
 
 /** `SkillDefinition` as a JS object. */
 export interface NapiDefinition {
@@ -123,6 +165,18 @@ export interface NapiInvocation {
   userInvocable: boolean
 }
 
+/** `resourceBase` of a loaded skill, checked by the JS layer. */
+export interface NapiResourceBase {
+  /** `'directory'`, `'url'` or `'opaque'`. */
+  kind: string
+  /** Directory path (`directory`). */
+  path?: string
+  /** Base URL (`url`). */
+  url?: string
+  /** Description (`opaque`). */
+  description?: string
+}
+
 /** `SkillResourceBase` as a JS object (exactly one of the optional fields is set). */
 export interface NapiResourceBase {
   kind: string
@@ -130,3 +184,6 @@ export interface NapiResourceBase {
   url?: string
   description?: string
 }
+
+/** The `skill` tool result for a loaded skill. */
+export declare function renderSkillContentNative(name: string, provider: string, resourceBaseValue: NapiResourceBase | undefined | null, content: string): string

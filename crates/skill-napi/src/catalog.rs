@@ -1,1 +1,330 @@
 //! Binding for the catalog renderer (see `skill_core::catalog`).
+//!
+//! Catalog inputs cross the boundary packed (the JS layer in `lib/catalog.js`
+//! builds them): a few strings ("chunks") holding every model-invocable name and
+//! description back to back, and a `Uint32Array` of their lengths in UTF-16 code
+//! units (`[name0, description0, name1, description1, ...]`, JS `.length`). A
+//! handful of string conversions and one borrowed typed array replace thousands of
+//! property reads. Chunks stay small (a pair never spans two) so V8 builds them in
+//! its regular heap: one string of the whole catalog would land in large-object
+//! space, which costs more than the rest of the packing.
+
+// Unit-test builds do not register the exports, which then look unused.
+#![cfg_attr(test, allow(dead_code))]
+
+use crate::util::invalid_arg;
+use napi::bindgen_prelude::{ToNapiValue, Uint32Array};
+use napi_derive::napi;
+use skill_core::catalog::{self, Catalog, CatalogError, MessageKind};
+use skill_core::model::ResourceBase;
+
+/// A string returned to JS; ASCII text (the usual catalog) is handed over as
+/// Latin-1, which V8 copies as is instead of decoding UTF-8.
+pub struct Text(String);
+
+impl ToNapiValue for Text {
+    unsafe fn to_napi_value(
+        env: napi::sys::napi_env,
+        val: Self,
+    ) -> napi::Result<napi::sys::napi_value> {
+        if !val.0.is_ascii() {
+            // SAFETY: forwarded from the caller's contract.
+            return unsafe { String::to_napi_value(env, val.0) };
+        }
+        let mut value = std::ptr::null_mut();
+        // SAFETY: `env` is valid per the caller's contract; the pointer and length
+        // describe the ASCII (hence Latin-1) bytes of `val`, copied by the call.
+        let status = unsafe {
+            napi::sys::napi_create_string_latin1(
+                env,
+                val.0.as_ptr().cast(),
+                val.0.len() as isize,
+                &mut value,
+            )
+        };
+        if status == napi::sys::Status::napi_ok {
+            Ok(value)
+        } else {
+            Err(napi::Error::new(
+                napi::Status::GenericFailure,
+                "failed to create a JS string",
+            ))
+        }
+    }
+}
+
+fn catalog_error(error: CatalogError) -> napi::Error {
+    invalid_arg(error)
+}
+
+/// Byte length of the prefix of `text` that holds `units` UTF-16 code units, or
+/// `None` when `text` is shorter or the count ends inside a surrogate pair.
+fn utf16_prefix_bytes(text: &str, units: usize) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut counted = 0usize;
+    let mut i = 0usize;
+    while counted < units {
+        let b = *bytes.get(i)?;
+        let (width, w16) = match b {
+            0x00..=0x7f => (1, 1),
+            0xc0..=0xdf => (2, 1),
+            0xe0..=0xef => (3, 1),
+            _ => (4, 2),
+        };
+        counted += w16;
+        i += width;
+    }
+    (counted == units && i <= bytes.len()).then_some(i)
+}
+
+/// Takes the prefix of `rest` holding `units` UTF-16 code units.
+fn take<'a>(rest: &mut &'a str, ascii: bool, units: u32) -> Result<&'a str, &'static str> {
+    let units = units as usize;
+    let end = if ascii {
+        (units <= rest.len()).then_some(units)
+    } else {
+        utf16_prefix_bytes(rest, units)
+    };
+    let end = end
+        .filter(|&end| rest.is_char_boundary(end))
+        .ok_or(MISMATCH)?;
+    let (head, tail) = rest.split_at(end);
+    *rest = tail;
+    Ok(head)
+}
+
+const MISMATCH: &str = "packed catalog lengths do not match the packed text";
+
+/// Splits the packed catalog chunks into `(name, description)` pairs. A pair
+/// never spans two chunks.
+fn unpack<'a, S: AsRef<str>>(
+    chunks: &'a [S],
+    lengths: &[u32],
+) -> Result<Vec<(&'a str, &'a str)>, &'static str> {
+    if !lengths.len().is_multiple_of(2) {
+        return Err("packed catalog lengths must come in (name, description) pairs");
+    }
+    let mut items = Vec::with_capacity(lengths.len() / 2);
+    let mut chunks = chunks.iter().map(AsRef::as_ref);
+    let mut rest: &str = "";
+    let mut ascii = true;
+    for pair in lengths.chunks_exact(2) {
+        while rest.is_empty() {
+            let Some(next) = chunks.next() else { break };
+            rest = next;
+            ascii = rest.is_ascii();
+        }
+        let name = take(&mut rest, ascii, pair[0])?;
+        let description = take(&mut rest, ascii, pair[1])?;
+        items.push((name, description));
+    }
+    if !rest.is_empty() || chunks.any(|c| !c.is_empty()) {
+        return Err(MISMATCH);
+    }
+    Ok(items)
+}
+
+fn with_catalog<T>(
+    chunks: &[String],
+    lengths: &Uint32Array,
+    max_length: u32,
+    f: impl FnOnce(&Catalog<'_>) -> T,
+) -> napi::Result<T> {
+    let items = unpack(chunks, lengths.as_ref()).map_err(invalid_arg)?;
+    let catalog = Catalog::new(items, max_length as usize).map_err(catalog_error)?;
+    Ok(f(&catalog))
+}
+
+/// Joined catalog entries of a packed catalog (see the module docs).
+#[napi(
+    catch_unwind,
+    js_name = "catalogEntriesPacked",
+    ts_return_type = "string"
+)]
+pub fn catalog_entries_packed(
+    chunks: Vec<String>,
+    lengths: Uint32Array,
+    max_length: u32,
+) -> napi::Result<Text> {
+    with_catalog(&chunks, &lengths, max_length, |c| Text(c.entries()))
+}
+
+/// Digest (lowercase hex SHA-256) of the entries of a packed catalog.
+#[napi(catch_unwind, js_name = "catalogDigestPacked")]
+pub fn catalog_digest_packed(
+    chunks: Vec<String>,
+    lengths: Uint32Array,
+    max_length: u32,
+) -> napi::Result<String> {
+    with_catalog(&chunks, &lengths, max_length, |c| c.digest())
+}
+
+/// Entries and digest of a packed catalog in one call.
+#[napi(object, object_from_js = false)]
+pub struct NapiCatalogEntries {
+    /// Joined entries.
+    #[napi(ts_type = "string")]
+    pub entries: Text,
+    /// Digest of `entries`.
+    pub digest: String,
+}
+
+/// Entries and their digest of a packed catalog in one crossing.
+#[napi(catch_unwind, js_name = "catalogRenderPacked")]
+pub fn catalog_render_packed(
+    chunks: Vec<String>,
+    lengths: Uint32Array,
+    max_length: u32,
+) -> napi::Result<NapiCatalogEntries> {
+    with_catalog(&chunks, &lengths, max_length, |c| {
+        let entries = c.entries();
+        let digest = catalog::digest_hex(&entries);
+        NapiCatalogEntries {
+            entries: Text(entries),
+            digest,
+        }
+    })
+}
+
+/// Initial (`replacement: false`) or replacement catalog message of a packed catalog.
+#[napi(
+    catch_unwind,
+    js_name = "catalogMessagePacked",
+    ts_return_type = "string"
+)]
+pub fn catalog_message_packed(
+    chunks: Vec<String>,
+    lengths: Uint32Array,
+    max_length: u32,
+    replacement: bool,
+) -> napi::Result<Text> {
+    let kind = if replacement {
+        MessageKind::Replacement
+    } else {
+        MessageKind::Initial
+    };
+    with_catalog(&chunks, &lengths, max_length, |c| {
+        Text(c.message(kind).text)
+    })
+}
+
+/// A catalog message to publish.
+#[napi(object, object_from_js = false)]
+pub struct NapiCatalogUpdate {
+    /// `'initial'` or `'replacement'`.
+    pub kind: String,
+    /// Message text.
+    #[napi(ts_type = "string")]
+    pub text: Text,
+    /// Digest of the entries in `text`.
+    pub digest: String,
+}
+
+/// Plans the catalog message for a complete packed snapshot; `null` when
+/// nothing needs publishing.
+#[napi(catch_unwind, js_name = "catalogPlanPacked")]
+pub fn catalog_plan_packed(
+    chunks: Vec<String>,
+    lengths: Uint32Array,
+    max_length: u32,
+    visible_digest: Option<String>,
+    published: bool,
+) -> napi::Result<Option<NapiCatalogUpdate>> {
+    with_catalog(&chunks, &lengths, max_length, |c| {
+        catalog::plan_step(c, visible_digest.as_deref(), published).map(|u| NapiCatalogUpdate {
+            kind: u.kind.as_str().to_string(),
+            text: Text(u.text),
+            digest: u.digest,
+        })
+    })
+}
+
+/// Digest of the catalog held by a stored message text, or `null` when the
+/// text holds none.
+#[napi(catch_unwind, js_name = "catalogContentDigest")]
+pub fn catalog_content_digest(text: String) -> Option<String> {
+    catalog::content_digest(&text)
+}
+
+/// `resourceBase` of a loaded skill, checked by the JS layer.
+#[napi(object)]
+pub struct NapiResourceBase {
+    /// `'directory'`, `'url'` or `'opaque'`.
+    pub kind: String,
+    /// Directory path (`directory`).
+    pub path: Option<String>,
+    /// Base URL (`url`).
+    pub url: Option<String>,
+    /// Description (`opaque`).
+    pub description: Option<String>,
+}
+
+fn resource_base(base: NapiResourceBase) -> napi::Result<ResourceBase> {
+    let missing = |field: &str| {
+        invalid_arg(format!(
+            "resourceBase.{field} must be a string for kind {:?}",
+            base.kind
+        ))
+    };
+    match base.kind.as_str() {
+        "directory" => Ok(ResourceBase::Directory {
+            path: base.path.clone().ok_or_else(|| missing("path"))?,
+        }),
+        "url" => Ok(ResourceBase::Url {
+            url: base.url.clone().ok_or_else(|| missing("url"))?,
+        }),
+        "opaque" => Ok(ResourceBase::Opaque {
+            description: base
+                .description
+                .clone()
+                .ok_or_else(|| missing("description"))?,
+        }),
+        other => Err(invalid_arg(format!(
+            "resourceBase.kind must be 'directory', 'url' or 'opaque' (got {other:?})"
+        ))),
+    }
+}
+
+/// The `skill` tool result for a loaded skill.
+#[napi(catch_unwind, js_name = "renderSkillContentNative")]
+pub fn render_skill_content_native(
+    name: String,
+    provider: String,
+    resource_base_value: Option<NapiResourceBase>,
+    content: String,
+) -> napi::Result<String> {
+    let base = resource_base_value.map(resource_base).transpose()?;
+    Ok(catalog::render_skill_content(
+        &name,
+        &provider,
+        base.as_ref(),
+        &content,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unpacks_by_utf16_lengths() {
+        let text = ["a-skillé😀xb\u{fffd}"];
+        let items = unpack(&text, &[7, 4, 1, 1]).expect("valid");
+        assert_eq!(items, vec![("a-skill", "é😀x"), ("b", "\u{fffd}")]);
+        let chunks = ["a-skillx", "", "bcdé"];
+        let items = unpack(&chunks, &[7, 1, 1, 3]).expect("valid");
+        assert_eq!(items, vec![("a-skill", "x"), ("b", "cdé")]);
+        assert_eq!(unpack::<&str>(&[], &[]), Ok(vec![]));
+        assert_eq!(unpack(&[""], &[]), Ok(vec![]));
+        assert!(unpack(&["ab"], &[1]).is_err());
+        assert!(unpack(&["ab"], &[1, 2]).is_err());
+        assert!(unpack(&["abc"], &[1, 1]).is_err());
+        assert!(unpack(&["ab", "c"], &[1, 1]).is_err());
+        // A pair may not span chunks.
+        assert!(unpack(&["a", "b"], &[1, 1]).is_err());
+        // A count that ends inside a surrogate pair.
+        assert!(unpack(&["a😀"], &[2, 1]).is_err());
+        assert_eq!(utf16_prefix_bytes("😀", 2), Some(4));
+        assert_eq!(utf16_prefix_bytes("😀", 1), None);
+    }
+}
