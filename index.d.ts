@@ -21,3 +21,26 @@ export type {
   SkillChangeListener,
 } from './types/registry'
 export { SkillRegistry, isSkillName, isModelInvocable, isUserInvocable } from './types/registry'
+export type {
+  CatalogSkill,
+  CatalogSnapshot,
+  RenderedCatalog,
+  CatalogStepInput,
+  CatalogStep,
+  CatalogHistoryAccessors,
+  CatalogHistory,
+  SkillContentResourceBase,
+  SkillContentInput,
+} from './types/catalog'
+export {
+  DEFAULT_CATALOG_MAX_LENGTH,
+  renderCatalogEntries,
+  catalogDigest,
+  renderCatalog,
+  catalogContentDigest,
+  renderCatalogMessage,
+  renderCatalogUpdate,
+  planCatalogStep,
+  scanCatalogHistory,
+  renderSkillContent,
+} from './types/catalog'

@@ -2,8 +2,20 @@
 // @deepseek-ai/dsh-skill-native — public entry (CommonJS). See index.d.ts.
 
 const registry = require('./lib/registry.js')
+const catalog = require('./lib/catalog.js')
 
 exports.SkillRegistry = registry.SkillRegistry
 exports.isSkillName = registry.isSkillName
 exports.isModelInvocable = registry.isModelInvocable
 exports.isUserInvocable = registry.isUserInvocable
+
+exports.DEFAULT_CATALOG_MAX_LENGTH = catalog.DEFAULT_CATALOG_MAX_LENGTH
+exports.renderCatalogEntries = catalog.renderCatalogEntries
+exports.catalogDigest = catalog.catalogDigest
+exports.renderCatalog = catalog.renderCatalog
+exports.catalogContentDigest = catalog.catalogContentDigest
+exports.renderCatalogMessage = catalog.renderCatalogMessage
+exports.renderCatalogUpdate = catalog.renderCatalogUpdate
+exports.planCatalogStep = catalog.planCatalogStep
+exports.scanCatalogHistory = catalog.scanCatalogHistory
+exports.renderSkillContent = catalog.renderSkillContent

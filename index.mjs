@@ -1,5 +1,20 @@
 // @deepseek-ai/dsh-skill-native — ESM entry: the same objects as the CommonJS entry.
 import cjs from './index.js'
 
-export const { SkillRegistry, isSkillName, isModelInvocable, isUserInvocable } = cjs
+export const {
+  SkillRegistry,
+  isSkillName,
+  isModelInvocable,
+  isUserInvocable,
+  DEFAULT_CATALOG_MAX_LENGTH,
+  renderCatalogEntries,
+  catalogDigest,
+  renderCatalog,
+  catalogContentDigest,
+  renderCatalogMessage,
+  renderCatalogUpdate,
+  planCatalogStep,
+  scanCatalogHistory,
+  renderSkillContent,
+} = cjs
 export default cjs

@@ -18,6 +18,25 @@ import {
   type SkillResourceBase,
   type SkillSource,
   type SkillSummary,
+  DEFAULT_CATALOG_MAX_LENGTH,
+  catalogContentDigest,
+  catalogDigest,
+  planCatalogStep,
+  renderCatalog,
+  renderCatalogEntries,
+  renderCatalogMessage,
+  renderCatalogUpdate,
+  renderSkillContent,
+  scanCatalogHistory,
+  type CatalogHistory,
+  type CatalogHistoryAccessors,
+  type CatalogSkill,
+  type CatalogSnapshot,
+  type CatalogStep,
+  type CatalogStepInput,
+  type RenderedCatalog,
+  type SkillContentInput,
+  type SkillContentResourceBase,
 } from '../../index.js'
 
 const policy: SkillInvocationPolicy = { modelInvocable: true, userInvocable: false }
@@ -73,4 +92,29 @@ async function use(): Promise<void> {
   void [loaded, flags, named]
 }
 
-void [use, dispose, unregister, off]
+async function renderer(): Promise<void> {
+  const snapshot: CatalogSnapshot = await registry.snapshot({ cwd: '/w' })
+  const skills: readonly CatalogSkill[] = snapshot.skills
+  const max: number = DEFAULT_CATALOG_MAX_LENGTH
+  const rendered: RenderedCatalog = renderCatalog(skills, max)
+  const entries: string = renderCatalogEntries(skills)
+  const digest: string = catalogDigest(skills, 200)
+  const message: string = renderCatalogMessage(skills)
+  const update: string = renderCatalogUpdate(skills)
+  const recovered: string | undefined = catalogContentDigest(message)
+  interface Event { readonly text?: string; readonly hidden?: boolean }
+  const accessors: CatalogHistoryAccessors<Event> = {
+    catalogText: (event) => event.text,
+    isVisible: (event) => !event.hidden,
+  }
+  const history: CatalogHistory = scanCatalogHistory<Event>([{ text: update }], accessors)
+  const input: CatalogStepInput = { snapshot, ...history }
+  const step: CatalogStep = planCatalogStep(input)
+  const base: SkillContentResourceBase = bases[0]
+  const loaded = await registry.get('remote-skill')
+  const content: SkillContentInput | undefined = loaded && { ...loaded, resourceBase: base }
+  const text: string | undefined = content && renderSkillContent(content)
+  void [rendered, entries, digest, recovered, step, text]
+}
+
+void [use, renderer, dispose, unregister, off]
