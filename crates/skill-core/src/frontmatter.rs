@@ -106,21 +106,14 @@ fn is_delimiter(line: &str) -> bool {
 pub fn is_js_whitespace(c: char) -> bool {
     matches!(
         c,
-        '\u{9}'
-            | '\u{a}'
-            | '\u{b}'
-            | '\u{c}'
-            | '\u{d}'
-            | ' '
-            | '\u{a0}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200a}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{202f}'
-            | '\u{205f}'
-            | '\u{3000}'
-            | '\u{feff}'
+        '\u{9}' | '\u{a}' | '\u{b}' | '\u{c}' | '\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202f}'
+                | '\u{205f}'
+                | '\u{3000}'
+                | '\u{feff}'
     )
 }
 
@@ -171,7 +164,10 @@ pub fn parse(text: &str) -> Result<ParsedSkill, FrontmatterError> {
     let description = match field("description") {
         Some(Yaml::String(s)) if !s.trim().is_empty() => s.clone(),
         Some(Yaml::String(_)) => {
-            return Err(field_error("description", "must be a non-empty string".into()))
+            return Err(field_error(
+                "description",
+                "must be a non-empty string".into(),
+            ))
         }
         Some(other) => {
             return Err(field_error(
@@ -239,8 +235,9 @@ fn invocation_flag(
     let flag = match untag(value) {
         Yaml::Bool(b) => Some(*b),
         Yaml::Number(n) => match n.as_f64() {
-            Some(x) if x == 1.0 => Some(true),
-            Some(x) if x == 0.0 => Some(false),
+            Some(1.0) => Some(true),
+            // Matches -0.0 too, as `value === 0` does in JS.
+            Some(0.0) => Some(false),
             _ => None,
         },
         Yaml::String(s) => parse_flag_text(s),
@@ -423,8 +420,14 @@ mod tests {
 
     #[test]
     fn closing_line_must_be_exactly_the_delimiter() {
-        assert_eq!(err(&format!("---\n{BASE}\n")), FrontmatterError::Unterminated);
-        assert_eq!(err(&format!("---\n{BASE}\n--- \nbody")), FrontmatterError::Unterminated);
+        assert_eq!(
+            err(&format!("---\n{BASE}\n")),
+            FrontmatterError::Unterminated
+        );
+        assert_eq!(
+            err(&format!("---\n{BASE}\n--- \nbody")),
+            FrontmatterError::Unterminated
+        );
         assert_eq!(err("---"), FrontmatterError::Unterminated);
         assert_eq!(err("---\n"), FrontmatterError::Unterminated);
         // A closing line at the very end without a newline still closes.
@@ -453,14 +456,26 @@ mod tests {
     #[test]
     fn yaml_must_be_a_mapping() {
         assert_eq!(err("---\n---\nbody"), FrontmatterError::NotMapping("null"));
-        assert_eq!(err("---\n- a\n- b\n---\n"), FrontmatterError::NotMapping("a sequence"));
-        assert_eq!(err("---\njust text\n---\n"), FrontmatterError::NotMapping("a string"));
-        assert_eq!(err("---\n42\n---\n"), FrontmatterError::NotMapping("a number"));
+        assert_eq!(
+            err("---\n- a\n- b\n---\n"),
+            FrontmatterError::NotMapping("a sequence")
+        );
+        assert_eq!(
+            err("---\njust text\n---\n"),
+            FrontmatterError::NotMapping("a string")
+        );
+        assert_eq!(
+            err("---\n42\n---\n"),
+            FrontmatterError::NotMapping("a number")
+        );
     }
 
     #[test]
     fn invalid_yaml_and_duplicate_keys() {
-        assert!(matches!(err(&doc("name: [unclosed", "")), FrontmatterError::Yaml(_)));
+        assert!(matches!(
+            err(&doc("name: [unclosed", "")),
+            FrontmatterError::Yaml(_)
+        ));
         let e = err(&doc("name: a\ndescription: x\nname: b", ""));
         match &e {
             FrontmatterError::Yaml(m) => assert!(m.contains("duplicate"), "{m}"),
@@ -482,7 +497,10 @@ mod tests {
             "name: a--b",
         ] {
             let e = err(&doc(&format!("{bad}\ndescription: d"), ""));
-            assert!(matches!(e, FrontmatterError::Field { field: "name", .. }), "{bad}: {e:?}");
+            assert!(
+                matches!(e, FrontmatterError::Field { field: "name", .. }),
+                "{bad}: {e:?}"
+            );
         }
         let e = err(&doc("description: d", ""));
         assert_eq!(e.to_string(), "frontmatter field `name` is required");
@@ -492,10 +510,22 @@ mod tests {
 
     #[test]
     fn description_rules() {
-        for bad in ["description: \"\"", "description: \"   \"", "description: 5", "description:", ""] {
+        for bad in [
+            "description: \"\"",
+            "description: \"   \"",
+            "description: 5",
+            "description:",
+            "",
+        ] {
             let e = err(&doc(&format!("name: a\n{bad}"), ""));
             assert!(
-                matches!(e, FrontmatterError::Field { field: "description", .. }),
+                matches!(
+                    e,
+                    FrontmatterError::Field {
+                        field: "description",
+                        ..
+                    }
+                ),
                 "{bad}: {e:?}"
             );
         }
@@ -509,7 +539,13 @@ mod tests {
         let p = ok(&doc("name: a\ndescription: yes", ""));
         assert_eq!(p.description, "yes");
         let e = err(&doc("name: a\ndescription: true", ""));
-        assert!(matches!(e, FrontmatterError::Field { field: "description", .. }));
+        assert!(matches!(
+            e,
+            FrontmatterError::Field {
+                field: "description",
+                ..
+            }
+        ));
     }
 
     #[test]
@@ -525,11 +561,21 @@ mod tests {
         assert_eq!(m["n"], Json::from(3));
         assert_eq!(m["nested"], serde_json::json!({"k": "v"}));
 
-        for ignored in ["whenToUse: \"\"", "whenToUse: 3", "whenToUse: [a]", "whenToUse:"] {
+        for ignored in [
+            "whenToUse: \"\"",
+            "whenToUse: 3",
+            "whenToUse: [a]",
+            "whenToUse:",
+        ] {
             let p = ok(&doc(&format!("name: a\ndescription: d\n{ignored}"), ""));
             assert_eq!(p.when_to_use, None, "{ignored}");
         }
-        for ignored in ["metadata: text", "metadata: [1]", "metadata:", "metadata: 3"] {
+        for ignored in [
+            "metadata: text",
+            "metadata: [1]",
+            "metadata:",
+            "metadata: 3",
+        ] {
             let p = ok(&doc(&format!("name: a\ndescription: d\n{ignored}"), ""));
             assert_eq!(p.metadata, None, "{ignored}");
         }
@@ -561,12 +607,28 @@ mod tests {
             "On", "ON", "\"true\"", "\"tRuE\"", "'yes'", "!!str on",
         ];
         let falsy = [
-            "false", "False", "FALSE", "0", "0.0", "-0", "\"0\"", "no", "No", "NO", "off", "Off",
-            "OFF", "\"false\"", "'nO'", "\"oFF\"",
+            "false",
+            "False",
+            "FALSE",
+            "0",
+            "0.0",
+            "-0",
+            "\"0\"",
+            "no",
+            "No",
+            "NO",
+            "off",
+            "Off",
+            "OFF",
+            "\"false\"",
+            "'nO'",
+            "\"oFF\"",
         ];
         for v in truthy {
-            let p = invocation(&format!("disable-model-invocation: {v}\nuser-invocable: {v}"))
-                .unwrap_or_else(|e| panic!("{v}: {e}"));
+            let p = invocation(&format!(
+                "disable-model-invocation: {v}\nuser-invocable: {v}"
+            ))
+            .unwrap_or_else(|e| panic!("{v}: {e}"));
             assert_eq!(
                 p,
                 InvocationPolicy {
@@ -577,8 +639,10 @@ mod tests {
             );
         }
         for v in falsy {
-            let p = invocation(&format!("disable-model-invocation: {v}\nuser-invocable: {v}"))
-                .unwrap_or_else(|e| panic!("{v}: {e}"));
+            let p = invocation(&format!(
+                "disable-model-invocation: {v}\nuser-invocable: {v}"
+            ))
+            .unwrap_or_else(|e| panic!("{v}: {e}"));
             assert_eq!(
                 p,
                 InvocationPolicy {
@@ -630,7 +694,10 @@ mod tests {
             }
         }
         let text = FrontmatterError::LegacyKey("userInvocable").to_string();
-        assert!(text.contains("userInvocable") && text.contains("user-invocable"), "{text}");
+        assert!(
+            text.contains("userInvocable") && text.contains("user-invocable"),
+            "{text}"
+        );
     }
 
     #[test]
