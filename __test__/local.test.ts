@@ -103,7 +103,7 @@ describe('LocalSkillProvider.list', () => {
 
     const result = await provider.list({ cwd })
     expect(Array.isArray(result)).toBe(false)
-    const { candidates, complete } = result as { candidates: SkillCandidate[]; complete: boolean }
+    const { candidates, complete } = result
     expect(complete).toBe(true)
     expect(rec.warnings).toEqual([])
     expect(candidates.map((c) => [c.name, c.source, c.rank])).toEqual([
@@ -134,7 +134,7 @@ describe('LocalSkillProvider.list', () => {
     expect(candidates[4].invocation).toEqual({ modelInvocable: false, userInvocable: true })
 
     // Without a cwd there are no project roots.
-    const noCwd = (await provider.list({})) as { candidates: SkillCandidate[] }
+    const noCwd = (await provider.list({}))
     expect(noCwd.candidates.map((c) => c.source)).toEqual(['custom', 'user-dsh', 'user-agents', 'bundled'])
     await provider.dispose()
   })
@@ -150,7 +150,7 @@ describe('LocalSkillProvider.list', () => {
     fs.symlinkSync(path.join(root, 'nowhere'), path.join(root, 'dangling.md'))
     const rec = recorder()
     const provider = new LocalSkillProvider({ ...l.config, logger: rec.logger })
-    const { candidates, complete } = (await provider.list({})) as { candidates: SkillCandidate[]; complete: boolean }
+    const { candidates, complete } = (await provider.list({}))
     expect(complete).toBe(true)
     expect(candidates.map((c) => c.name)).toEqual(['good'])
     expect(rec.warnings).toHaveLength(5)
@@ -168,7 +168,7 @@ describe('LocalSkillProvider.list', () => {
     write(path.join(l.home, '.agents/skills/ok.md'), skill('ok'))
     const rec = recorder()
     const provider = new LocalSkillProvider({ ...l.config, customSkillDirs: [looped], logger: rec.logger })
-    const result = (await provider.list({})) as { candidates: SkillCandidate[]; complete: boolean }
+    const result = (await provider.list({}))
     expect(result.complete).toBe(false)
     expect(result.candidates.map((c) => c.name)).toEqual(['ok'])
     expect(rec.warnings.join('\n')).toMatch(/cannot list skill root .*looped.*incomplete/)
@@ -196,7 +196,7 @@ describe('LocalSkillProvider.list', () => {
       else write(path.join(root, entry, 'SKILL.md'), skill('dup', entry))
     }
     const provider = new LocalSkillProvider(l.config)
-    const { candidates } = (await provider.list({})) as { candidates: SkillCandidate[] }
+    const { candidates } = (await provider.list({}))
     expect(candidates.map((c) => c.description)).toEqual([...entries].sort((a, b) => a.localeCompare(b)))
   })
 })
@@ -241,7 +241,7 @@ describe('LocalSkillProvider.get', () => {
     const file = write(path.join(l.home, '.dsh/skills/edit/SKILL.md'), skill('edit'))
     const rec = recorder()
     const provider = new LocalSkillProvider({ ...l.config, logger: rec.logger })
-    const { candidates } = (await provider.list({})) as { candidates: SkillCandidate[] }
+    const { candidates } = (await provider.list({}))
     const candidate = candidates[0]
     const first = await provider.get(candidate, {})
     expect(first).toEqual({
@@ -276,7 +276,7 @@ describe('LocalSkillProvider.get', () => {
     const l = layout()
     write(path.join(l.home, '.dsh/skills/s.md'), skill('s'))
     const provider = new LocalSkillProvider(l.config)
-    const { candidates } = (await provider.list({})) as { candidates: SkillCandidate[] }
+    const { candidates } = (await provider.list({}))
     const reason = new Error('aborted by caller')
     await expect(provider.get(candidates[0], { signal: AbortSignal.abort(reason) })).rejects.toBe(reason)
     const controller = new AbortController()
@@ -351,7 +351,7 @@ describe('defaults from the environment', () => {
     write(path.join(root, 'agents/skills/two.md'), skill('two'))
     write(path.join(root, 'bundled/three.md'), skill('three'))
     const provider = new LocalSkillProvider({ watch: false })
-    const { candidates } = (await provider.list({})) as { candidates: SkillCandidate[] }
+    const { candidates } = (await provider.list({}))
     expect(candidates.map((c) => [c.name, c.source])).toEqual([
       ['one', 'user-dsh'],
       ['two', 'user-agents'],
@@ -359,7 +359,7 @@ describe('defaults from the environment', () => {
     ])
     // Explicit configuration wins over the environment.
     const explicit = new LocalSkillProvider({ watch: false, dshHome: path.join(root, 'none'), bundledSkillDir: path.join(root, 'none') })
-    const other = (await explicit.list({})) as { candidates: SkillCandidate[] }
+    const other = (await explicit.list({}))
     expect(other.candidates.map((c) => c.name)).toEqual(['two'])
   })
 
@@ -396,7 +396,7 @@ describe('lifecycle', () => {
     const native = (provider as unknown as Record<symbol, { closed: boolean }>)[kNative]
     expect(native.closed).toBe(true)
     // Discovery keeps working after dispose (unwatched).
-    const { candidates } = (await provider.list({})) as { candidates: SkillCandidate[] }
+    const { candidates } = (await provider.list({}))
     expect(candidates.map((c) => c.name)).toEqual(['s'])
   })
 })

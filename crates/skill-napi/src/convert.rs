@@ -72,6 +72,7 @@ pub fn summary_to_js<'e>(env: &'e Env, summary: &SkillSummary) -> Result<Object<
     Ok(obj)
 }
 
+#[allow(dead_code)] // used by the registry binding
 /// A `SkillCandidate` object. The opaque `locator` is `{ path }` for a
 /// [`Locator::None`] candidate that has a path (native providers), the index
 /// for [`Locator::Index`], else `undefined`.
@@ -204,4 +205,70 @@ fn type_name(t: ValueType) -> &'static str {
         ValueType::BigInt => "bigint",
         _ => "unknown",
     }
+}
+
+/// Serialisable view of a [`Candidate`] with the `SkillCandidate` field names
+/// (the `locator` is `{ path }`, as in [`candidate_to_js`]).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CandidateJson<'a> {
+    name: &'a str,
+    description: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    when_to_use: Option<&'a str>,
+    invocation: &'a InvocationPolicy,
+    source: &'a str,
+    provider: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resource_base: Option<&'a ResourceBase>,
+    rank: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    locator: Option<LocatorJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<&'a serde_json::Map<String, serde_json::Value>>,
+}
+
+#[derive(serde::Serialize)]
+#[serde(untagged)]
+enum LocatorJson<'a> {
+    Path { path: &'a str },
+    Index(u32),
+}
+
+/// Serialise candidates to a JSON array (off the JS thread); the JS side turns
+/// it into objects with one `JSON.parse`, far cheaper than building every
+/// property through Node-API. Non-finite ranks become `null`.
+pub fn candidates_to_json(candidates: &[Candidate]) -> serde_json::Result<String> {
+    let view: Vec<CandidateJson<'_>> = candidates
+        .iter()
+        .map(|c| CandidateJson {
+            name: &c.summary.name,
+            description: &c.summary.description,
+            when_to_use: c.summary.when_to_use.as_deref(),
+            invocation: &c.summary.invocation,
+            source: &c.summary.source,
+            provider: &c.summary.provider,
+            resource_base: c.summary.resource_base.as_ref(),
+            rank: c.rank,
+            locator: match (&c.locator, &c.path) {
+                (Locator::Index(i), _) => Some(LocatorJson::Index(*i)),
+                (Locator::None, Some(path)) => Some(LocatorJson::Path { path }),
+                (Locator::None, None) => None,
+            },
+            path: c.path.as_deref(),
+            metadata: c.metadata.as_ref(),
+        })
+        .collect();
+    serde_json::to_string(&view)
+}
+
+/// `JSON.parse(text)` in the given environment.
+pub fn parse_json<'e>(env: &'e Env, text: String) -> Result<Unknown<'e>> {
+    use napi::bindgen_prelude::{Function, JsObjectValue};
+    let global = env.get_global()?;
+    let json: Object = global.get_named_property("JSON")?;
+    let parse: Function<String, Unknown> = json.get_named_property("parse")?;
+    parse.call(text)
 }

@@ -1,8 +1,8 @@
 //! Binding for the local provider (see `skill_core::local`).
 
 use crate::convert::{
-    candidate_to_js, definition_to_js, optional_number, optional_object, optional_string,
-    resource_base_from_js, strings_to_js,
+    candidates_to_json, definition_to_js, optional_number, optional_object, optional_string,
+    parse_json, resource_base_from_js, strings_to_js,
 };
 use crate::util::{failure, guard, invalid_arg};
 use napi::bindgen_prelude::{AsyncTask, Env, JsValue, Object, Result, ToNapiValue, Unknown};
@@ -212,28 +212,34 @@ pub struct ListTask {
     ctx: LookupContext,
 }
 
+/// Discovery result with the candidates already serialised.
+pub struct Listed {
+    candidates_json: String,
+    complete: bool,
+    warnings: Vec<String>,
+}
+
 impl<'task> ScopedTask<'task> for ListTask {
-    type Output = Discovery;
+    type Output = Listed;
     type JsValue = Object<'task>;
 
-    fn compute(&mut self) -> Result<Discovery> {
+    fn compute(&mut self) -> Result<Listed> {
         let provider = self.provider.clone();
         let ctx = self.ctx.clone();
-        guard(move || Ok(provider.discover(&ctx)))
+        guard(move || {
+            let d: Discovery = provider.discover(&ctx);
+            Ok(Listed {
+                candidates_json: candidates_to_json(&d.observation.candidates).map_err(failure)?,
+                complete: d.observation.complete,
+                warnings: d.warnings,
+            })
+        })
     }
 
-    fn resolve(&mut self, env: &'task Env, output: Discovery) -> Result<Object<'task>> {
-        let candidates = &output.observation.candidates;
-        let mut array = env.create_array(u32::try_from(candidates.len()).unwrap_or(u32::MAX))?;
-        for (i, c) in candidates.iter().enumerate() {
-            array.set(
-                u32::try_from(i).unwrap_or(u32::MAX),
-                candidate_to_js(env, c)?,
-            )?;
-        }
+    fn resolve(&mut self, env: &'task Env, output: Listed) -> Result<Object<'task>> {
         let mut obj = Object::new(env)?;
-        obj.set("candidates", array)?;
-        obj.set("complete", output.observation.complete)?;
+        obj.set("candidates", parse_json(env, output.candidates_json)?)?;
+        obj.set("complete", output.complete)?;
         obj.set("warnings", strings_to_js(env, &output.warnings)?)?;
         Ok(obj)
     }
@@ -305,6 +311,7 @@ impl<'task> ScopedTask<'task> for DiagnoseTask {
 /// Test hook: compare two names with the entry order of a skill root (the
 /// approximation of `String.prototype.localeCompare`). Returns -1, 0 or 1.
 #[napi(catch_unwind, js_name = "__localeCompareForTest")]
+#[cfg_attr(test, allow(dead_code))]
 pub fn locale_compare_for_test(a: String, b: String) -> i32 {
     match skill_core::local::order::locale_compare(&a, &b) {
         std::cmp::Ordering::Less => -1,
