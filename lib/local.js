@@ -4,8 +4,9 @@
 // validates the configuration types, races the caller's AbortSignal, and logs
 // warnings through the configured logger.
 
-const binding = require('../binding.js')
+const binding = require('./native.js')
 const { kNative, kOnDispose } = require('./symbols.js')
+const { checkCwd, raceSignal, resolveLogger, safeWarn, throwIfAborted } = require('./util.js')
 
 const STRING_FIELDS = ['dshHome', 'agentsHome', 'bundledSkillDir']
 const BOOLEAN_FIELDS = ['watch', 'watchUsePolling', 'watchFollowSymlinks']
@@ -61,43 +62,7 @@ function nativeConfig(config) {
     }
     out.customSkillDirs = [...dirs]
   }
-  const logger = config.logger
-  if (logger !== undefined && (logger === null || typeof logger.warn !== 'function')) {
-    throw new TypeError('LocalSkillProvider config.logger must have a warn(message) method')
-  }
   return out
-}
-
-function cwdOf(options) {
-  const cwd = options?.cwd
-  if (cwd === undefined || cwd === null) return undefined
-  if (typeof cwd !== 'string') {
-    throw new TypeError(`options.cwd must be a string (got ${describe(cwd)})`)
-  }
-  return cwd
-}
-
-/** Settle with `promise`, or reject with `signal.reason` as soon as it aborts. */
-function race(promise, signal) {
-  if (!signal) return promise
-  if (signal.aborted) {
-    promise.catch(() => {})
-    return Promise.reject(signal.reason)
-  }
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
-    signal.addEventListener('abort', onAbort, { once: true })
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort)
-        resolve(value)
-      },
-      (error) => {
-        signal.removeEventListener('abort', onAbort)
-        reject(error)
-      },
-    )
-  })
 }
 
 /**
@@ -108,9 +73,9 @@ class LocalSkillProvider {
   #disposed = null
 
   constructor(config) {
-    const native = new binding.NativeLocalProvider(nativeConfig(config))
-    this.#logger = config?.logger
-    Object.defineProperty(this, kNative, { value: native })
+    const options = nativeConfig(config)
+    this.#logger = resolveLogger(config?.logger)
+    Object.defineProperty(this, kNative, { value: new binding.NativeLocalProvider(options) })
   }
 
   /** Provider name in the registry. */
@@ -118,41 +83,32 @@ class LocalSkillProvider {
     return 'local'
   }
 
-  #warn(message) {
-    try {
-      if (this.#logger) this.#logger.warn(message)
-      else console.warn(message)
-    } catch {
-      // A failing logger must not break discovery.
-    }
-  }
-
   /** Discover candidates for `options.cwd`; resolves to `{ candidates, complete }`. */
   async list(options) {
     const signal = options?.signal
-    signal?.throwIfAborted()
-    const result = await race(this[kNative].list(cwdOf(options)), signal)
-    for (const warning of result.warnings) this.#warn(warning)
+    throwIfAborted(signal)
+    const result = await raceSignal(this[kNative].list(checkCwd(options?.cwd)), signal)
+    for (const warning of result.warnings) safeWarn(this.#logger, warning)
     return { candidates: result.candidates, complete: result.complete }
   }
 
   /** Re-read the skill file behind `candidate`; `undefined` when gone or no longer valid. */
   async get(candidate, options) {
     const signal = options?.signal
-    signal?.throwIfAborted()
+    throwIfAborted(signal)
     if (candidate === null || typeof candidate !== 'object') {
       throw new TypeError(`candidate must be an object (got ${describe(candidate)})`)
     }
-    const result = await race(this[kNative].load(candidate, cwdOf(options)), signal)
-    if (result.warning !== undefined) this.#warn(result.warning)
+    const result = await raceSignal(this[kNative].load(candidate, checkCwd(options?.cwd)), signal)
+    if (result.warning !== undefined) safeWarn(this.#logger, result.warning)
     return result.definition
   }
 
   /** Explain every root and file considered for `options.cwd` (what `doctor` prints). */
   async diagnose(options) {
     const signal = options?.signal
-    signal?.throwIfAborted()
-    return race(this[kNative].diagnose(cwdOf(options)), signal)
+    throwIfAborted(signal)
+    return raceSignal(this[kNative].diagnose(checkCwd(options?.cwd)), signal)
   }
 
   /** A first-party write or edit touched `path`; returns whether the catalog was invalidated. */
