@@ -1,7 +1,7 @@
 //! One discovery pass: list every root (one level), order entries, then read
 //! and parse the skill files on a few worker threads.
 
-use super::fs::{is_gone, is_loop, EntryKind, SkillFs};
+use super::fs::{is_gone, is_loop, EntryKind, FileRead, SkillFs};
 use super::order::sort_by_name;
 use super::roots::RootSpec;
 use crate::cancel::CancelToken;
@@ -97,26 +97,15 @@ pub enum ReadOutcome {
 
 /// Read and parse one skill file, reading at most `cap + 1` bytes.
 pub fn read_skill(fs: &dyn SkillFs, path: &Path, cap: u64) -> ReadOutcome {
-    let meta = match fs.metadata(path) {
-        Ok(m) => m,
+    let bytes = match fs.read_file(path, cap) {
+        Ok(FileRead::Bytes(b)) => b,
+        Ok(FileRead::NotRegular(EntryKind::Dir)) => {
+            return ReadOutcome::Invalid("is a directory, not a file".into())
+        }
+        Ok(FileRead::NotRegular(_)) => return ReadOutcome::Invalid("not a regular file".into()),
+        Ok(FileRead::TooLarge(len)) => return ReadOutcome::Invalid(too_large(len, cap)),
         Err(e) if is_gone(&e) => return ReadOutcome::Gone,
         Err(e) if is_loop(&e) => return ReadOutcome::Invalid("symbolic link loop".into()),
-        Err(e) => return ReadOutcome::Failed(format!("cannot stat: {e}")),
-    };
-    match meta.kind {
-        EntryKind::File => {}
-        EntryKind::Dir => return ReadOutcome::Invalid("is a directory, not a file".into()),
-        _ => return ReadOutcome::Invalid("not a regular file".into()),
-    }
-    if meta.len == 0 {
-        return ReadOutcome::Invalid("empty file".into());
-    }
-    if meta.len > cap {
-        return ReadOutcome::Invalid(too_large(meta.len, cap));
-    }
-    let bytes = match fs.read_limited(path, cap.saturating_add(1)) {
-        Ok(b) => b,
-        Err(e) if is_gone(&e) => return ReadOutcome::Gone,
         Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
             return ReadOutcome::Invalid(format!("cannot read: {e}"))
         }
@@ -126,7 +115,9 @@ pub fn read_skill(fs: &dyn SkillFs, path: &Path, cap: u64) -> ReadOutcome {
         return ReadOutcome::Invalid("empty file".into());
     }
     if bytes.len() as u64 > cap {
-        return ReadOutcome::Invalid(too_large(bytes.len() as u64, cap));
+        return ReadOutcome::Invalid(format!(
+            "file is larger than maxSkillFileBytes (more than {cap} bytes)"
+        ));
     }
     let text = match std::str::from_utf8(&bytes) {
         Ok(t) => t,

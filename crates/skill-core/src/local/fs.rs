@@ -39,6 +39,18 @@ pub struct FileMeta {
     pub len: u64,
 }
 
+/// The result of [`SkillFs::read_file`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileRead {
+    /// The file's bytes: at most `cap + 1` of them, so a result longer than
+    /// `cap` means the file is too large.
+    Bytes(Vec<u8>),
+    /// The path (links followed) is not a regular file.
+    NotRegular(EntryKind),
+    /// The file is larger than `cap` (its size); nothing was read.
+    TooLarge(u64),
+}
+
 /// Filesystem operations used by discovery. Implementations must be safe to
 /// call from several threads at once.
 pub trait SkillFs: Send + Sync {
@@ -48,8 +60,9 @@ pub trait SkillFs: Send + Sync {
     fn metadata(&self, path: &Path) -> io::Result<FileMeta>;
     /// Whether something (anything, even a broken link) exists at `path`.
     fn exists(&self, path: &Path) -> io::Result<bool>;
-    /// Read at most `limit` bytes of a regular file.
-    fn read_limited(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>>;
+    /// Read a regular file (links followed) of at most `cap` bytes, never
+    /// reading more than `cap + 1` bytes and never blocking on a FIFO.
+    fn read_file(&self, path: &Path, cap: u64) -> io::Result<FileRead>;
 }
 
 /// The process's own filesystem (`std::fs`).
@@ -105,22 +118,54 @@ impl SkillFs for StdFs {
         }
     }
 
-    fn read_limited(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-        let file = std::fs::File::open(path)?;
-        // Checked on the open handle: the path may have been swapped since the
-        // caller's metadata probe.
+    fn read_file(&self, path: &Path, cap: u64) -> io::Result<FileRead> {
+        let file = open_nonblocking(path)?;
+        // Checked on the open handle, so what is read is what was checked.
         let meta = file.metadata()?;
         if !meta.is_file() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "not a regular file",
-            ));
+            return Ok(FileRead::NotRegular(kind_of(meta.file_type())));
         }
-        let expected = meta.len().min(limit);
-        let mut buf = Vec::with_capacity(usize::try_from(expected).unwrap_or(0).saturating_add(1));
-        file.take(limit).read_to_end(&mut buf)?;
-        Ok(buf)
+        if meta.len() > cap {
+            return Ok(FileRead::TooLarge(meta.len()));
+        }
+        read_capped(file, meta.len(), cap)
     }
+}
+
+/// Read at most `cap + 1` bytes (the file may have grown since `len` was read).
+pub(crate) fn read_capped(file: std::fs::File, len: u64, cap: u64) -> io::Result<FileRead> {
+    let limit = cap.saturating_add(1);
+    let mut buf = Vec::with_capacity(
+        usize::try_from(len.min(limit))
+            .unwrap_or(0)
+            .saturating_add(1),
+    );
+    file.take(limit).read_to_end(&mut buf)?;
+    Ok(FileRead::Bytes(buf))
+}
+
+/// Open for reading without blocking: opening a FIFO with no writer would
+/// otherwise wait forever. Reads of regular files are unaffected.
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+    // Elsewhere, check the kind first: only regular files are opened.
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    std::fs::File::open(path)
 }
 
 /// ELOOP on this platform, when known.

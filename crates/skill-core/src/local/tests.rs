@@ -1,12 +1,11 @@
 //! Discovery, loading and diagnostics on real temporary directories.
 
-use super::fs::{DirEntry, FileMeta, SkillFs, StdFs};
+use super::fs::{read_capped, DirEntry, FileMeta, FileRead, SkillFs, StdFs};
 use super::*;
 use crate::cancel::CancelToken;
 use crate::model::InvocationPolicy;
 use std::fs;
 use std::io;
-use std::sync::atomic::AtomicUsize;
 use tempfile::TempDir;
 
 fn skill(name: &str, description: &str) -> String {
@@ -489,27 +488,26 @@ fn bad_files_are_skipped_and_siblings_load() {
 
 #[test]
 fn oversized_files_are_never_read_past_the_cap() {
-    struct Counting {
-        limits: Mutex<Vec<u64>>,
-        calls: AtomicUsize,
+    /// Reports a small size at open time, as if the file grew afterwards.
+    struct Growing {
+        reads: Mutex<Vec<(u64, usize)>>,
     }
-    impl SkillFs for Counting {
+    impl SkillFs for Growing {
         fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
             StdFs.read_dir(path)
         }
         fn metadata(&self, path: &Path) -> io::Result<FileMeta> {
-            // Pretend the file is small so the read itself must enforce the cap.
-            let mut m = StdFs.metadata(path)?;
-            m.len = m.len.min(10);
-            Ok(m)
+            StdFs.metadata(path)
         }
         fn exists(&self, path: &Path) -> io::Result<bool> {
             StdFs.exists(path)
         }
-        fn read_limited(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
-            self.calls.fetch_add(1, Ordering::Relaxed);
-            self.limits.lock().expect("lock").push(limit);
-            StdFs.read_limited(path, limit)
+        fn read_file(&self, path: &Path, cap: u64) -> io::Result<FileRead> {
+            let read = read_capped(fs::File::open(path)?, 10, cap)?;
+            if let FileRead::Bytes(b) = &read {
+                self.reads.lock().expect("lock").push((cap, b.len()));
+            }
+            Ok(read)
         }
     }
     let env = Env::new();
@@ -517,9 +515,8 @@ fn oversized_files_are_never_read_past_the_cap() {
         &env.user_agents().join("grows.md"),
         &skill("grows", &"d".repeat(5000)),
     );
-    let fs = Arc::new(Counting {
-        limits: Mutex::new(Vec::new()),
-        calls: AtomicUsize::new(0),
+    let fs = Arc::new(Growing {
+        reads: Mutex::new(Vec::new()),
     });
     let config = LocalOptions {
         max_skill_file_bytes: Some(100.0),
@@ -531,11 +528,29 @@ fn oversized_files_are_never_read_past_the_cap() {
     let d = provider.discover(&ctx(None));
     assert!(d.observation.candidates.is_empty());
     assert!(
-        d.warnings[0].contains("larger than maxSkillFileBytes (101 > 100 bytes)"),
+        d.warnings[0].contains("larger than maxSkillFileBytes (more than 100 bytes)"),
         "{:?}",
         d.warnings
     );
-    assert_eq!(*fs.limits.lock().expect("lock"), vec![101]);
+    // At most cap + 1 bytes were read.
+    assert_eq!(*fs.reads.lock().expect("lock"), vec![(100, 101)]);
+
+    // Through the real filesystem the size check happens before reading.
+    let provider = LocalProvider::new(
+        LocalOptions {
+            max_skill_file_bytes: Some(100.0),
+            ..env.options()
+        }
+        .resolve_with(&|_| None)
+        .expect("config"),
+    );
+    let d = provider.discover(&ctx(None));
+    assert!(
+        d.warnings[0].contains("larger than maxSkillFileBytes ("),
+        "{:?}",
+        d.warnings
+    );
+    assert!(d.warnings[0].contains(" > 100 bytes)"), "{:?}", d.warnings);
 }
 
 #[test]
@@ -655,11 +670,11 @@ impl SkillFs for Faulty {
     fn exists(&self, path: &Path) -> io::Result<bool> {
         StdFs.exists(path)
     }
-    fn read_limited(&self, path: &Path, limit: u64) -> io::Result<Vec<u8>> {
+    fn read_file(&self, path: &Path, cap: u64) -> io::Result<FileRead> {
         if self.files.iter().any(|f| f == path) {
             return Err(io::Error::from(io::ErrorKind::PermissionDenied));
         }
-        StdFs.read_limited(path, limit)
+        StdFs.read_file(path, cap)
     }
 }
 
