@@ -255,6 +255,16 @@ impl LocalOptions {
 
 /// The seam a root watcher plugs into. The provider tells it, on every
 /// discovery, which project and roots that lookup used.
+///
+/// Install one with [`LocalProvider::set_observer`] (typically when
+/// [`WatchConfig::enabled`] is set). A watcher implementation splits `roots` by
+/// [`Source::is_project`]: the others (custom, user, bundled) are the same for
+/// every lookup and are watched once; the project roots belong to
+/// `project_root` and go into its bounded set of projects. Roots whose source is
+/// [`Source::UserDsh`] ignore their `.system` child. The invalidator passed to
+/// [`attach`](Self::attach) is the registration's: call it when the catalog may
+/// have changed. [`observed`](Self::observed) runs before the roots are read, so a
+/// change made during the scan is seen.
 pub trait RootObserver: Send + Sync {
     /// The lookup is about to scan `roots` (project roots included when
     /// `project_root` is set). Returns whether watching is healthy; `false`
