@@ -48,6 +48,45 @@ export declare class NativeCollection {
   finish(resultsJson: string, failed: Array<boolean>): NativeCatalog | null
 }
 
+/**
+ * The native local filesystem skill provider. Discovery and loading run on
+ * the libuv thread pool; results are plain JS objects.
+ */
+export declare class NativeLocalProvider {
+  /**
+   * Resolve and validate the configuration (defaults from `DSH_HOME`,
+   * `DSH_AGENTS_HOME`, `DSH_BUNDLED_SKILL_DIR` and the home directory).
+   * Throws on a non-positive-integer tunable or an empty path.
+   */
+  constructor(config?: NativeLocalProviderConfig | undefined | null)
+  /** Provider name: `local`. */
+  get name(): string
+  /** Discover candidates for `cwd` (no project roots without one). */
+  list(cwd?: string | undefined | null): Promise<{ candidates: object[]; complete: boolean; warnings: string[] }>
+  /**
+   * Re-read and re-parse the file behind a listed candidate. Resolves to
+   * the definition, or `undefined` when the file is gone or no longer a
+   * valid skill; rejects on unexpected I/O failures.
+   */
+  get(candidate: { path?: string; source?: string; rank?: number; resourceBase?: object; locator?: unknown; name?: string }, cwd?: string | undefined | null): Promise<object | undefined>
+  /**
+   * Like `get`, but resolves to `{ definition?, warning? }` so the caller
+   * can log why a present file is not loadable.
+   */
+  load(candidate: { path?: string; source?: string; rank?: number; resourceBase?: object; locator?: unknown; name?: string }, cwd?: string | undefined | null): Promise<{ definition?: object; warning?: string }>
+  /** One record per root and per file considered for `cwd`. */
+  diagnose(cwd?: string | undefined | null): Promise<object>
+  /**
+   * A first-party write or edit touched `path`; returns whether the
+   * catalog was invalidated.
+   */
+  observeHostMutation(path: string): boolean
+  /** Stop watching (idempotent). Discovery keeps working, unwatched. */
+  close(): void
+  /** Whether `close()` was called. */
+  get closed(): boolean
+}
+
 /** The native half of `SkillRegistry`. */
 export declare class NativeRegistry {
   /**
@@ -82,6 +121,12 @@ export declare class NativeRegistry {
    */
   validateDefinition(provider: string, definitionJson: string): string
 }
+
+/**
+ * Test hook: compare two names with the entry order of a skill root (the
+ * approximation of `String.prototype.localeCompare`). Returns -1, 0 or 1.
+ */
+export declare function __localeCompareForTest(a: string, b: string): number
 
 /** Test hook: panics inside an export so the tests can prove the panic policy. */
 export declare function __panicForTest(message: string): void
@@ -183,6 +228,32 @@ export interface NapiResourceBase {
   path?: string
   url?: string
   description?: string
+}
+
+/** Configuration of a `NativeLocalProvider` (every field optional). */
+export interface NativeLocalProviderConfig {
+  /** Default `$DSH_HOME`, else `~/.dsh`. */
+  dshHome?: string
+  /** Default `$DSH_AGENTS_HOME`, else `~/.agents`. */
+  agentsHome?: string
+  /** Extra roots (rank 300, source `custom`), in order. */
+  customSkillDirs?: Array<string>
+  /** Bundled root (rank 600); default `$DSH_BUNDLED_SKILL_DIR`, else none. */
+  bundledSkillDir?: string
+  /** Larger skill files are skipped with a warning (default 1 MiB). */
+  maxSkillFileBytes?: number
+  /** Watch roots (default true). */
+  watch?: boolean
+  /** Poll instead of native events (default false). */
+  watchUsePolling?: boolean
+  /** Write stability threshold in ms (default 200). */
+  watchStabilityThresholdMs?: number
+  /** Polling interval in ms (default 100). */
+  watchPollIntervalMs?: number
+  /** Project watchers kept (default 128). */
+  watchMaxProjects?: number
+  /** Follow symbolic links when watching (default true). */
+  watchFollowSymlinks?: boolean
 }
 
 /** The `skill` tool result for a loaded skill. */

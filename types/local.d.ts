@@ -1,8 +1,133 @@
-// Placeholder until the local provider typings land.
+import type {
+  SkillCandidate,
+  SkillDefinition,
+  SkillLookupOptions,
+  SkillProviderObservation,
+  SkillSource,
+} from './skill'
+
+/** Configuration of the `local` skill provider. Every field is optional. */
 export interface LocalSkillProviderConfig {
+  /** DSH home; its `skills` child is the `user-dsh` root (rank 400). Default `$DSH_HOME`, else `~/.dsh`. */
   readonly dshHome?: string
+  /** Agents home; its `skills` child is the `user-agents` root (rank 500). Default `$DSH_AGENTS_HOME`, else `~/.agents`. */
+  readonly agentsHome?: string
+  /** Extra skill roots (rank 300, source `custom`), in order. */
+  readonly customSkillDirs?: readonly string[]
+  /** Bundled skill root (rank 600, source `bundled`). Default `$DSH_BUNDLED_SKILL_DIR`, else none. */
+  readonly bundledSkillDir?: string
+  /** Skill files larger than this many bytes are skipped with a warning (positive integer, default 1 MiB). */
+  readonly maxSkillFileBytes?: number
+  /** Watch skill roots and invalidate the catalog on changes (default `true`). */
+  readonly watch?: boolean
+  /** Poll instead of using native filesystem events (default `false`). */
+  readonly watchUsePolling?: boolean
+  /** Quiet period before a written file counts, in ms (positive integer, default 200). */
+  readonly watchStabilityThresholdMs?: number
+  /** Polling interval in ms (positive integer, default 100). */
+  readonly watchPollIntervalMs?: number
+  /** Project roots watched at once, least recently observed evicted first (positive integer, default 128). */
+  readonly watchMaxProjects?: number
+  /** Follow symbolic links when watching (default `true`). */
+  readonly watchFollowSymlinks?: boolean
+  /** Receives one line per skipped skill file or discovery failure (default `console.warn`). */
+  readonly logger?: { warn(message: string): void }
 }
+
+/** One root considered by `diagnose()`. */
+export interface LocalRootDiagnosis {
+  /** Root directory. */
+  readonly path: string
+  /** Source label of skills found there. */
+  readonly source: SkillSource
+  /** Rank of skills found there (lower wins). */
+  readonly rank: number
+  /** `scanned`, `missing` (an empty root) or `error` (discovery incomplete). */
+  readonly status: 'scanned' | 'missing' | 'error'
+  /** Why listing failed (status `error`). */
+  readonly reason?: string
+}
+
+/** The skill that won a name, as named in a `shadowed` record. */
+export interface LocalShadowingWinner {
+  /** Skill name. */
+  readonly name: string
+  /** Source of the winner. */
+  readonly source: SkillSource
+  /** Rank of the winner. */
+  readonly rank: number
+  /** Skill file of the winner. */
+  readonly path: string
+}
+
+/** One file (or root entry) considered by `diagnose()`. */
+export interface LocalFileDiagnosis {
+  /** Skill file (`<bundle>/SKILL.md` for bundles) or the skipped entry. */
+  readonly path: string
+  /** Source label of its root. */
+  readonly source: SkillSource
+  /** Rank of its root. */
+  readonly rank: number
+  /** Layout, when known (a broken link has none). */
+  readonly layout?: 'bundle' | 'flat'
+  /** Parsed skill name, when the file parsed. */
+  readonly name?: string
+  /**
+   * `loaded`: this file provides the skill; `shadowed`: an earlier file of this
+   * provider has the same name (see `shadowedBy`); `skipped`: not a usable skill
+   * (see `reason`).
+   */
+  readonly outcome: 'loaded' | 'shadowed' | 'skipped'
+  /** Human-readable explanation (set for `shadowed` and `skipped`). */
+  readonly reason?: string
+  /** The winner of the name (outcome `shadowed`). Another provider may still outrank it in the registry. */
+  readonly shadowedBy?: LocalShadowingWinner
+}
+
+/** Everything the local provider considered for one lookup (what a `doctor` command prints). */
+export interface LocalDiagnosis {
+  /** The lookup's `cwd`, if any. */
+  readonly cwd?: string
+  /** Project root derived from `cwd` (nearest ancestor holding `.git`, else `cwd`). */
+  readonly projectRoot?: string
+  /** Whether discovery was authoritative. */
+  readonly complete: boolean
+  /** Roots in rank order. */
+  readonly roots: readonly LocalRootDiagnosis[]
+  /** Files in discovery order. */
+  readonly files: readonly LocalFileDiagnosis[]
+  /** The warnings `list()` would log. */
+  readonly warnings: readonly string[]
+}
+
+/**
+ * The `local` skill provider: project, custom, user and bundled skill roots on
+ * disk. Discovery and loading run natively off the JS thread.
+ */
 export declare class LocalSkillProvider {
+  /**
+   * @throws TypeError for a field of the wrong type; Error for a non-positive-integer
+   *   tunable or an empty path.
+   */
+  constructor(config?: LocalSkillProviderConfig)
+  /** Always `'local'`. */
   readonly name: 'local'
+  /**
+   * Discover candidates for `options.cwd` (no project roots without one). Skipped files
+   * are logged; an unexpected I/O failure yields `complete: false` with the readable
+   * skills still listed. Rejects with `options.signal.reason` when aborted.
+   */
+  list(options?: SkillLookupOptions): Promise<SkillProviderObservation>
+  /**
+   * Re-read and re-parse the file behind a candidate this provider listed.
+   * Resolves to `undefined` when the file is gone or no longer a valid skill;
+   * rejects on unexpected I/O failures and with `options.signal.reason` when aborted.
+   */
+  get(candidate: SkillCandidate, options?: SkillLookupOptions): Promise<SkillDefinition | undefined>
+  /** One record per root and per file considered for `options.cwd`. */
+  diagnose(options?: SkillLookupOptions): Promise<LocalDiagnosis>
+  /** A first-party write or edit touched `path`; returns whether the catalog was invalidated. */
+  observeHostMutation(path: string): boolean
+  /** Unregister from the registry (when registered) and close the watchers. Idempotent. */
   dispose(): Promise<void>
 }

@@ -1,1 +1,321 @@
-//! Binding module.
+//! Binding for the local provider (see `skill_core::local`).
+
+use crate::convert::{
+    candidates_to_json, definition_to_js, optional_number, optional_object, optional_string,
+    parse_json, resource_base_from_js, strings_to_js,
+};
+use crate::util::{failure, guard, invalid_arg};
+use napi::bindgen_prelude::{AsyncTask, Env, JsValue, Object, Result, ToNapiValue, Unknown};
+use napi::ScopedTask;
+use napi_derive::napi;
+use skill_core::local::{Diagnosis, Discovery, LoadError, LocalOptions, LocalProvider};
+use skill_core::model::{Candidate, InvocationPolicy, Locator, SkillDefinition, SkillSummary};
+use skill_core::provider::LookupContext;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Configuration of a `NativeLocalProvider` (every field optional).
+#[napi(object)]
+#[derive(Default)]
+pub struct NativeLocalProviderConfig {
+    /// Default `$DSH_HOME`, else `~/.dsh`.
+    pub dsh_home: Option<String>,
+    /// Default `$DSH_AGENTS_HOME`, else `~/.agents`.
+    pub agents_home: Option<String>,
+    /// Extra roots (rank 300, source `custom`), in order.
+    pub custom_skill_dirs: Option<Vec<String>>,
+    /// Bundled root (rank 600); default `$DSH_BUNDLED_SKILL_DIR`, else none.
+    pub bundled_skill_dir: Option<String>,
+    /// Larger skill files are skipped with a warning (default 1 MiB).
+    pub max_skill_file_bytes: Option<f64>,
+    /// Watch roots (default true).
+    pub watch: Option<bool>,
+    /// Poll instead of native events (default false).
+    pub watch_use_polling: Option<bool>,
+    /// Write stability threshold in ms (default 200).
+    pub watch_stability_threshold_ms: Option<f64>,
+    /// Polling interval in ms (default 100).
+    pub watch_poll_interval_ms: Option<f64>,
+    /// Project watchers kept (default 128).
+    pub watch_max_projects: Option<f64>,
+    /// Follow symbolic links when watching (default true).
+    pub watch_follow_symlinks: Option<bool>,
+}
+
+impl From<NativeLocalProviderConfig> for LocalOptions {
+    fn from(c: NativeLocalProviderConfig) -> Self {
+        LocalOptions {
+            dsh_home: c.dsh_home,
+            agents_home: c.agents_home,
+            custom_skill_dirs: c.custom_skill_dirs,
+            bundled_skill_dir: c.bundled_skill_dir,
+            max_skill_file_bytes: c.max_skill_file_bytes,
+            watch: c.watch,
+            watch_use_polling: c.watch_use_polling,
+            watch_stability_threshold_ms: c.watch_stability_threshold_ms,
+            watch_poll_interval_ms: c.watch_poll_interval_ms,
+            watch_max_projects: c.watch_max_projects,
+            watch_follow_symlinks: c.watch_follow_symlinks,
+        }
+    }
+}
+
+/// The native local filesystem skill provider. Discovery and loading run on
+/// the libuv thread pool; results are plain JS objects.
+#[napi]
+pub struct NativeLocalProvider {
+    inner: Arc<LocalProvider>,
+}
+
+impl NativeLocalProvider {
+    /// The core provider (for native registration in a registry).
+    #[allow(dead_code)]
+    pub(crate) fn core(&self) -> Arc<LocalProvider> {
+        self.inner.clone()
+    }
+}
+
+fn lookup(cwd: Option<String>) -> LookupContext {
+    LookupContext::new(cwd.filter(|c| !c.is_empty()).map(PathBuf::from))
+}
+
+#[napi]
+impl NativeLocalProvider {
+    /// Resolve and validate the configuration (defaults from `DSH_HOME`,
+    /// `DSH_AGENTS_HOME`, `DSH_BUNDLED_SKILL_DIR` and the home directory).
+    /// Throws on a non-positive-integer tunable or an empty path.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(config: Option<NativeLocalProviderConfig>) -> Result<Self> {
+        let options: LocalOptions = config.unwrap_or_default().into();
+        let config = options.resolve().map_err(invalid_arg)?;
+        Ok(Self {
+            inner: Arc::new(LocalProvider::new(config)),
+        })
+    }
+
+    /// Provider name: `local`.
+    #[napi(getter, catch_unwind)]
+    pub fn name(&self) -> &'static str {
+        skill_core::local::PROVIDER_NAME
+    }
+
+    /// Discover candidates for `cwd` (no project roots without one).
+    #[napi(
+        catch_unwind,
+        ts_return_type = "Promise<{ candidates: object[]; complete: boolean; warnings: string[] }>"
+    )]
+    pub fn list(&self, cwd: Option<String>) -> AsyncTask<ListTask> {
+        AsyncTask::new(ListTask {
+            provider: self.inner.clone(),
+            ctx: lookup(cwd),
+        })
+    }
+
+    /// Re-read and re-parse the file behind a listed candidate. Resolves to
+    /// the definition, or `undefined` when the file is gone or no longer a
+    /// valid skill; rejects on unexpected I/O failures.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "candidate: { path?: string; source?: string; rank?: number; resourceBase?: object; locator?: unknown; name?: string }, cwd?: string | undefined | null",
+        ts_return_type = "Promise<object | undefined>"
+    )]
+    pub fn get(&self, candidate: Object, cwd: Option<String>) -> Result<AsyncTask<GetTask>> {
+        // `cwd` does not change where a listed file lives; it is accepted for
+        // symmetry with `list()`.
+        let _ = cwd;
+        Ok(AsyncTask::new(GetTask {
+            provider: self.inner.clone(),
+            candidate: candidate_from_js(&candidate)?,
+            detailed: false,
+        }))
+    }
+
+    /// Like `get`, but resolves to `{ definition?, warning? }` so the caller
+    /// can log why a present file is not loadable.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "candidate: { path?: string; source?: string; rank?: number; resourceBase?: object; locator?: unknown; name?: string }, cwd?: string | undefined | null",
+        ts_return_type = "Promise<{ definition?: object; warning?: string }>"
+    )]
+    pub fn load(&self, candidate: Object, cwd: Option<String>) -> Result<AsyncTask<GetTask>> {
+        let _ = cwd;
+        Ok(AsyncTask::new(GetTask {
+            provider: self.inner.clone(),
+            candidate: candidate_from_js(&candidate)?,
+            detailed: true,
+        }))
+    }
+
+    /// One record per root and per file considered for `cwd`.
+    #[napi(catch_unwind, ts_return_type = "Promise<object>")]
+    pub fn diagnose(&self, cwd: Option<String>) -> AsyncTask<DiagnoseTask> {
+        AsyncTask::new(DiagnoseTask {
+            provider: self.inner.clone(),
+            ctx: lookup(cwd),
+        })
+    }
+
+    /// A first-party write or edit touched `path`; returns whether the
+    /// catalog was invalidated.
+    #[napi(catch_unwind)]
+    pub fn observe_host_mutation(&self, path: String) -> bool {
+        self.inner
+            .observe_host_mutation(std::path::Path::new(&path))
+    }
+
+    /// Stop watching (idempotent). Discovery keeps working, unwatched.
+    #[napi(catch_unwind)]
+    pub fn close(&self) {
+        self.inner.close();
+    }
+
+    /// Whether `close()` was called.
+    #[napi(getter, catch_unwind)]
+    pub fn closed(&self) -> bool {
+        self.inner.is_closed()
+    }
+}
+
+fn candidate_from_js(obj: &Object<'_>) -> Result<Candidate> {
+    const WHAT: &str = "candidate";
+    let locator_path = match optional_object(obj, "locator", WHAT)? {
+        Some(locator) => optional_string(&locator, "path", "candidate.locator")?,
+        None => None,
+    };
+    let path = optional_string(obj, "path", WHAT)?
+        .or(locator_path)
+        .ok_or_else(|| invalid_arg("candidate.path must be a string (the skill file)"))?;
+    let resource_base = match optional_object(obj, "resourceBase", WHAT)? {
+        Some(base) => resource_base_from_js(&base, "candidate.resourceBase")?,
+        None => None,
+    };
+    Ok(Candidate {
+        summary: SkillSummary {
+            name: optional_string(obj, "name", WHAT)?.unwrap_or_default(),
+            description: String::new(),
+            when_to_use: None,
+            invocation: InvocationPolicy::default(),
+            source: optional_string(obj, "source", WHAT)?.unwrap_or_default(),
+            provider: skill_core::local::PROVIDER_NAME.to_string(),
+            resource_base,
+        },
+        rank: optional_number(obj, "rank", WHAT)?.unwrap_or(0.0),
+        path: Some(path),
+        metadata: None,
+        locator: Locator::None,
+    })
+}
+
+/// `list()` work.
+pub struct ListTask {
+    provider: Arc<LocalProvider>,
+    ctx: LookupContext,
+}
+
+/// Discovery result with the candidates already serialised.
+pub struct Listed {
+    candidates_json: String,
+    complete: bool,
+    warnings: Vec<String>,
+}
+
+impl<'task> ScopedTask<'task> for ListTask {
+    type Output = Listed;
+    type JsValue = Object<'task>;
+
+    fn compute(&mut self) -> Result<Listed> {
+        let provider = self.provider.clone();
+        let ctx = self.ctx.clone();
+        guard(move || {
+            let d: Discovery = provider.discover(&ctx);
+            Ok(Listed {
+                candidates_json: candidates_to_json(&d.observation.candidates).map_err(failure)?,
+                complete: d.observation.complete,
+                warnings: d.warnings,
+            })
+        })
+    }
+
+    fn resolve(&mut self, env: &'task Env, output: Listed) -> Result<Object<'task>> {
+        let mut obj = Object::new(env)?;
+        obj.set("candidates", parse_json(env, output.candidates_json)?)?;
+        obj.set("complete", output.complete)?;
+        obj.set("warnings", strings_to_js(env, &output.warnings)?)?;
+        Ok(obj)
+    }
+}
+
+/// `get()` / `load()` work.
+pub struct GetTask {
+    provider: Arc<LocalProvider>,
+    candidate: Candidate,
+    detailed: bool,
+}
+
+impl<'task> ScopedTask<'task> for GetTask {
+    type Output = std::result::Result<Option<SkillDefinition>, LoadError>;
+    type JsValue = Unknown<'task>;
+
+    fn compute(&mut self) -> Result<Self::Output> {
+        let provider = self.provider.clone();
+        let candidate = self.candidate.clone();
+        guard(move || Ok(provider.load(&candidate)))
+    }
+
+    fn resolve(&mut self, env: &'task Env, output: Self::Output) -> Result<Unknown<'task>> {
+        let (definition, warning) = match output {
+            Ok(d) => (d, None),
+            Err(LoadError::Invalid { path, reason }) => {
+                (None, Some(format!("skill file {path} skipped: {reason}")))
+            }
+            Err(e) => return Err(failure(e)),
+        };
+        if !self.detailed {
+            return match definition {
+                Some(d) => Ok(definition_to_js(env, &d)?.to_unknown()),
+                None => ().into_unknown(env),
+            };
+        }
+        let mut obj = Object::new(env)?;
+        if let Some(d) = definition {
+            obj.set("definition", definition_to_js(env, &d)?)?;
+        }
+        if let Some(w) = warning {
+            obj.set("warning", w)?;
+        }
+        Ok(obj.to_unknown())
+    }
+}
+
+/// `diagnose()` work.
+pub struct DiagnoseTask {
+    provider: Arc<LocalProvider>,
+    ctx: LookupContext,
+}
+
+impl<'task> ScopedTask<'task> for DiagnoseTask {
+    type Output = Diagnosis;
+    type JsValue = Unknown<'task>;
+
+    fn compute(&mut self) -> Result<Diagnosis> {
+        let provider = self.provider.clone();
+        let ctx = self.ctx.clone();
+        guard(move || Ok(provider.diagnose(&ctx)))
+    }
+
+    fn resolve(&mut self, env: &'task Env, output: Diagnosis) -> Result<Unknown<'task>> {
+        env.to_js_value(&output)
+    }
+}
+
+/// Test hook: compare two names with the entry order of a skill root (the
+/// approximation of `String.prototype.localeCompare`). Returns -1, 0 or 1.
+#[napi(catch_unwind, js_name = "__localeCompareForTest")]
+#[cfg_attr(test, allow(dead_code))]
+pub fn locale_compare_for_test(a: String, b: String) -> i32 {
+    match skill_core::local::order::locale_compare(&a, &b) {
+        std::cmp::Ordering::Less => -1,
+        std::cmp::Ordering::Equal => 0,
+        std::cmp::Ordering::Greater => 1,
+    }
+}

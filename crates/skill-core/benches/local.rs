@@ -1,0 +1,100 @@
+//! Frontmatter parsing and cold discovery of generated skill trees.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use skill_core::frontmatter;
+use skill_core::local::{LocalOptions, LocalProvider};
+use skill_core::provider::LookupContext;
+use std::hint::black_box;
+use std::path::Path;
+
+/// A realistic skill file: ~200-character description, a small metadata map
+/// and a ~2 KB body.
+fn skill_text(name: &str) -> String {
+    let description = format!(
+        "Use {name} when the task involves reviewing, refactoring or documenting code in this \
+         repository; it explains the conventions, the checks to run before committing and how \
+         to report findings."
+    );
+    let mut body = format!("# {name}\n\n");
+    while body.len() < 2048 {
+        body.push_str(
+            "Follow the project conventions. Run the formatter and the linter, then the tests. \
+             Keep commits small and explain why in the message.\n\n",
+        );
+    }
+    format!(
+        "---\nname: {name}\ndescription: {description}\nwhenToUse: When asked about {name}\n\
+         metadata:\n  owner: platform-team\n  version: 3\n  tags: [review, quality]\n---\n\n{body}"
+    )
+}
+
+/// `count` skills split over the user DSH and user agents roots, half bundles
+/// and half flat files.
+fn generate(home: &Path, count: usize) {
+    for i in 0..count {
+        let root = if i % 2 == 0 {
+            home.join(".dsh/skills")
+        } else {
+            home.join(".agents/skills")
+        };
+        let name = format!("skill-{i:05}");
+        let path = if i % 4 < 2 {
+            root.join(&name).join("SKILL.md")
+        } else {
+            root.join(format!("{name}.md"))
+        };
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, skill_text(&name)).expect("write");
+    }
+}
+
+fn provider(home: &Path) -> LocalProvider {
+    let options = LocalOptions {
+        dsh_home: Some(home.join(".dsh").to_string_lossy().into_owned()),
+        agents_home: Some(home.join(".agents").to_string_lossy().into_owned()),
+        watch: Some(false),
+        ..LocalOptions::default()
+    };
+    LocalProvider::new(options.resolve_with(&|_| None).expect("config"))
+}
+
+fn bench_frontmatter(c: &mut Criterion) {
+    let text = skill_text("bench-skill");
+    let mut group = c.benchmark_group("frontmatter");
+    group.throughput(Throughput::Bytes(text.len() as u64));
+    group.bench_function("parse", |b| {
+        b.iter(|| frontmatter::parse(black_box(&text)).expect("valid"))
+    });
+    let (yaml, _) = frontmatter::split(&text).expect("split");
+    group.bench_function("yaml_only", |b| {
+        b.iter(|| serde_yaml_ng::from_str::<serde_yaml_ng::Value>(black_box(yaml)).expect("yaml"))
+    });
+    group.bench_function("yaml_tiny", |b| {
+        b.iter(|| serde_yaml_ng::from_str::<serde_yaml_ng::Value>(black_box("a: b")).expect("yaml"))
+    });
+    group.finish();
+}
+
+fn bench_discovery(c: &mut Criterion) {
+    let mut group = c.benchmark_group("local_cold_discovery");
+    for count in [1_000usize, 10_000] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        generate(dir.path(), count);
+        group.throughput(Throughput::Elements(count as u64));
+        if count >= 10_000 {
+            group.sample_size(10);
+        }
+        group.bench_with_input(BenchmarkId::from_parameter(count), &count, |b, &count| {
+            b.iter(|| {
+                // A fresh provider each time: nothing is cached between runs.
+                let d = provider(dir.path()).discover(&LookupContext::new(None));
+                assert_eq!(d.observation.candidates.len(), count);
+                d
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_frontmatter, bench_discovery);
+criterion_main!(benches);

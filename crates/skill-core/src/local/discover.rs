@@ -1,0 +1,379 @@
+//! One discovery pass: list every root (one level), order entries, then read
+//! and parse the skill files on a few worker threads.
+
+use super::fs::{is_gone, is_loop, EntryKind, FileRead, SkillFs};
+use super::order::sort_by_name;
+use super::roots::RootSpec;
+use crate::cancel::CancelToken;
+use crate::frontmatter::{self, ParsedSkill};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+/// How a skill file sits in its root.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// `<root>/<dir>/SKILL.md`.
+    Bundle,
+    /// `<root>/<file>.md`.
+    Flat,
+}
+
+impl Layout {
+    /// `bundle` or `flat`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layout::Bundle => "bundle",
+            Layout::Flat => "flat",
+        }
+    }
+}
+
+/// What became of one root.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RootStatus {
+    /// Listed.
+    Scanned,
+    /// Absent (or not a directory): an empty root.
+    Missing,
+    /// Listing failed unexpectedly; discovery is incomplete.
+    Failed(String),
+}
+
+/// What became of one skill file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FileOutcome {
+    /// Parsed and valid.
+    Parsed(ParsedSkill),
+    /// Not a skill; `warn` tells whether the user should hear about it.
+    Skipped {
+        /// Human-readable reason.
+        reason: String,
+        /// Whether this is worth a warning (a directory without `SKILL.md` is not).
+        warn: bool,
+    },
+    /// Unexpected I/O failure; discovery is incomplete.
+    Failed(String),
+}
+
+/// One file (or entry) considered by a scan.
+#[derive(Clone, Debug)]
+pub struct FileScan {
+    /// Index of the root in [`Scan::roots`].
+    pub root: usize,
+    /// The skill file (`…/SKILL.md` for bundles).
+    pub path: PathBuf,
+    /// Resource base: the bundle directory, or the root for flat files.
+    pub base: PathBuf,
+    /// Layout, when known (a broken link has none).
+    pub layout: Option<Layout>,
+    /// Result.
+    pub outcome: FileOutcome,
+}
+
+/// The result of one pass.
+#[derive(Clone, Debug)]
+pub struct Scan {
+    /// Roots in rank order with their status.
+    pub roots: Vec<(RootSpec, RootStatus)>,
+    /// Files in discovery order (root order, then entry order).
+    pub files: Vec<FileScan>,
+    /// Whether nothing unexpected happened (and the caller did not cancel).
+    pub complete: bool,
+}
+
+/// The outcome of reading one skill file.
+#[derive(Debug)]
+pub enum ReadOutcome {
+    /// Valid skill.
+    Parsed(ParsedSkill),
+    /// The file does not exist (any more).
+    Gone,
+    /// Present but not an acceptable skill file.
+    Invalid(String),
+    /// Unexpected I/O failure.
+    Failed(String),
+}
+
+/// Read and parse one skill file, reading at most `cap + 1` bytes.
+pub fn read_skill(fs: &dyn SkillFs, path: &Path, cap: u64) -> ReadOutcome {
+    let bytes = match fs.read_file(path, cap) {
+        Ok(FileRead::Bytes(b)) => b,
+        Ok(FileRead::NotRegular(EntryKind::Dir)) => {
+            return ReadOutcome::Invalid("is a directory, not a file".into())
+        }
+        Ok(FileRead::NotRegular(_)) => return ReadOutcome::Invalid("not a regular file".into()),
+        Ok(FileRead::TooLarge(len)) => return ReadOutcome::Invalid(too_large(len, cap)),
+        Err(e) if is_gone(&e) => return ReadOutcome::Gone,
+        Err(e) if is_loop(&e) => return ReadOutcome::Invalid("symbolic link loop".into()),
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
+            return ReadOutcome::Invalid(format!("cannot read: {e}"))
+        }
+        Err(e) => return ReadOutcome::Failed(format!("cannot read: {e}")),
+    };
+    if bytes.is_empty() {
+        return ReadOutcome::Invalid("empty file".into());
+    }
+    if bytes.len() as u64 > cap {
+        return ReadOutcome::Invalid(format!(
+            "file is larger than maxSkillFileBytes (more than {cap} bytes)"
+        ));
+    }
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            return ReadOutcome::Invalid(format!(
+                "not UTF-8 text (invalid byte at offset {})",
+                e.valid_up_to()
+            ))
+        }
+    };
+    match frontmatter::parse(text) {
+        Ok(p) => ReadOutcome::Parsed(p),
+        Err(e) => ReadOutcome::Invalid(e.to_string()),
+    }
+}
+
+fn too_large(len: u64, cap: u64) -> String {
+    format!("file is larger than maxSkillFileBytes ({len} > {cap} bytes)")
+}
+
+struct Item {
+    root: usize,
+    path: PathBuf,
+    base: PathBuf,
+    layout: Option<Layout>,
+    decided: Option<FileOutcome>,
+}
+
+fn skipped(reason: impl Into<String>, warn: bool) -> Option<FileOutcome> {
+    Some(FileOutcome::Skipped {
+        reason: reason.into(),
+        warn,
+    })
+}
+
+/// List one root into `items`.
+fn list_root(fs: &dyn SkillFs, index: usize, root: &RootSpec, items: &mut Vec<Item>) -> RootStatus {
+    let entries = match fs.read_dir(&root.path) {
+        Ok(e) => e,
+        Err(e) if is_gone(&e) => return RootStatus::Missing,
+        Err(e) => {
+            return RootStatus::Failed(format!(
+                "cannot list skill root {}: {e}",
+                root.path.display()
+            ))
+        }
+    };
+    let mut named = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let path = root.path.join(&entry.name);
+        match entry.name.into_string() {
+            Ok(name) => named.push((name, entry.kind, path)),
+            Err(raw) => {
+                let md = raw.as_encoded_bytes().ends_with(b".md");
+                if md || entry.kind != EntryKind::File {
+                    items.push(Item {
+                        root: index,
+                        path,
+                        base: root.path.clone(),
+                        layout: None,
+                        decided: skipped("file name is not valid UTF-8", true),
+                    });
+                }
+            }
+        }
+    }
+    sort_by_name(&mut named, |(name, _, _)| name.as_str());
+    for (name, kind, path) in named {
+        if root.skips_system() && name == ".system" {
+            items.push(Item {
+                root: index,
+                path,
+                base: root.path.clone(),
+                layout: None,
+                decided: skipped(
+                    ".system under the user DSH root is reserved and not scanned",
+                    false,
+                ),
+            });
+            continue;
+        }
+        let is_md = name.ends_with(".md");
+        let kind = if kind == EntryKind::Symlink {
+            match fs.metadata(&path) {
+                Ok(m) => m.kind,
+                Err(e) => {
+                    let outcome = if is_gone(&e) {
+                        skipped("broken symbolic link", true)
+                    } else if is_loop(&e) {
+                        skipped("symbolic link loop", true)
+                    } else {
+                        Some(FileOutcome::Failed(format!(
+                            "cannot follow symbolic link: {e}"
+                        )))
+                    };
+                    items.push(Item {
+                        root: index,
+                        path,
+                        base: root.path.clone(),
+                        layout: None,
+                        decided: outcome,
+                    });
+                    continue;
+                }
+            }
+        } else {
+            kind
+        };
+        match kind {
+            EntryKind::Dir => items.push(Item {
+                root: index,
+                path: path.join("SKILL.md"),
+                base: path,
+                layout: Some(Layout::Bundle),
+                decided: None,
+            }),
+            EntryKind::File if is_md => items.push(Item {
+                root: index,
+                path,
+                base: root.path.clone(),
+                layout: Some(Layout::Flat),
+                decided: None,
+            }),
+            EntryKind::Other | EntryKind::Symlink if is_md => items.push(Item {
+                root: index,
+                path,
+                base: root.path.clone(),
+                layout: Some(Layout::Flat),
+                decided: skipped("not a regular file", true),
+            }),
+            _ => {}
+        }
+    }
+    RootStatus::Scanned
+}
+
+fn process(fs: &dyn SkillFs, item: &Item, cap: u64) -> FileOutcome {
+    if let Some(decided) = &item.decided {
+        return decided.clone();
+    }
+    match read_skill(fs, &item.path, cap) {
+        ReadOutcome::Parsed(p) => FileOutcome::Parsed(p),
+        ReadOutcome::Gone if item.layout == Some(Layout::Bundle) => FileOutcome::Skipped {
+            reason: "directory has no SKILL.md".into(),
+            warn: false,
+        },
+        ReadOutcome::Gone => FileOutcome::Skipped {
+            reason: "file disappeared during discovery".into(),
+            warn: false,
+        },
+        ReadOutcome::Invalid(reason) => FileOutcome::Skipped { reason, warn: true },
+        ReadOutcome::Failed(reason) => FileOutcome::Failed(reason),
+    }
+}
+
+fn parallelism() -> usize {
+    static CORES: OnceLock<usize> = OnceLock::new();
+    *CORES.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            .min(8)
+    })
+}
+
+/// Items handled by one worker before another thread is worth spawning.
+const ITEMS_PER_WORKER: usize = 16;
+
+/// Scan `roots`.
+pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken) -> Scan {
+    let mut items = Vec::new();
+    let mut statuses = Vec::with_capacity(roots.len());
+    let mut complete = true;
+    for (index, root) in roots.iter().enumerate() {
+        let status = list_root(fs, index, root, &mut items);
+        if matches!(status, RootStatus::Failed(_)) {
+            complete = false;
+        }
+        statuses.push((root.clone(), status));
+    }
+
+    let workers = parallelism()
+        .min(items.len().div_ceil(ITEMS_PER_WORKER))
+        .max(1);
+    let mut outcomes: Vec<Option<FileOutcome>> = Vec::new();
+    outcomes.resize_with(items.len(), || None);
+    let next = AtomicUsize::new(0);
+    let work = |out: &mut Vec<(usize, FileOutcome)>| loop {
+        if cancel.is_cancelled() {
+            break;
+        }
+        let i = next.fetch_add(1, Ordering::Relaxed);
+        let Some(item) = items.get(i) else { break };
+        out.push((i, process(fs, item, cap)));
+    };
+    if workers <= 1 {
+        let mut out = Vec::with_capacity(items.len());
+        work(&mut out);
+        for (i, o) in out {
+            outcomes[i] = Some(o);
+        }
+    } else {
+        let results: Vec<Vec<(usize, FileOutcome)>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (1..workers)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut out = Vec::new();
+                        work(&mut out);
+                        out
+                    })
+                })
+                .collect();
+            let mut mine = Vec::new();
+            work(&mut mine);
+            let mut all = vec![mine];
+            for h in handles {
+                // A worker only panics on a bug; its items stay unprocessed
+                // and the scan is reported incomplete below.
+                if let Ok(out) = h.join() {
+                    all.push(out);
+                }
+            }
+            all
+        });
+        for (i, o) in results.into_iter().flatten() {
+            outcomes[i] = Some(o);
+        }
+    }
+
+    let cancelled = cancel.is_cancelled();
+    let mut files = Vec::with_capacity(items.len());
+    for (item, outcome) in items.into_iter().zip(outcomes) {
+        let outcome = match outcome {
+            Some(o) => o,
+            None => {
+                complete = false;
+                if cancelled {
+                    continue;
+                }
+                FileOutcome::Failed("not processed".into())
+            }
+        };
+        if matches!(outcome, FileOutcome::Failed(_)) {
+            complete = false;
+        }
+        files.push(FileScan {
+            root: item.root,
+            path: item.path,
+            base: item.base,
+            layout: item.layout,
+            outcome,
+        });
+    }
+    Scan {
+        roots: statuses,
+        files,
+        complete: complete && !cancelled,
+    }
+}

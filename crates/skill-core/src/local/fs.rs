@@ -1,0 +1,200 @@
+//! The filesystem seen by the local provider.
+//!
+//! Discovery and loading only use [`SkillFs`], so another backend (a host
+//! filesystem service, an in-memory fake) can replace [`StdFs`].
+
+use std::ffi::OsString;
+use std::io::{self, Read};
+use std::path::Path;
+
+/// What a path is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link (only reported by [`SkillFs::read_dir`], which does not
+    /// follow links).
+    Symlink,
+    /// Anything else (FIFO, socket, device).
+    Other,
+}
+
+/// One entry of a directory listing.
+#[derive(Clone, Debug)]
+pub struct DirEntry {
+    /// File name (not a path).
+    pub name: OsString,
+    /// Kind of the entry itself (links not followed).
+    pub kind: EntryKind,
+}
+
+/// Metadata of a path, links followed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileMeta {
+    /// Kind of the target.
+    pub kind: EntryKind,
+    /// Size in bytes.
+    pub len: u64,
+}
+
+/// The result of [`SkillFs::read_file`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FileRead {
+    /// The file's bytes: at most `cap + 1` of them, so a result longer than
+    /// `cap` means the file is too large.
+    Bytes(Vec<u8>),
+    /// The path (links followed) is not a regular file.
+    NotRegular(EntryKind),
+    /// The file is larger than `cap` (its size); nothing was read.
+    TooLarge(u64),
+}
+
+/// Filesystem operations used by discovery. Implementations must be safe to
+/// call from several threads at once.
+pub trait SkillFs: Send + Sync {
+    /// List a directory (one level, any order).
+    fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>>;
+    /// Metadata of `path`, following symbolic links.
+    fn metadata(&self, path: &Path) -> io::Result<FileMeta>;
+    /// Whether something (anything, even a broken link) exists at `path`.
+    fn exists(&self, path: &Path) -> io::Result<bool>;
+    /// Read a regular file (links followed) of at most `cap` bytes, never
+    /// reading more than `cap + 1` bytes and never blocking on a FIFO.
+    fn read_file(&self, path: &Path, cap: u64) -> io::Result<FileRead>;
+}
+
+/// The process's own filesystem (`std::fs`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StdFs;
+
+fn kind_of(ft: std::fs::FileType) -> EntryKind {
+    if ft.is_symlink() {
+        EntryKind::Symlink
+    } else if ft.is_dir() {
+        EntryKind::Dir
+    } else if ft.is_file() {
+        EntryKind::File
+    } else {
+        EntryKind::Other
+    }
+}
+
+impl SkillFs for StdFs {
+    fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(path)? {
+            let entry = entry?;
+            let kind = match entry.file_type() {
+                Ok(ft) => kind_of(ft),
+                Err(_) => match std::fs::symlink_metadata(entry.path()) {
+                    Ok(m) => kind_of(m.file_type()),
+                    // Vanished between the listing and the probe.
+                    Err(_) => continue,
+                },
+            };
+            out.push(DirEntry {
+                name: entry.file_name(),
+                kind,
+            });
+        }
+        Ok(out)
+    }
+
+    fn metadata(&self, path: &Path) -> io::Result<FileMeta> {
+        let m = std::fs::metadata(path)?;
+        Ok(FileMeta {
+            kind: kind_of(m.file_type()),
+            len: m.len(),
+        })
+    }
+
+    fn exists(&self, path: &Path) -> io::Result<bool> {
+        match std::fs::symlink_metadata(path) {
+            Ok(_) => Ok(true),
+            Err(e) if is_gone(&e) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn read_file(&self, path: &Path, cap: u64) -> io::Result<FileRead> {
+        let file = open_nonblocking(path)?;
+        // Checked on the open handle, so what is read is what was checked.
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Ok(FileRead::NotRegular(kind_of(meta.file_type())));
+        }
+        if meta.len() > cap {
+            return Ok(FileRead::TooLarge(meta.len()));
+        }
+        read_capped(file, meta.len(), cap)
+    }
+}
+
+/// Read at most `cap + 1` bytes (the file may have grown since `len` was read).
+pub(crate) fn read_capped(file: std::fs::File, len: u64, cap: u64) -> io::Result<FileRead> {
+    let limit = cap.saturating_add(1);
+    let mut buf = Vec::with_capacity(
+        usize::try_from(len.min(limit))
+            .unwrap_or(0)
+            .saturating_add(1),
+    );
+    file.take(limit).read_to_end(&mut buf)?;
+    Ok(FileRead::Bytes(buf))
+}
+
+/// Open for reading without blocking: opening a FIFO with no writer would
+/// otherwise wait forever. Reads of regular files are unaffected.
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+    // Elsewhere, check the kind first: only regular files are opened.
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    std::fs::File::open(path)
+}
+
+/// ELOOP on this platform, when known.
+#[cfg(any(target_os = "linux", target_os = "android"))]
+const ELOOP: Option<i32> = Some(40);
+#[cfg(any(target_os = "macos", target_os = "ios", target_os = "freebsd"))]
+const ELOOP: Option<i32> = Some(62);
+#[cfg(windows)]
+const ELOOP: Option<i32> = Some(1921); // ERROR_CANT_RESOLVE_FILENAME
+#[cfg(not(any(
+    target_os = "linux",
+    target_os = "android",
+    target_os = "macos",
+    target_os = "ios",
+    target_os = "freebsd",
+    windows
+)))]
+const ELOOP: Option<i32> = None;
+
+/// The path does not exist (any more): not found, or a path component that is
+/// not a directory.
+pub fn is_gone(e: &io::Error) -> bool {
+    matches!(
+        e.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+    )
+}
+
+/// Too many levels of symbolic links (a link loop).
+pub fn is_loop(e: &io::Error) -> bool {
+    ELOOP.is_some() && e.raw_os_error() == ELOOP
+}

@@ -1,0 +1,784 @@
+//! The `local` provider: skill roots on disk, one-level discovery, YAML
+//! frontmatter, and diagnostics.
+//!
+//! Roots, in rank order (lower wins): `<project>/.dsh/skills` (100,
+//! `project-dsh`), `<project>/.agents/skills` (200, `project-agents`), each
+//! custom directory (300, `custom`), `<dshHome>/skills` (400, `user-dsh`, its
+//! `.system` child skipped), `<agentsHome>/skills` (500, `user-agents`) and the
+//! bundled directory (600, `bundled`, only when configured). `<project>` is the
+//! nearest ancestor of `cwd` holding `.git`, else `cwd`; no `cwd`, no project
+//! roots.
+//!
+//! A missing root is empty. An unexpected I/O failure makes the observation
+//! incomplete (never cacheable) while readable skills stay listed. Files that
+//! are not skills are skipped with a warning; [`LocalProvider::diagnose`]
+//! explains every file considered.
+
+mod discover;
+pub mod fs;
+pub mod order;
+pub mod roots;
+
+pub use discover::{read_skill, FileOutcome, Layout, ReadOutcome, RootStatus};
+pub use roots::{RootSpec, Source};
+
+use crate::frontmatter::ParsedSkill;
+use crate::model::{Candidate, Locator, Observation, ResourceBase, SkillDefinition, SkillSummary};
+use crate::provider::{Invalidate, LookupContext, NativeProvider, ProviderError};
+use discover::Scan;
+use fs::{SkillFs, StdFs};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+/// Provider name (and candidate `provider` field).
+pub const PROVIDER_NAME: &str = "local";
+/// Default `maxSkillFileBytes` (1 MiB).
+pub const DEFAULT_MAX_SKILL_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Watcher tunables. Validated here; used by the watcher.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WatchConfig {
+    /// Watch roots at all (`watch`, default true).
+    pub enabled: bool,
+    /// Poll instead of native events (`watchUsePolling`, default false).
+    pub use_polling: bool,
+    /// Quiet period before a written file counts (`watchStabilityThresholdMs`, 200).
+    pub stability_threshold_ms: u64,
+    /// Polling interval (`watchPollIntervalMs`, 100).
+    pub poll_interval_ms: u64,
+    /// Project watchers kept (`watchMaxProjects`, 128).
+    pub max_projects: usize,
+    /// Follow symbolic links (`watchFollowSymlinks`, default true).
+    pub follow_symlinks: bool,
+}
+
+impl Default for WatchConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            use_polling: false,
+            stability_threshold_ms: 200,
+            poll_interval_ms: 100,
+            max_projects: 128,
+            follow_symlinks: true,
+        }
+    }
+}
+
+/// Resolved configuration of a [`LocalProvider`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct LocalConfig {
+    /// `dshHome` (its `skills` child is the `user-dsh` root).
+    pub dsh_home: PathBuf,
+    /// `agentsHome` (its `skills` child is the `user-agents` root).
+    pub agents_home: PathBuf,
+    /// `customSkillDirs`, in order.
+    pub custom_skill_dirs: Vec<PathBuf>,
+    /// `bundledSkillDir`, when configured.
+    pub bundled_skill_dir: Option<PathBuf>,
+    /// Larger skill files are skipped (`maxSkillFileBytes`).
+    pub max_skill_file_bytes: u64,
+    /// Watcher tunables.
+    pub watch: WatchConfig,
+}
+
+/// Configuration as the host passes it (every field optional; numbers as JS
+/// numbers so they can be validated).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LocalOptions {
+    /// `dshHome`; default `$DSH_HOME`, else `~/.dsh`.
+    pub dsh_home: Option<String>,
+    /// `agentsHome`; default `$DSH_AGENTS_HOME`, else `~/.agents`.
+    pub agents_home: Option<String>,
+    /// `customSkillDirs`; default none.
+    pub custom_skill_dirs: Option<Vec<String>>,
+    /// `bundledSkillDir`; default `$DSH_BUNDLED_SKILL_DIR`, else none.
+    pub bundled_skill_dir: Option<String>,
+    /// `maxSkillFileBytes`; default 1 MiB.
+    pub max_skill_file_bytes: Option<f64>,
+    /// `watch`.
+    pub watch: Option<bool>,
+    /// `watchUsePolling`.
+    pub watch_use_polling: Option<bool>,
+    /// `watchStabilityThresholdMs`.
+    pub watch_stability_threshold_ms: Option<f64>,
+    /// `watchPollIntervalMs`.
+    pub watch_poll_interval_ms: Option<f64>,
+    /// `watchMaxProjects`.
+    pub watch_max_projects: Option<f64>,
+    /// `watchFollowSymlinks`.
+    pub watch_follow_symlinks: Option<bool>,
+}
+
+/// Invalid configuration.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// A numeric option is not a positive integer.
+    #[error("{field} must be a positive integer (got {value})")]
+    NotPositiveInteger {
+        /// Option name.
+        field: &'static str,
+        /// The value as given.
+        value: String,
+    },
+    /// A path option is an empty string.
+    #[error("{0} must be a non-empty path")]
+    EmptyPath(&'static str),
+    /// No home directory to derive a default from.
+    #[error("cannot determine the home directory for the default {0}; set it explicitly")]
+    NoHome(&'static str),
+}
+
+fn positive_integer(
+    field: &'static str,
+    value: Option<f64>,
+    default: u64,
+) -> Result<u64, ConfigError> {
+    match value {
+        None => Ok(default),
+        Some(v)
+            if v.is_finite() && v >= 1.0 && v.fract() == 0.0 && v <= 9_007_199_254_740_991.0 =>
+        {
+            Ok(v as u64)
+        }
+        Some(v) => Err(ConfigError::NotPositiveInteger {
+            field,
+            value: if v.is_nan() {
+                "NaN".into()
+            } else if v.is_infinite() {
+                if v > 0.0 { "Infinity" } else { "-Infinity" }.into()
+            } else {
+                format!("{v}")
+            },
+        }),
+    }
+}
+
+fn absolute(path: &str, field: &'static str) -> Result<PathBuf, ConfigError> {
+    if path.is_empty() {
+        return Err(ConfigError::EmptyPath(field));
+    }
+    Ok(make_absolute(Path::new(path)))
+}
+
+fn make_absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+    }
+}
+
+impl LocalOptions {
+    /// Resolve defaults from the process environment.
+    pub fn resolve(&self) -> Result<LocalConfig, ConfigError> {
+        self.resolve_with(&|key| std::env::var(key).ok())
+    }
+
+    /// Resolve defaults from `env` (`DSH_HOME`, `DSH_AGENTS_HOME`,
+    /// `DSH_BUNDLED_SKILL_DIR`, `HOME`/`USERPROFILE`). Empty variables count
+    /// as unset.
+    pub fn resolve_with(
+        &self,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<LocalConfig, ConfigError> {
+        let var = |key: &str| env(key).filter(|v| !v.is_empty());
+        let home = || {
+            var("HOME")
+                .or_else(|| var("USERPROFILE"))
+                .map(PathBuf::from)
+                .or_else(std::env::home_dir)
+        };
+        let dsh_home = match (&self.dsh_home, var("DSH_HOME")) {
+            (Some(p), _) => absolute(p, "dshHome")?,
+            (None, Some(p)) => make_absolute(Path::new(&p)),
+            (None, None) => home().ok_or(ConfigError::NoHome("dshHome"))?.join(".dsh"),
+        };
+        let agents_home = match (&self.agents_home, var("DSH_AGENTS_HOME")) {
+            (Some(p), _) => absolute(p, "agentsHome")?,
+            (None, Some(p)) => make_absolute(Path::new(&p)),
+            (None, None) => home()
+                .ok_or(ConfigError::NoHome("agentsHome"))?
+                .join(".agents"),
+        };
+        let custom_skill_dirs = self
+            .custom_skill_dirs
+            .iter()
+            .flatten()
+            .map(|p| absolute(p, "customSkillDirs"))
+            .collect::<Result<_, _>>()?;
+        let bundled_skill_dir = match (&self.bundled_skill_dir, var("DSH_BUNDLED_SKILL_DIR")) {
+            (Some(p), _) => Some(absolute(p, "bundledSkillDir")?),
+            (None, Some(p)) => Some(make_absolute(Path::new(&p))),
+            (None, None) => None,
+        };
+        let defaults = WatchConfig::default();
+        Ok(LocalConfig {
+            dsh_home,
+            agents_home,
+            custom_skill_dirs,
+            bundled_skill_dir,
+            max_skill_file_bytes: positive_integer(
+                "maxSkillFileBytes",
+                self.max_skill_file_bytes,
+                DEFAULT_MAX_SKILL_FILE_BYTES,
+            )?,
+            watch: WatchConfig {
+                enabled: self.watch.unwrap_or(defaults.enabled),
+                use_polling: self.watch_use_polling.unwrap_or(defaults.use_polling),
+                stability_threshold_ms: positive_integer(
+                    "watchStabilityThresholdMs",
+                    self.watch_stability_threshold_ms,
+                    defaults.stability_threshold_ms,
+                )?,
+                poll_interval_ms: positive_integer(
+                    "watchPollIntervalMs",
+                    self.watch_poll_interval_ms,
+                    defaults.poll_interval_ms,
+                )?,
+                max_projects: usize::try_from(positive_integer(
+                    "watchMaxProjects",
+                    self.watch_max_projects,
+                    defaults.max_projects as u64,
+                )?)
+                .unwrap_or(usize::MAX),
+                follow_symlinks: self
+                    .watch_follow_symlinks
+                    .unwrap_or(defaults.follow_symlinks),
+            },
+        })
+    }
+}
+
+/// The seam a root watcher plugs into. The provider tells it, on every
+/// discovery, which project and roots that lookup used.
+///
+/// Install one with [`LocalProvider::set_observer`] (typically when
+/// [`WatchConfig::enabled`] is set). A watcher implementation splits `roots` by
+/// [`Source::is_project`]: the others (custom, user, bundled) are the same for
+/// every lookup and are watched once; the project roots belong to
+/// `project_root` and go into its bounded set of projects. Roots whose source is
+/// [`Source::UserDsh`] ignore their `.system` child. The invalidator passed to
+/// [`attach`](Self::attach) is the registration's: call it when the catalog may
+/// have changed. [`observed`](Self::observed) runs before the roots are read, so a
+/// change made during the scan is seen.
+pub trait RootObserver: Send + Sync {
+    /// The lookup is about to scan `roots` (project roots included when
+    /// `project_root` is set). Returns whether watching is healthy; `false`
+    /// makes the observation incomplete.
+    fn observed(&self, project_root: Option<&Path>, roots: &[RootSpec]) -> bool;
+
+    /// A first-party write or edit touched `path`. Returns whether it
+    /// invalidated the catalog.
+    fn host_mutation(&self, _path: &Path) -> bool {
+        false
+    }
+
+    /// The provider's registration changed (`None` when unregistered).
+    fn attach(&self, _invalidator: Option<Arc<dyn Invalidate>>) {}
+
+    /// Stop watching for good.
+    fn close(&self) {}
+}
+
+/// Result of [`LocalProvider::discover`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Discovery {
+    /// Candidates in discovery order (same-name candidates included: the first
+    /// one wins).
+    pub observation: Observation,
+    /// One line per skipped file or unexpected failure.
+    pub warnings: Vec<String>,
+}
+
+/// Why [`LocalProvider::load`] found nothing usable.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    /// The file exists but is no longer a valid skill.
+    #[error("skill file {path} skipped: {reason}")]
+    Invalid {
+        /// Skill file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// Unexpected I/O failure.
+    #[error("cannot load skill file {path}: {reason}")]
+    Io {
+        /// Skill file.
+        path: String,
+        /// Why.
+        reason: String,
+    },
+    /// The candidate has no path.
+    #[error("candidate \"{0}\" has no path")]
+    NoPath(String),
+}
+
+/// One root in a [`Diagnosis`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RootReport {
+    /// Root directory.
+    pub path: String,
+    /// Source label.
+    pub source: &'static str,
+    /// Rank.
+    pub rank: f64,
+    /// `scanned`, `missing` or `error`.
+    pub status: &'static str,
+    /// Why listing failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// The candidate that won a name.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WinnerRef {
+    /// Skill name.
+    pub name: String,
+    /// Source of the winner.
+    pub source: &'static str,
+    /// Rank of the winner.
+    pub rank: f64,
+    /// Skill file of the winner.
+    pub path: String,
+}
+
+/// One file considered by discovery, with what became of it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileReport {
+    /// Skill file (`…/SKILL.md` for bundles) or the entry that was skipped.
+    pub path: String,
+    /// Source label of its root.
+    pub source: &'static str,
+    /// Rank of its root.
+    pub rank: f64,
+    /// `bundle` or `flat`, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<&'static str>,
+    /// Parsed skill name, when the file parsed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// `loaded`, `shadowed` or `skipped`.
+    pub outcome: &'static str,
+    /// Human-readable explanation (always set unless loaded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The winner of the name, for shadowed files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shadowed_by: Option<WinnerRef>,
+}
+
+/// What `doctor` prints: every root and every file considered for one lookup.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Diagnosis {
+    /// The lookup's `cwd`, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// The project root derived from `cwd`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_root: Option<String>,
+    /// Whether discovery was authoritative.
+    pub complete: bool,
+    /// Roots in rank order.
+    pub roots: Vec<RootReport>,
+    /// Files in discovery order.
+    pub files: Vec<FileReport>,
+    /// The warnings `list()` would log.
+    pub warnings: Vec<String>,
+}
+
+/// The local filesystem skill provider.
+pub struct LocalProvider {
+    config: LocalConfig,
+    fs: Arc<dyn SkillFs>,
+    observer: RwLock<Option<Arc<dyn RootObserver>>>,
+    invalidator: Mutex<Option<Arc<dyn Invalidate>>>,
+    closed: AtomicBool,
+}
+
+impl std::fmt::Debug for LocalProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalProvider")
+            .field("config", &self.config)
+            .field("closed", &self.is_closed())
+            .finish_non_exhaustive()
+    }
+}
+
+fn path_string(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+impl LocalProvider {
+    /// A provider reading the process's filesystem.
+    pub fn new(config: LocalConfig) -> Self {
+        Self::with_fs(config, Arc::new(StdFs))
+    }
+
+    /// A provider reading through `fs`.
+    pub fn with_fs(config: LocalConfig, fs: Arc<dyn SkillFs>) -> Self {
+        Self {
+            config,
+            fs,
+            observer: RwLock::new(None),
+            invalidator: Mutex::new(None),
+            closed: AtomicBool::new(false),
+        }
+    }
+
+    /// The resolved configuration.
+    pub fn config(&self) -> &LocalConfig {
+        &self.config
+    }
+
+    /// The project root of `cwd` (`None` without a `cwd`).
+    pub fn project_root(&self, cwd: Option<&Path>) -> Option<PathBuf> {
+        cwd.map(|cwd| roots::project_root(self.fs.as_ref(), &make_absolute(cwd)))
+    }
+
+    /// The project root and the roots scanned for `cwd`, in rank order.
+    pub fn roots(&self, cwd: Option<&Path>) -> (Option<PathBuf>, Vec<RootSpec>) {
+        let project = self.project_root(cwd);
+        let roots = roots::roots_for(&self.config, project.as_deref());
+        (project, roots)
+    }
+
+    /// Install (or remove) the root watcher. It is attached to the current
+    /// registration, if any.
+    pub fn set_observer(&self, observer: Option<Arc<dyn RootObserver>>) {
+        let invalidator = self.invalidator();
+        if let Some(o) = &observer {
+            o.attach(invalidator);
+        }
+        let old = std::mem::replace(
+            &mut *self
+                .observer
+                .write()
+                .unwrap_or_else(PoisonError::into_inner),
+            observer,
+        );
+        if let Some(old) = old {
+            old.close();
+        }
+    }
+
+    /// The installed root watcher.
+    pub fn observer(&self) -> Option<Arc<dyn RootObserver>> {
+        self.observer
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The invalidator of the current registration, if registered.
+    pub fn invalidator(&self) -> Option<Arc<dyn Invalidate>> {
+        self.invalidator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// A first-party write or edit touched `path`: invalidate synchronously
+    /// when it can change the catalog. Returns whether it invalidated.
+    pub fn observe_host_mutation(&self, path: &Path) -> bool {
+        if self.is_closed() {
+            return false;
+        }
+        match self.observer() {
+            Some(o) => o.host_mutation(&make_absolute(path)),
+            None => false,
+        }
+    }
+
+    /// Close the watcher. Discovery and loading keep working (unwatched).
+    pub fn close(&self) {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let observer = self
+            .observer
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(o) = observer {
+            o.close();
+        }
+    }
+
+    /// Whether [`close`](Self::close) was called.
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    fn run_scan(&self, ctx: &LookupContext) -> (Option<PathBuf>, Scan, bool) {
+        let (project, roots) = self.roots(ctx.cwd.as_deref());
+        // Watch before reading, so a change made during the scan is seen.
+        let healthy = match self.observer() {
+            Some(o) if !self.is_closed() => o.observed(project.as_deref(), &roots),
+            _ => true,
+        };
+        let scan = discover::scan(
+            self.fs.as_ref(),
+            &roots,
+            self.config.max_skill_file_bytes,
+            &ctx.cancel,
+        );
+        (project, scan, healthy)
+    }
+
+    /// Discover candidates for a lookup.
+    pub fn discover(&self, ctx: &LookupContext) -> Discovery {
+        let (_, scan, healthy) = self.run_scan(ctx);
+        let mut warnings = Vec::new();
+        let mut candidates = Vec::with_capacity(scan.files.len());
+        for (_, status) in &scan.roots {
+            if let RootStatus::Failed(reason) = status {
+                warnings.push(format!("{reason}; skill discovery is incomplete"));
+            }
+        }
+        for file in scan.files {
+            let root = &scan.roots[file.root].0;
+            match file.outcome {
+                FileOutcome::Parsed(parsed) => {
+                    candidates.push(candidate(root, &file.path, &file.base, parsed));
+                }
+                FileOutcome::Skipped { reason, warn: true } => {
+                    warnings.push(format!(
+                        "skill file {} skipped: {reason}",
+                        file.path.display()
+                    ));
+                }
+                FileOutcome::Skipped { warn: false, .. } => {}
+                FileOutcome::Failed(reason) => warnings.push(format!(
+                    "skill file {}: {reason}; skill discovery is incomplete",
+                    file.path.display()
+                )),
+            }
+        }
+        if !healthy {
+            warnings
+                .push("skill root watching is not healthy; skill discovery is incomplete".into());
+        }
+        Discovery {
+            observation: Observation {
+                candidates,
+                complete: scan.complete && healthy,
+            },
+            warnings,
+        }
+    }
+
+    /// Explain every root and file considered for a lookup.
+    pub fn diagnose(&self, ctx: &LookupContext) -> Diagnosis {
+        let (project, scan, healthy) = self.run_scan(ctx);
+        let mut warnings = Vec::new();
+        let roots = scan
+            .roots
+            .iter()
+            .map(|(spec, status)| {
+                let (status, reason) = match status {
+                    RootStatus::Scanned => ("scanned", None),
+                    RootStatus::Missing => ("missing", None),
+                    RootStatus::Failed(r) => {
+                        warnings.push(format!("{r}; skill discovery is incomplete"));
+                        ("error", Some(r.clone()))
+                    }
+                };
+                RootReport {
+                    path: path_string(&spec.path),
+                    source: spec.source.as_str(),
+                    rank: spec.rank(),
+                    status,
+                    reason,
+                }
+            })
+            .collect();
+        let mut winners: HashMap<String, WinnerRef> = HashMap::new();
+        let mut files = Vec::with_capacity(scan.files.len());
+        for file in scan.files {
+            let spec = &scan.roots[file.root].0;
+            let path = path_string(&file.path);
+            let mut report = FileReport {
+                path: path.clone(),
+                source: spec.source.as_str(),
+                rank: spec.rank(),
+                layout: file.layout.map(Layout::as_str),
+                name: None,
+                outcome: "skipped",
+                reason: None,
+                shadowed_by: None,
+            };
+            match file.outcome {
+                FileOutcome::Parsed(parsed) => {
+                    if let Some(winner) = winners.get(&parsed.name) {
+                        report.outcome = "shadowed";
+                        report.reason = Some(format!(
+                            "shadowed by \"{}\" from {} (rank {}) at {}",
+                            winner.name, winner.source, winner.rank, winner.path
+                        ));
+                        report.shadowed_by = Some(winner.clone());
+                    } else {
+                        report.outcome = "loaded";
+                        winners.insert(
+                            parsed.name.clone(),
+                            WinnerRef {
+                                name: parsed.name.clone(),
+                                source: spec.source.as_str(),
+                                rank: spec.rank(),
+                                path,
+                            },
+                        );
+                    }
+                    report.name = Some(parsed.name);
+                }
+                FileOutcome::Skipped { reason, warn } => {
+                    if warn {
+                        warnings.push(format!("skill file {} skipped: {reason}", report.path));
+                    }
+                    report.reason = Some(reason);
+                }
+                FileOutcome::Failed(reason) => {
+                    warnings.push(format!(
+                        "skill file {}: {reason}; skill discovery is incomplete",
+                        report.path
+                    ));
+                    report.reason = Some(format!("{reason} (skill discovery is incomplete)"));
+                }
+            }
+            files.push(report);
+        }
+        if !healthy {
+            warnings
+                .push("skill root watching is not healthy; skill discovery is incomplete".into());
+        }
+        Diagnosis {
+            cwd: ctx.cwd.as_deref().map(path_string),
+            project_root: project.as_deref().map(path_string),
+            complete: scan.complete && healthy,
+            roots,
+            files,
+            warnings,
+        }
+    }
+
+    /// Re-read and re-parse the file behind a candidate this provider listed.
+    /// `Ok(None)`: the file is gone.
+    pub fn load(&self, candidate: &Candidate) -> Result<Option<SkillDefinition>, LoadError> {
+        let path = candidate
+            .path
+            .as_deref()
+            .ok_or_else(|| LoadError::NoPath(candidate.summary.name.clone()))?;
+        let path_buf = PathBuf::from(path);
+        let parsed = match read_skill(
+            self.fs.as_ref(),
+            &path_buf,
+            self.config.max_skill_file_bytes,
+        ) {
+            ReadOutcome::Parsed(p) => p,
+            ReadOutcome::Gone => return Ok(None),
+            ReadOutcome::Invalid(reason) => {
+                return Err(LoadError::Invalid {
+                    path: path.to_string(),
+                    reason,
+                })
+            }
+            ReadOutcome::Failed(reason) => {
+                return Err(LoadError::Io {
+                    path: path.to_string(),
+                    reason,
+                })
+            }
+        };
+        let resource_base = candidate.summary.resource_base.clone().or_else(|| {
+            path_buf.parent().map(|dir| ResourceBase::Directory {
+                path: path_string(dir),
+            })
+        });
+        let source = if candidate.summary.source.is_empty() {
+            Source::Custom.as_str().to_string()
+        } else {
+            candidate.summary.source.clone()
+        };
+        Ok(Some(SkillDefinition {
+            summary: SkillSummary {
+                name: parsed.name,
+                description: parsed.description,
+                when_to_use: parsed.when_to_use,
+                invocation: parsed.invocation,
+                source,
+                provider: PROVIDER_NAME.to_string(),
+                resource_base,
+            },
+            content: parsed.body,
+            path: Some(path.to_string()),
+            metadata: parsed.metadata,
+        }))
+    }
+}
+
+fn candidate(root: &RootSpec, path: &Path, base: &Path, parsed: ParsedSkill) -> Candidate {
+    Candidate {
+        summary: SkillSummary {
+            name: parsed.name,
+            description: parsed.description,
+            when_to_use: parsed.when_to_use,
+            invocation: parsed.invocation,
+            source: root.source.as_str().to_string(),
+            provider: PROVIDER_NAME.to_string(),
+            resource_base: Some(ResourceBase::Directory {
+                path: path_string(base),
+            }),
+        },
+        rank: root.rank(),
+        path: Some(path_string(path)),
+        metadata: parsed.metadata,
+        locator: Locator::None,
+    }
+}
+
+impl NativeProvider for LocalProvider {
+    fn name(&self) -> &str {
+        PROVIDER_NAME
+    }
+
+    fn list(&self, ctx: &LookupContext) -> (Observation, Vec<String>) {
+        let d = self.discover(ctx);
+        (d.observation, d.warnings)
+    }
+
+    fn get(
+        &self,
+        candidate: &Candidate,
+        _ctx: &LookupContext,
+    ) -> Result<Option<SkillDefinition>, ProviderError> {
+        match self.load(candidate) {
+            Ok(d) => Ok(d),
+            Err(LoadError::Invalid { path, reason }) => {
+                tracing::warn!(%path, %reason, "skill file is no longer loadable");
+                Ok(None)
+            }
+            Err(e) => Err(ProviderError(e.to_string())),
+        }
+    }
+
+    fn attach(&self, invalidator: Option<Arc<dyn Invalidate>>) {
+        *self
+            .invalidator
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = invalidator.clone();
+        if let Some(o) = self.observer() {
+            o.attach(invalidator);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

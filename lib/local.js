@@ -1,0 +1,147 @@
+'use strict'
+// The `local` skill provider: a thin JS shell over the native provider.
+// Discovery and loading run in Rust on the libuv thread pool; this layer
+// validates the configuration types, races the caller's AbortSignal, and logs
+// warnings through the configured logger.
+
+const binding = require('./native.js')
+const { kNative, kOnDispose } = require('./symbols.js')
+const { checkCwd, raceSignal, resolveLogger, safeWarn, throwIfAborted } = require('./util.js')
+
+const STRING_FIELDS = ['dshHome', 'agentsHome', 'bundledSkillDir']
+const BOOLEAN_FIELDS = ['watch', 'watchUsePolling', 'watchFollowSymlinks']
+const NUMBER_FIELDS = [
+  'maxSkillFileBytes',
+  'watchStabilityThresholdMs',
+  'watchPollIntervalMs',
+  'watchMaxProjects',
+]
+
+function describe(value) {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'array'
+  return typeof value
+}
+
+/** Validate field types and copy the fields the native provider reads. */
+function nativeConfig(config) {
+  if (config === undefined || config === null) return {}
+  if (typeof config !== 'object') {
+    throw new TypeError(`LocalSkillProvider config must be an object (got ${describe(config)})`)
+  }
+  const out = {}
+  for (const key of STRING_FIELDS) {
+    const value = config[key]
+    if (value === undefined) continue
+    if (typeof value !== 'string') {
+      throw new TypeError(`LocalSkillProvider config.${key} must be a string (got ${describe(value)})`)
+    }
+    out[key] = value
+  }
+  for (const key of BOOLEAN_FIELDS) {
+    const value = config[key]
+    if (value === undefined) continue
+    if (typeof value !== 'boolean') {
+      throw new TypeError(`LocalSkillProvider config.${key} must be a boolean (got ${describe(value)})`)
+    }
+    out[key] = value
+  }
+  for (const key of NUMBER_FIELDS) {
+    const value = config[key]
+    if (value === undefined) continue
+    if (typeof value !== 'number') {
+      throw new TypeError(`LocalSkillProvider config.${key} must be a positive integer (got ${describe(value)})`)
+    }
+    // Range and integrality are checked natively (same message for NaN, 0, 1.5, ...).
+    out[key] = value
+  }
+  const dirs = config.customSkillDirs
+  if (dirs !== undefined) {
+    if (!Array.isArray(dirs) || dirs.some((d) => typeof d !== 'string')) {
+      throw new TypeError('LocalSkillProvider config.customSkillDirs must be an array of strings')
+    }
+    out.customSkillDirs = [...dirs]
+  }
+  return out
+}
+
+/**
+ * Local filesystem skill provider (`name === 'local'`). See `types/local.d.ts`.
+ */
+class LocalSkillProvider {
+  #logger
+  #disposed = null
+
+  constructor(config) {
+    const options = nativeConfig(config)
+    this.#logger = resolveLogger(config?.logger)
+    Object.defineProperty(this, kNative, { value: new binding.NativeLocalProvider(options) })
+  }
+
+  /** Provider name in the registry. */
+  get name() {
+    return 'local'
+  }
+
+  /** Discover candidates for `options.cwd`; resolves to `{ candidates, complete }`. */
+  async list(options) {
+    const signal = options?.signal
+    throwIfAborted(signal)
+    const result = await raceSignal(this[kNative].list(checkCwd(options?.cwd)), signal)
+    for (const warning of result.warnings) safeWarn(this.#logger, warning)
+    return { candidates: result.candidates, complete: result.complete }
+  }
+
+  /** Re-read the skill file behind `candidate`; `undefined` when gone or no longer valid. */
+  async get(candidate, options) {
+    const signal = options?.signal
+    throwIfAborted(signal)
+    if (candidate === null || typeof candidate !== 'object') {
+      throw new TypeError(`candidate must be an object (got ${describe(candidate)})`)
+    }
+    const result = await raceSignal(this[kNative].load(candidate, checkCwd(options?.cwd)), signal)
+    if (result.warning !== undefined) safeWarn(this.#logger, result.warning)
+    return result.definition
+  }
+
+  /** Explain every root and file considered for `options.cwd` (what `doctor` prints). */
+  async diagnose(options) {
+    const signal = options?.signal
+    throwIfAborted(signal)
+    return raceSignal(this[kNative].diagnose(checkCwd(options?.cwd)), signal)
+  }
+
+  /** A first-party write or edit touched `path`; returns whether the catalog was invalidated. */
+  observeHostMutation(path) {
+    if (typeof path !== 'string') {
+      throw new TypeError(`path must be a string (got ${describe(path)})`)
+    }
+    return this[kNative].observeHostMutation(path)
+  }
+
+  /** Unregister (when registered) and close the watchers. Idempotent. */
+  dispose() {
+    if (this.#disposed) return this.#disposed
+    let error
+    try {
+      this[kOnDispose]?.()
+    } catch (e) {
+      error = e
+    }
+    this[kNative].close()
+    this.#disposed = error === undefined ? Promise.resolve() : Promise.reject(error)
+    return this.#disposed
+  }
+}
+
+if (typeof Symbol.asyncDispose === 'symbol') {
+  Object.defineProperty(LocalSkillProvider.prototype, Symbol.asyncDispose, {
+    value: function asyncDispose() {
+      return this.dispose()
+    },
+    configurable: true,
+    writable: true,
+  })
+}
+
+module.exports = { LocalSkillProvider }
