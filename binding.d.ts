@@ -98,6 +98,11 @@ export declare class NativeRegistry {
   constructor(cacheEntries: number, notify?: ((arg: [string, string]) => unknown) | undefined | null)
   /** Register a JS provider by name; returns its slot id. */
   registerExternal(name: string): number
+  /**
+   * Register the native local provider (no JS on its hot path); returns its
+   * slot id.
+   */
+  registerNative(provider: NativeLocalProvider): number
   /** Remove a provider registration; `false` if it was not active. */
   unregister(slot: number): boolean
   /** Invalidate on behalf of an active registration; `false` once it is gone. */
@@ -190,26 +195,6 @@ export interface NapiCatalogUpdate {
   digest: string
 }
 
-/** `SkillDefinition` as a JS object. */
-export interface NapiDefinition {
-  name: string
-  description: string
-  whenToUse?: string
-  invocation: NapiInvocation
-  source: string
-  provider: string
-  resourceBase?: NapiResourceBase
-  content: string
-  path?: string
-  metadata?: any
-}
-
-/** Invocation policy as a JS object. */
-export interface NapiInvocation {
-  modelInvocable: boolean
-  userInvocable: boolean
-}
-
 /** `resourceBase` of a loaded skill, checked by the JS layer. */
 export interface NapiResourceBase {
   /** `'directory'`, `'url'` or `'opaque'`. */
@@ -219,14 +204,6 @@ export interface NapiResourceBase {
   /** Base URL (`url`). */
   url?: string
   /** Description (`opaque`). */
-  description?: string
-}
-
-/** `SkillResourceBase` as a JS object (exactly one of the optional fields is set). */
-export interface NapiResourceBase {
-  kind: string
-  path?: string
-  url?: string
   description?: string
 }
 

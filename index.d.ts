@@ -44,3 +44,11 @@ export {
   scanCatalogHistory,
   renderSkillContent,
 } from './types/catalog'
+export type {
+  LocalSkillProviderConfig,
+  LocalRootDiagnosis,
+  LocalShadowingWinner,
+  LocalFileDiagnosis,
+  LocalDiagnosis,
+} from './types/local'
+export { LocalSkillProvider } from './types/local'

@@ -3,11 +3,13 @@
 
 const registry = require('./lib/registry.js')
 const catalog = require('./lib/catalog.js')
+const local = require('./lib/local.js')
 
 exports.SkillRegistry = registry.SkillRegistry
 exports.isSkillName = registry.isSkillName
 exports.isModelInvocable = registry.isModelInvocable
 exports.isUserInvocable = registry.isUserInvocable
+exports.LocalSkillProvider = local.LocalSkillProvider
 
 exports.DEFAULT_CATALOG_MAX_LENGTH = catalog.DEFAULT_CATALOG_MAX_LENGTH
 exports.renderCatalogEntries = catalog.renderCatalogEntries

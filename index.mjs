@@ -6,6 +6,7 @@ export const {
   isSkillName,
   isModelInvocable,
   isUserInvocable,
+  LocalSkillProvider,
   DEFAULT_CATALOG_MAX_LENGTH,
   renderCatalogEntries,
   catalogDigest,

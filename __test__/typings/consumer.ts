@@ -37,6 +37,9 @@ import {
   type RenderedCatalog,
   type SkillContentInput,
   type SkillContentResourceBase,
+  LocalSkillProvider,
+  type LocalDiagnosis,
+  type LocalSkillProviderConfig,
 } from '../../index.js'
 
 const policy: SkillInvocationPolicy = { modelInvocable: true, userInvocable: false }
@@ -117,4 +120,15 @@ async function renderer(): Promise<void> {
   void [rendered, entries, digest, recovered, step, text]
 }
 
-void [use, renderer, dispose, unregister, off]
+async function local(): Promise<void> {
+  const localConfig: LocalSkillProviderConfig = { dshHome: '/tmp/x', customSkillDirs: ['/tmp/y'], watch: false }
+  const provider: LocalSkillProvider = registry.registerLocalProvider(localConfig)
+  const standalone = new LocalSkillProvider(localConfig)
+  const report: LocalDiagnosis = await standalone.diagnose({ cwd: '/w' })
+  const changed: boolean = provider.observeHostMutation('/w/.agents/skills/x/SKILL.md')
+  await provider.dispose()
+  await standalone.dispose()
+  void [report, changed]
+}
+
+void [use, local, renderer, dispose, unregister, off]

@@ -69,7 +69,6 @@ pub struct NativeLocalProvider {
 
 impl NativeLocalProvider {
     /// The core provider (for native registration in a registry).
-    #[allow(dead_code)]
     pub(crate) fn core(&self) -> Arc<LocalProvider> {
         self.inner.clone()
     }

@@ -6,14 +6,17 @@
 //! calls native providers on the libuv pool, and [`NativeCollection::finish`]
 //! validates and merges.
 
+use crate::convert::definition_to_js;
+use crate::local::NativeLocalProvider;
 use crate::raw;
 use crate::util::{failure, guard, invalid_arg};
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::{JsValue, ScopedTask};
 use napi_derive::napi;
 use skill_core::model::{
-    validate_definition, validate_list_result, validate_registration, InvocationPolicy,
-    Observation, ResourceBase, SkillDefinition, ValidationError,
+    validate_definition, validate_list_result, validate_registration, Observation, SkillDefinition,
+    ValidationError,
 };
 use skill_core::provider::{LookupContext, NativeProvider};
 use skill_core::registry::{Catalog, Collection, Finish, ProviderOutcome, Registry, Winner};
@@ -33,85 +36,6 @@ fn slot_id(value: f64) -> u64 {
 
 fn validation(e: ValidationError) -> Error {
     invalid_arg(e)
-}
-
-/// Invocation policy as a JS object.
-#[napi(object)]
-pub struct NapiInvocation {
-    pub model_invocable: bool,
-    pub user_invocable: bool,
-}
-
-/// `SkillResourceBase` as a JS object (exactly one of the optional fields is set).
-#[napi(object)]
-pub struct NapiResourceBase {
-    pub kind: String,
-    pub path: Option<String>,
-    pub url: Option<String>,
-    pub description: Option<String>,
-}
-
-/// `SkillDefinition` as a JS object.
-#[napi(object)]
-pub struct NapiDefinition {
-    pub name: String,
-    pub description: String,
-    pub when_to_use: Option<String>,
-    pub invocation: NapiInvocation,
-    pub source: String,
-    pub provider: String,
-    pub resource_base: Option<NapiResourceBase>,
-    pub content: String,
-    pub path: Option<String>,
-    pub metadata: Option<serde_json::Value>,
-}
-
-fn invocation_to_js(policy: &InvocationPolicy) -> NapiInvocation {
-    NapiInvocation {
-        model_invocable: policy.model_invocable,
-        user_invocable: policy.user_invocable,
-    }
-}
-
-fn resource_base_to_js(base: &ResourceBase) -> NapiResourceBase {
-    let mut out = NapiResourceBase {
-        kind: String::new(),
-        path: None,
-        url: None,
-        description: None,
-    };
-    match base {
-        ResourceBase::Directory { path } => {
-            out.kind = "directory".into();
-            out.path = Some(path.clone());
-        }
-        ResourceBase::Url { url } => {
-            out.kind = "url".into();
-            out.url = Some(url.clone());
-        }
-        ResourceBase::Opaque { description } => {
-            out.kind = "opaque".into();
-            out.description = Some(description.clone());
-        }
-    }
-    out
-}
-
-/// Convert a definition to its JS shape.
-pub fn definition_to_js(d: SkillDefinition) -> NapiDefinition {
-    let s = d.summary;
-    NapiDefinition {
-        invocation: invocation_to_js(&s.invocation),
-        resource_base: s.resource_base.as_ref().map(resource_base_to_js),
-        name: s.name,
-        description: s.description,
-        when_to_use: s.when_to_use,
-        source: s.source,
-        provider: s.provider,
-        content: d.content,
-        path: d.path,
-        metadata: d.metadata.map(serde_json::Value::Object),
-    }
 }
 
 /// The native half of `SkillRegistry`.
@@ -168,8 +92,15 @@ impl NativeRegistry {
             .map_err(invalid_arg)
     }
 
-    /// Register a native provider; returns its slot id.
-    pub fn register_native(&self, provider: Arc<dyn NativeProvider>) -> Result<f64> {
+    /// Register the native local provider (no JS on its hot path); returns its
+    /// slot id.
+    #[napi(catch_unwind)]
+    pub fn register_native(&self, provider: &NativeLocalProvider) -> Result<f64> {
+        self.register_native_provider(provider.core())
+    }
+
+    /// Register any native provider; returns its slot id.
+    pub fn register_native_provider(&self, provider: Arc<dyn NativeProvider>) -> Result<f64> {
         let name = provider.name().to_string();
         self.core
             .register_provider(&name, Some(provider))
@@ -457,9 +388,9 @@ pub struct LoadNativeTask {
     ctx: LookupContext,
 }
 
-impl Task for LoadNativeTask {
+impl<'task> ScopedTask<'task> for LoadNativeTask {
     type Output = Option<SkillDefinition>;
-    type JsValue = Option<NapiDefinition>;
+    type JsValue = Unknown<'task>;
 
     fn compute(&mut self) -> Result<Option<SkillDefinition>> {
         guard(|| {
@@ -479,10 +410,13 @@ impl Task for LoadNativeTask {
 
     fn resolve(
         &mut self,
-        _env: Env,
+        env: &'task Env,
         output: Option<SkillDefinition>,
-    ) -> Result<Option<NapiDefinition>> {
-        Ok(output.map(definition_to_js))
+    ) -> Result<Unknown<'task>> {
+        match output {
+            Some(d) => Ok(definition_to_js(env, &d)?.to_unknown()),
+            None => ().into_unknown(env),
+        }
     }
 }
 

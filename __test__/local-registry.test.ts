@@ -1,0 +1,120 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { pkg, recorder } from './helpers'
+
+const { SkillRegistry, LocalSkillProvider } = pkg
+
+const temps: string[] = []
+function tempDir(): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-local-registry-')))
+  temps.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+function write(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.writeFileSync(file, text)
+}
+
+function skill(name: string, description: string): string {
+  return `---\nname: ${name}\ndescription: ${description}\n---\n\nBody of ${name} (${description}).\n`
+}
+
+function workspace() {
+  const root = tempDir()
+  const project = path.join(root, 'project')
+  fs.mkdirSync(path.join(project, '.git'), { recursive: true })
+  const cwd = path.join(project, 'src', 'deep')
+  fs.mkdirSync(cwd, { recursive: true })
+  const home = path.join(root, 'home')
+  const custom = path.join(root, 'custom')
+  return { root, project, cwd, home, custom, config: { dshHome: path.join(home, '.dsh'), agentsHome: path.join(home, '.agents'), customSkillDirs: [custom], watch: false } }
+}
+
+describe('native local provider inside the registry', () => {
+  it('project skills outrank runtime skills, which outrank custom and user skills', async () => {
+    const w = workspace()
+    write(path.join(w.project, '.agents', 'skills', 'shared', 'SKILL.md'), skill('shared', 'project agents'))
+    write(path.join(w.custom, 'runtime-wins.md'), skill('runtime-wins', 'custom root'))
+    write(path.join(w.home, '.dsh', 'skills', 'user-only', 'SKILL.md'), skill('user-only', 'user dsh'))
+    write(path.join(w.home, '.agents', 'skills', 'runtime-wins.md'), skill('runtime-wins', 'user agents'))
+    const log = recorder()
+    const registry = new SkillRegistry({ logger: log.logger })
+    registry.register({ name: 'shared', description: 'runtime shared', content: 'rt', source: 'runtime' })
+    registry.register({ name: 'runtime-wins', description: 'runtime', content: 'rt', source: 'runtime' })
+    const local = registry.registerLocalProvider(w.config)
+    expect(local).toBeInstanceOf(LocalSkillProvider)
+    const snapshot = await registry.snapshot({ cwd: w.cwd })
+    expect(snapshot.complete).toBe(true)
+    const by = Object.fromEntries(snapshot.skills.map((s) => [s.name, s]))
+    expect(Object.keys(by)).toEqual(['runtime-wins', 'shared', 'user-only'])
+    expect(by.shared).toMatchObject({ provider: 'local', source: 'project-agents', description: 'project agents' })
+    expect(by.shared.resourceBase).toEqual({ kind: 'directory', path: path.join(w.project, '.agents', 'skills', 'shared') })
+    expect(by['runtime-wins']).toMatchObject({ provider: 'runtime', source: 'runtime' })
+    expect(by['user-only']).toMatchObject({ provider: 'local', source: 'user-dsh' })
+    expect(log.warnings.filter((m) => m.includes('shadowed'))).toHaveLength(3)
+    const loaded = await registry.get('shared', { cwd: w.cwd })
+    expect(loaded?.content).toBe('Body of shared (project agents).')
+    expect(loaded?.path).toBe(path.join(w.project, '.agents', 'skills', 'shared', 'SKILL.md'))
+    await local.dispose()
+  })
+
+  it('get() re-reads; a renamed skill returns undefined and invalidates; a deleted one returns undefined', async () => {
+    const w = workspace()
+    const file = path.join(w.project, '.dsh', 'skills', 'notes.md')
+    write(file, skill('notes', 'first'))
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerLocalProvider(w.config)
+    let changes = 0
+    registry.onChange(() => void changes++)
+    expect((await registry.list({ cwd: w.cwd })).map((s) => s.name)).toEqual(['notes'])
+    write(file, skill('notes', 'second version'))
+    expect((await registry.get('notes', { cwd: w.cwd }))?.description).toBe('second version')
+    write(file, skill('renamed', 'moved'))
+    expect(await registry.get('notes', { cwd: w.cwd })).toBeUndefined()
+    expect(changes).toBe(1)
+    expect((await registry.list({ cwd: w.cwd })).map((s) => s.name)).toEqual(['renamed'])
+    fs.rmSync(file)
+    expect(await registry.get('renamed', { cwd: w.cwd })).toBeUndefined()
+  })
+
+  it('caches complete native snapshots per cwd and re-lists after dispose of the provider', async () => {
+    const w = workspace()
+    write(path.join(w.project, '.dsh', 'skills', 'cached.md'), skill('cached', 'one'))
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const local = registry.registerLocalProvider(w.config)
+    await registry.snapshot({ cwd: w.cwd })
+    // Without a watcher the cached catalog stays until something invalidates it.
+    write(path.join(w.project, '.dsh', 'skills', 'later.md'), skill('later', 'two'))
+    expect((await registry.list({ cwd: w.cwd })).map((s) => s.name)).toEqual(['cached'])
+    let changes = 0
+    registry.onChange(() => void changes++)
+    await local.dispose()
+    expect(changes).toBe(1)
+    expect(await registry.list({ cwd: w.cwd })).toEqual([])
+    // The name is free again.
+    const again = registry.registerLocalProvider(w.config)
+    expect((await registry.list({ cwd: w.cwd })).map((s) => s.name)).toEqual(['cached', 'later'])
+    expect(() => registry.registerLocalProvider(w.config)).toThrow(/already registered/)
+    await again.dispose()
+  })
+
+  it('an unexpected I/O error makes the snapshot incomplete but keeps readable skills loadable', async () => {
+    const w = workspace()
+    write(path.join(w.project, '.dsh', 'skills', 'readable.md'), skill('readable', 'fine'))
+    // A custom root that is a symlink loop cannot be read (ELOOP), which is not "missing".
+    const loop = path.join(w.root, 'loop')
+    fs.symlinkSync(loop, loop)
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerLocalProvider({ ...w.config, customSkillDirs: [loop] })
+    const snapshot = await registry.snapshot({ cwd: w.cwd })
+    expect(snapshot.complete).toBe(false)
+    expect(snapshot.skills.map((s) => s.name)).toEqual(['readable'])
+    expect((await registry.get('readable', { cwd: w.cwd }))?.content).toContain('Body of readable')
+  })
+})
