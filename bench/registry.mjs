@@ -3,6 +3,7 @@
 // (validate, rank merge, first-wins, sort, cache), side by side in one run.
 import { createRequire } from 'node:module'
 import { performance } from 'node:perf_hooks'
+import { generateHome, plainReads, stats } from './fixtures.mjs'
 
 const require = createRequire(import.meta.url)
 const { SkillRegistry } = require('../index.js')
@@ -123,4 +124,55 @@ for (const r of rows) {
   console.log(
     `| ${r.n} | ${ms(r.coldNative)} | ${ms(r.coldPlain)} | ${(r.coldPlain.median / r.coldNative.median).toFixed(2)}× | ${ms(r.warmNative)} | ${ms(r.warmPlain)} | ${ms(r.getNative)} |`,
   )
+}
+
+// The native local provider registered in the registry: discovery, merge and
+// cache without JS on the provider path. Cold = a fresh registry and provider.
+{
+  const n = Number(process.argv[2] ?? 1000)
+  const fixture = generateHome(n)
+  try {
+    plainReads(fixture.roots)
+    const plain = []
+    const cold = []
+    for (let r = 0; r < 20; r++) {
+      let t = performance.now()
+      plainReads(fixture.roots)
+      plain.push(performance.now() - t)
+      const registry = new SkillRegistry({ logger: { warn() {} } })
+      const local = registry.registerLocalProvider(fixture.config)
+      t = performance.now()
+      const snapshot = await registry.snapshot()
+      cold.push(performance.now() - t)
+      if (snapshot.skills.length !== n) throw new Error(`expected ${n} skills, got ${snapshot.skills.length}`)
+      await local.dispose()
+    }
+    const registry = new SkillRegistry({ logger: { warn() {} } })
+    registry.registerLocalProvider(fixture.config)
+    await registry.snapshot()
+    const warm = []
+    for (let r = 0; r < 5000; r++) {
+      const t = performance.now()
+      await registry.snapshot()
+      warm.push(performance.now() - t)
+    }
+    const gets = []
+    for (let r = 0; r < 2000; r++) {
+      const t = performance.now()
+      const d = await registry.get(`skill-${String(r % n).padStart(5, '0')}`)
+      gets.push(performance.now() - t)
+      if (!d) throw new Error('missing definition')
+    }
+    const p = stats(plain)
+    const c = stats(cold)
+    console.log('')
+    console.log(`## Registry with the native local provider (${n} skills on disk, median per call)`)
+    console.log('| plain sync Node reads (floor) | cold snapshot() | ratio to floor | warm snapshot() | get() |')
+    console.log('|---|---|---|---|---|')
+    console.log(
+      `| ${p.median.toFixed(3)} ms | ${c.median.toFixed(3)} ms | ${(c.median / p.median).toFixed(2)}× | ${stats(warm).median.toFixed(4)} ms | ${stats(gets).median.toFixed(4)} ms |`,
+    )
+  } finally {
+    fixture.cleanup()
+  }
 }
