@@ -325,32 +325,27 @@ fn parallelism() -> usize {
 /// Items handled by one worker before another thread is worth spawning.
 const ITEMS_PER_WORKER: usize = 16;
 
-/// Scan `roots`.
-pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken) -> Scan {
-    let mut items = Vec::new();
-    let mut statuses = Vec::with_capacity(roots.len());
-    let mut complete = true;
-    for (index, root) in roots.iter().enumerate() {
-        let status = list_root(fs, index, root, &mut items);
-        if matches!(status, RootStatus::Failed(_)) {
-            complete = false;
-        }
-        statuses.push((root.clone(), status));
-    }
-
+/// `f` over every item on up to [`parallelism`] threads (more only when there
+/// is enough work). `None` for an item left unprocessed (cancelled, or a
+/// worker that panicked on a bug).
+pub(crate) fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    cancel: &CancelToken,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<Option<R>> {
     let workers = parallelism()
         .min(items.len().div_ceil(ITEMS_PER_WORKER))
         .max(1);
-    let mut outcomes: Vec<Option<FileOutcome>> = Vec::new();
+    let mut outcomes: Vec<Option<R>> = Vec::new();
     outcomes.resize_with(items.len(), || None);
     let next = AtomicUsize::new(0);
-    let work = |out: &mut Vec<(usize, FileOutcome)>| loop {
+    let work = |out: &mut Vec<(usize, R)>| loop {
         if cancel.is_cancelled() {
             break;
         }
         let i = next.fetch_add(1, Ordering::Relaxed);
         let Some(item) = items.get(i) else { break };
-        out.push((i, process(fs, item, cap)));
+        out.push((i, f(item)));
     };
     if workers <= 1 {
         let mut out = Vec::with_capacity(items.len());
@@ -359,7 +354,7 @@ pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken
             outcomes[i] = Some(o);
         }
     } else {
-        let results: Vec<Vec<(usize, FileOutcome)>> = std::thread::scope(|s| {
+        let results: Vec<Vec<(usize, R)>> = std::thread::scope(|s| {
             let handles: Vec<_> = (1..workers)
                 .map(|_| {
                     s.spawn(|| {
@@ -373,8 +368,7 @@ pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken
             work(&mut mine);
             let mut all = vec![mine];
             for h in handles {
-                // A worker only panics on a bug; its items stay unprocessed
-                // and the scan is reported incomplete below.
+                // A worker only panics on a bug; its items stay unprocessed.
                 if let Ok(out) = h.join() {
                     all.push(out);
                 }
@@ -385,6 +379,23 @@ pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken
             outcomes[i] = Some(o);
         }
     }
+    outcomes
+}
+
+/// Scan `roots`.
+pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken) -> Scan {
+    let mut items = Vec::new();
+    let mut statuses = Vec::with_capacity(roots.len());
+    let mut complete = true;
+    for (index, root) in roots.iter().enumerate() {
+        let status = list_root(fs, index, root, &mut items);
+        if matches!(status, RootStatus::Failed(_)) {
+            complete = false;
+        }
+        statuses.push((root.clone(), status));
+    }
+
+    let outcomes = parallel_map(&items, cancel, |item| process(fs, item, cap));
 
     let cancelled = cancel.is_cancelled();
     let mut files = Vec::with_capacity(items.len());

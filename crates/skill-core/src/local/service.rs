@@ -90,10 +90,10 @@ pub enum ServiceRead {
 
 /// What reading a skill file through the service means (same outcomes as a
 /// native read).
-pub fn read_outcome(read: ServiceRead, cap: u64) -> ReadOutcome {
+pub fn read_outcome(read: &ServiceRead, cap: u64) -> ReadOutcome {
     match read {
-        ServiceRead::Text(text) => parse_skill_text(&text, cap),
-        ServiceRead::NotFile(kind) => discover::not_regular(kind),
+        ServiceRead::Text(text) => parse_skill_text(text, cap),
+        ServiceRead::NotFile(kind) => discover::not_regular(*kind),
         ServiceRead::Error(e) => match e.class() {
             ErrorClass::Absent => ReadOutcome::Gone,
             ErrorClass::NotText => {
@@ -270,14 +270,27 @@ impl LocalProvider {
     ) -> (Option<PathBuf>, Scan, bool) {
         let cap = self.config.max_skill_file_bytes;
         let mut complete = true;
+        // Parse on a few threads, as a native scan does.
+        let pending: Vec<(usize, Option<super::Layout>, ServiceRead)> = scan
+            .items
+            .iter()
+            .enumerate()
+            .filter(|(_, item)| item.decided.is_none())
+            .filter_map(|(id, item)| Some((id, item.layout, reads.get_mut(id)?.take()?)))
+            .collect();
+        let parsed = discover::parallel_map(&pending, cancel, |(_, layout, read)| {
+            file_outcome(*layout, read_outcome(read, cap))
+        });
+        let mut outcomes: Vec<Option<FileOutcome>> = vec![None; scan.items.len()];
+        for ((id, _, _), outcome) in pending.iter().zip(parsed) {
+            outcomes[*id] = outcome;
+        }
         let mut files: Vec<FileScan> = Vec::with_capacity(scan.items.len());
-        for (id, item) in scan.items.into_iter().enumerate() {
-            let outcome = match item.decided {
-                Some(decided) => decided,
-                None => match reads.get_mut(id).and_then(Option::take) {
-                    Some(read) => file_outcome(item.layout, read_outcome(read, cap)),
-                    None => FileOutcome::Failed("not read".into()),
-                },
+        for (item, outcome) in scan.items.into_iter().zip(outcomes) {
+            let outcome = match (item.decided, outcome) {
+                (Some(decided), _) => decided,
+                (None, Some(outcome)) => outcome,
+                (None, None) => FileOutcome::Failed("not read".into()),
             };
             files.push(FileScan {
                 root: item.root,
@@ -364,7 +377,7 @@ impl LocalProvider {
         candidate: &crate::model::Candidate,
         read: ServiceRead,
     ) -> Result<Option<crate::model::SkillDefinition>, super::LoadError> {
-        let outcome = read_outcome(read, self.config.max_skill_file_bytes);
+        let outcome = read_outcome(&read, self.config.max_skill_file_bytes);
         self.definition(candidate, outcome)
     }
 }
