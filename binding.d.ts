@@ -85,6 +85,32 @@ export declare class NativeLocalProvider {
   close(): void
   /** Whether `close()` was called. */
   get closed(): boolean
+  /**
+   * The directories to probe for the project root of `cwd`, nearest first.
+   * None found: `cwd` (the first `dir`).
+   */
+  projectProbes(cwd: string): Array<NativeProjectProbe>
+  /**
+   * Start discovery through a host filesystem service for a lookup whose
+   * project root is `projectRoot` (none without a `cwd`).
+   */
+  beginServiceScan(projectRoot?: string | undefined | null): NativeServiceScan
+  /**
+   * Parse a skill file read through the service for `get()`. Returns
+   * `{ definition?, warning? }`; throws on an unexpected failure.
+   */
+  loadFromService(candidate: { path?: string; source?: string; rank?: number; resourceBase?: object; locator?: unknown; name?: string }, read: NativeServiceRead): { definition?: object; warning?: string }
+  /**
+   * Route invalidations (watchers, host mutations) to `callback` — the
+   * `invalidate` of a JS registration — or stop with `null`.
+   */
+  attachInvalidator(callback?: (() => unknown) | undefined | null): void
+  /**
+   * Like `observeHostMutation`, for a provider registered as a JS provider:
+   * returns whether the catalog must be invalidated, and leaves the
+   * (synchronous) invalidation to the caller.
+   */
+  observeHostMutationDeferred(path: string): boolean
 }
 
 /** The native half of `SkillRegistry`. */
@@ -125,6 +151,33 @@ export declare class NativeRegistry {
    * returns its name. Throws naming the provider and the field.
    */
   validateDefinition(provider: string, definitionJson: string): string
+}
+
+/**
+ * One lookup's discovery through a host filesystem service: the JS layer
+ * reports listings and reads, then finishes it once.
+ */
+export declare class NativeServiceScan {
+  /** The project root of the lookup. */
+  get projectRoot(): string | null
+  /** The roots to list through the service (all but the bundled one). */
+  roots(): Array<NativeServiceRoot>
+  /** Resolving or listing root `index` failed. */
+  rootFailed(index: number, code?: string | undefined | null, message?: string | undefined | null): void
+  /**
+   * Root `index` was listed (`names[i]` has type `types[i]`: `file`,
+   * `directory` or `other`). Returns the skill files to read.
+   */
+  rootListed(index: number, names: Array<string>, types: Array<string>): Array<NativeReadRequest>
+  /** The result of read request `id`. */
+  read(id: number, read: NativeServiceRead): void
+  /**
+   * Finish into `{ candidates, complete, warnings }` (reads the bundled root
+   * natively, off the JS thread). Only once.
+   */
+  finish(): Promise<{ candidates: object[]; complete: boolean; warnings: string[] }>
+  /** Finish into the diagnosis `diagnose()` returns. Only once. */
+  finishDiagnosis(cwd?: string | undefined | null): Promise<object>
 }
 
 /**
@@ -231,6 +284,50 @@ export interface NativeLocalProviderConfig {
   watchMaxProjects?: number
   /** Follow symbolic links when watching (default true). */
   watchFollowSymlinks?: boolean
+}
+
+/** A directory probed for `.git` (`resolve(git)` then `stat`). */
+export interface NativeProjectProbe {
+  /** The candidate project root. */
+  dir: string
+  /** `<dir>/.git`. */
+  git: string
+}
+
+/** A skill file to read through the service. */
+export interface NativeReadRequest {
+  /** Index to report the read under. */
+  id: number
+  /** Skill file. */
+  path: string
+  /**
+   * For a flat file, the index of its listed entry (read its `target`);
+   * absent for a bundle's `SKILL.md` (resolve `path`).
+   */
+  entry?: number
+}
+
+/**
+ * The result of reading one skill file through the service: `text`, or
+ * `kind` (what `stat` found instead of a file), or an error `code`/`message`.
+ */
+export interface NativeServiceRead {
+  /** `readText` result. */
+  text?: string
+  /** `stat(...).type` when it is not `file`. */
+  kind?: string
+  /** The error's string `code`. */
+  code?: string
+  /** The error's message. */
+  message?: string
+}
+
+/** A root the host lists through its service. */
+export interface NativeServiceRoot {
+  /** Index to report the listing under. */
+  index: number
+  /** Root directory. */
+  path: string
 }
 
 /** The `skill` tool result for a loaded skill. */

@@ -839,6 +839,7 @@ module.exports.NativeCatalog = nativeBinding.NativeCatalog
 module.exports.NativeCollection = nativeBinding.NativeCollection
 module.exports.NativeLocalProvider = nativeBinding.NativeLocalProvider
 module.exports.NativeRegistry = nativeBinding.NativeRegistry
+module.exports.NativeServiceScan = nativeBinding.NativeServiceScan
 module.exports.__localeCompareForTest = nativeBinding.__localeCompareForTest
 module.exports.__panicForTest = nativeBinding.__panicForTest
 module.exports.__panicOffThreadForTest = nativeBinding.__panicOffThreadForTest

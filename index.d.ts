@@ -50,5 +50,9 @@ export type {
   LocalShadowingWinner,
   LocalFileDiagnosis,
   LocalDiagnosis,
+  SkillFileSystem,
+  SkillFsTarget,
+  SkillFsStat,
+  SkillFsEntry,
 } from './types/local'
 export { LocalSkillProvider } from './types/local'

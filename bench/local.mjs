@@ -1,8 +1,10 @@
 // Local provider benchmark: cold list() of 1,000 generated skills against plain
-// synchronous Node reads of the same files (same run), and get() latency.
+// synchronous Node reads of the same files (same run), the same list() through a
+// node:fs/promises-backed filesystem service (config.fs), and get() latency.
 // Usage: node bench/local.mjs [count]
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
+import fsp from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -52,11 +54,67 @@ function plainReads() {
   return bytes
 }
 
+/** The floor of the service path: the same reads through node:fs/promises, 64 at a time. */
+async function promiseReads() {
+  const files = []
+  for (const root of roots) {
+    for (const entry of await fsp.readdir(root, { withFileTypes: true })) {
+      files.push(entry.isDirectory() ? path.join(root, entry.name, 'SKILL.md') : path.join(root, entry.name))
+    }
+  }
+  let bytes = 0
+  for (let i = 0; i < files.length; i += 64) {
+    const texts = await Promise.all(files.slice(i, i + 64).map((f) => fsp.readFile(f, 'utf8')))
+    for (const t of texts) bytes += t.length
+  }
+  return bytes
+}
+
 function stats(samples) {
   const sorted = [...samples].sort((a, b) => a - b)
   const median = sorted[Math.floor(sorted.length / 2)]
   const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length
   return { median, mean, min: sorted[0] }
+}
+
+/** A filesystem service over node:fs/promises (what a harness `fs` seam would do locally). */
+function notFound(error) {
+  if (error && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) {
+    error.code = error.code === 'ENOENT' ? 'FS_NOT_FOUND' : 'FS_NOT_DIRECTORY'
+  }
+  return error
+}
+const service = {
+  async resolve(p) {
+    return { displayPath: p }
+  },
+  async stat(t) {
+    try {
+      const s = await fsp.stat(t.displayPath)
+      return { type: s.isFile() ? 'file' : s.isDirectory() ? 'directory' : 'other' }
+    } catch (error) {
+      if (error.code === 'ENOENT') return undefined
+      throw notFound(error)
+    }
+  },
+  async listDir(t) {
+    try {
+      const entries = await fsp.readdir(t.displayPath, { withFileTypes: true })
+      return entries.map((e) => {
+        const p = path.join(t.displayPath, e.name)
+        return { name: e.name, type: e.isFile() ? 'file' : e.isDirectory() ? 'directory' : 'other', target: { displayPath: p } }
+      })
+    } catch (error) {
+      throw notFound(error)
+    }
+  },
+  async readText(t, signal) {
+    try {
+      return await fsp.readFile(t.displayPath, { encoding: 'utf8', signal })
+    } catch (error) {
+      throw notFound(error)
+    }
+  },
 }
 
 const fmt = (ms) => `${ms.toFixed(3)} ms`
@@ -66,9 +124,12 @@ async function main() {
   // Warm the OS page cache and the JIT once for both sides.
   plainReads()
   await new LocalSkillProvider(config).list({})
+  await new LocalSkillProvider({ ...config, fs: service }).list({})
 
   const plain = []
   const listed = []
+  const viaService = []
+  const promised = []
   for (let r = 0; r < rounds; r++) {
     let t = performance.now()
     plainReads()
@@ -79,6 +140,16 @@ async function main() {
     const { candidates } = await provider.list({})
     listed.push(performance.now() - t)
     if (candidates.length !== count) throw new Error(`expected ${count} candidates, got ${candidates.length}`)
+
+    t = performance.now()
+    await promiseReads()
+    promised.push(performance.now() - t)
+
+    const serviced = new LocalSkillProvider({ ...config, fs: service })
+    t = performance.now()
+    const result = await serviced.list({})
+    viaService.push(performance.now() - t)
+    if (result.candidates.length !== count) throw new Error(`expected ${count} candidates through the service`)
   }
 
   const provider = new LocalSkillProvider(config)
@@ -92,14 +163,30 @@ async function main() {
     if (!d) throw new Error('missing definition')
   }
 
+  const servicedProvider = new LocalSkillProvider({ ...config, fs: service })
+  const servicedGets = []
+  for (let r = 0; r < 2000; r++) {
+    const c = candidates[r % candidates.length]
+    const t = performance.now()
+    const d = await servicedProvider.get(c, {})
+    servicedGets.push(performance.now() - t)
+    if (!d) throw new Error('missing definition through the service')
+  }
+
   const p = stats(plain)
   const l = stats(listed)
   const g = stats(gets)
+  const s = stats(viaService)
+  const pr = stats(promised)
   console.log(`machine: ${os.cpus().length} x ${os.cpus()[0]?.model ?? 'unknown cpu'}, ${os.platform()} ${os.release()}, node ${process.version}`)
   console.log(`skills: ${count} (half bundles, half flat; ~200-char descriptions, metadata, ~2 KB bodies)`)
   console.log(`plain sync Node reads (readdir + readFileSync): median ${fmt(p.median)}, min ${fmt(p.min)}`)
   console.log(`cold list() through the addon:                  median ${fmt(l.median)}, min ${fmt(l.min)}  (${(l.median / p.median).toFixed(2)}x the plain-read floor)`)
+  console.log(`plain fs/promises reads (64 at a time):         median ${fmt(pr.median)}, min ${fmt(pr.min)}`)
+  console.log(`cold list() through an fs/promises service:     median ${fmt(s.median)}, min ${fmt(s.min)}  (${(s.median / l.median).toFixed(2)}x the native list())`)
   console.log(`get() through the addon:                        median ${fmt(g.median)}, mean ${fmt(g.mean)}`)
+  const sg = stats(servicedGets)
+  console.log(`get() through the fs/promises service:          median ${fmt(sg.median)}, mean ${fmt(sg.mean)}`)
   fs.rmSync(home, { recursive: true, force: true })
 }
 

@@ -2,10 +2,13 @@
 // The `local` skill provider: a thin JS shell over the native provider.
 // Discovery and loading run in Rust on the libuv thread pool; this layer
 // validates the configuration types, races the caller's AbortSignal, and logs
-// warnings through the configured logger.
+// warnings through the configured logger. With a host filesystem service
+// (`config.fs`), the I/O goes through the service instead (see local-fs.js) and
+// the provider registers as a JS provider.
 
 const binding = require('./native.js')
-const { kNative, kOnDispose } = require('./symbols.js')
+const { kAttach, kNative, kOnDispose } = require('./symbols.js')
+const fsSeam = require('./local-fs.js')
 const { checkCwd, raceSignal, resolveLogger, safeWarn, throwIfAborted } = require('./util.js')
 
 const STRING_FIELDS = ['dshHome', 'agentsHome', 'bundledSkillDir']
@@ -71,11 +74,37 @@ function nativeConfig(config) {
 class LocalSkillProvider {
   #logger
   #disposed = null
+  #native
+  /** The host filesystem service, when given. */
+  #fs
+  /** `control.invalidate` of the JS registration (service only). */
+  #invalidate
 
   constructor(config) {
     const options = nativeConfig(config)
+    const fs = config?.fs === undefined ? undefined : fsSeam.checkFileSystem(config.fs)
     this.#logger = resolveLogger(config?.logger)
-    Object.defineProperty(this, kNative, { value: new binding.NativeLocalProvider(options) })
+    this.#native = new binding.NativeLocalProvider(options)
+    this.#fs = fs
+    // Without a service, the registry drives the native provider directly (no
+    // JS on its path); with one, `list`/`get` are JS and it registers as such.
+    if (fs === undefined) Object.defineProperty(this, kNative, { value: this.#native })
+  }
+
+  /** Called by the registry on a JS registration: route watcher invalidations to it. */
+  [kAttach](control) {
+    if (this.#fs === undefined) return
+    this.#invalidate = control.invalidate
+    this.#native.attachInvalidator(() => control.invalidate())
+    control.signal.addEventListener(
+      'abort',
+      () => {
+        if (this.#invalidate !== control.invalidate) return
+        this.#invalidate = undefined
+        this.#native.attachInvalidator(null)
+      },
+      { once: true },
+    )
   }
 
   /** Provider name in the registry. */
@@ -87,7 +116,11 @@ class LocalSkillProvider {
   async list(options) {
     const signal = options?.signal
     throwIfAborted(signal)
-    const result = await raceSignal(this[kNative].list(checkCwd(options?.cwd)), signal)
+    const cwd = checkCwd(options?.cwd)
+    const result = await raceSignal(
+      this.#fs === undefined ? this.#native.list(cwd) : fsSeam.listThroughService(this.#native, this.#fs, cwd, signal),
+      signal,
+    )
     for (const warning of result.warnings) safeWarn(this.#logger, warning)
     return { candidates: result.candidates, complete: result.complete }
   }
@@ -99,7 +132,13 @@ class LocalSkillProvider {
     if (candidate === null || typeof candidate !== 'object') {
       throw new TypeError(`candidate must be an object (got ${describe(candidate)})`)
     }
-    const result = await raceSignal(this[kNative].load(candidate, checkCwd(options?.cwd)), signal)
+    const cwd = checkCwd(options?.cwd)
+    const result = await raceSignal(
+      this.#fs === undefined
+        ? this.#native.load(candidate, cwd)
+        : fsSeam.loadThroughService(this.#native, this.#fs, candidate, signal),
+      signal,
+    )
     if (result.warning !== undefined) safeWarn(this.#logger, result.warning)
     return result.definition
   }
@@ -108,7 +147,13 @@ class LocalSkillProvider {
   async diagnose(options) {
     const signal = options?.signal
     throwIfAborted(signal)
-    return raceSignal(this[kNative].diagnose(checkCwd(options?.cwd)), signal)
+    const cwd = checkCwd(options?.cwd)
+    return raceSignal(
+      this.#fs === undefined
+        ? this.#native.diagnose(cwd)
+        : fsSeam.diagnoseThroughService(this.#native, this.#fs, cwd, signal),
+      signal,
+    )
   }
 
   /** A first-party write or edit touched `path`; returns whether the catalog was invalidated. */
@@ -116,7 +161,11 @@ class LocalSkillProvider {
     if (typeof path !== 'string') {
       throw new TypeError(`path must be a string (got ${describe(path)})`)
     }
-    return this[kNative].observeHostMutation(path)
+    if (this.#fs === undefined) return this.#native.observeHostMutation(path)
+    // Registered as a JS provider: invalidate synchronously, like the native path.
+    const hit = this.#native.observeHostMutationDeferred(path)
+    if (hit) this.#invalidate?.()
+    return hit
   }
 
   /** Unregister (when registered) and close the watchers. Idempotent. */
@@ -128,7 +177,7 @@ class LocalSkillProvider {
     } catch (e) {
       error = e
     }
-    this[kNative].close()
+    this.#native.close()
     this.#disposed = error === undefined ? Promise.resolve() : Promise.reject(error)
     return this.#disposed
   }

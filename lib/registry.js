@@ -4,7 +4,7 @@
 // hands Rust only what it needs to validate, merge, rank and cache.
 
 const native = require('./native.js')
-const { kNative, kOnDispose } = require('./symbols.js')
+const { kAttach, kNative, kOnDispose } = require('./symbols.js')
 const { throwIfAborted, raceSignal, describeError, resolveLogger, safeWarn, checkCwd } = require('./util.js')
 
 const KIND_RUNTIME = 0
@@ -184,6 +184,7 @@ class SkillRegistry {
       provider = factory(control)
       checkProvider(provider)
       const handle = provider[kNative]
+      if (!handle) provider[kAttach]?.(control)
       slot = handle ? this.#native.registerNative(handle) : this.#native.registerExternal(provider.name)
     } catch (error) {
       controller.abort(error)

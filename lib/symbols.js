@@ -5,3 +5,5 @@
 exports.kNative = Symbol.for('dsh-skill-native.native')
 /** Set by the registry on a provider it registered: unregisters it (called by `dispose()`). */
 exports.kOnDispose = Symbol.for('dsh-skill-native.onDispose')
+/** Called by the registry with the `control` of a JS registration (a `LocalSkillProvider` with a filesystem service). */
+exports.kAttach = Symbol.for('dsh-skill-native.attach')

@@ -6,6 +6,47 @@ import type {
   SkillSource,
 } from './skill'
 
+/**
+ * A path resolved by a {@link SkillFileSystem}: opaque to the provider, passed
+ * back unchanged to `stat`, `listDir` and `readText`.
+ */
+export interface SkillFsTarget {
+  /** Human-readable path. */
+  readonly displayPath: string
+}
+
+/** What `stat` found (links followed). */
+export interface SkillFsStat {
+  readonly type: 'file' | 'directory' | 'other'
+}
+
+/** One entry of a `listDir` result (links followed). */
+export interface SkillFsEntry<Target extends SkillFsTarget = SkillFsTarget> {
+  /** File name (not a path). */
+  readonly name: string
+  readonly type: 'file' | 'directory' | 'other'
+  /** The entry, ready for `readText` / `stat`. */
+  readonly target: Target
+}
+
+/**
+ * The subset of the harness's filesystem service the `local` provider reads
+ * through (a remote or sandboxed workspace). Errors carry a string `code`:
+ * `FS_NOT_FOUND` and `FS_NOT_DIRECTORY` mean absence (an empty root, a skill
+ * that is gone); `FS_NOT_TEXT` means not a text file (that skill is skipped
+ * with a warning); any other failure makes the observation incomplete.
+ */
+export interface SkillFileSystem<Target extends SkillFsTarget = SkillFsTarget> {
+  /** Resolve a path to a target. */
+  resolve(path: string): Promise<Target>
+  /** What `target` is; `undefined` when absent. */
+  stat(target: Target, signal?: AbortSignal): Promise<SkillFsStat | undefined>
+  /** The entries of a directory (one level). */
+  listDir(target: Target): Promise<ReadonlyArray<SkillFsEntry<Target>>>
+  /** The text of a file. */
+  readText(target: Target, signal?: AbortSignal): Promise<string>
+}
+
 /** Configuration of the `local` skill provider. Every field is optional. */
 export interface LocalSkillProviderConfig {
   /** DSH home; its `skills` child is the `user-dsh` root (rank 400). Default `$DSH_HOME`, else `~/.dsh`. */
@@ -32,6 +73,13 @@ export interface LocalSkillProviderConfig {
   readonly watchFollowSymlinks?: boolean
   /** Receives one line per skipped skill file or discovery failure (default `console.warn`). */
   readonly logger?: { warn(message: string): void }
+  /**
+   * The host's filesystem service. When given, the `.git` probe, root listings
+   * and skill reads (`list`, `get`, `diagnose`) go through it instead of the host
+   * disk; the bundled root is still read natively, and watchers keep watching
+   * host paths. Without it, discovery runs natively with no JS calls.
+   */
+  readonly fs?: SkillFileSystem
 }
 
 /** One root considered by `diagnose()`. */

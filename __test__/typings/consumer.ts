@@ -40,6 +40,10 @@ import {
   LocalSkillProvider,
   type LocalDiagnosis,
   type LocalSkillProviderConfig,
+  type SkillFileSystem,
+  type SkillFsTarget,
+  type SkillFsStat,
+  type SkillFsEntry,
 } from '../../index.js'
 
 const policy: SkillInvocationPolicy = { modelInvocable: true, userInvocable: false }
@@ -129,6 +133,17 @@ async function local(): Promise<void> {
   await provider.dispose()
   await standalone.dispose()
   void [report, changed]
+  interface HostTarget extends SkillFsTarget {
+    readonly uri: string
+  }
+  const service: SkillFileSystem<HostTarget> = {
+    resolve: async (p: string): Promise<HostTarget> => ({ displayPath: p, uri: `file://${p}` }),
+    stat: async (_t: HostTarget, _signal?: AbortSignal): Promise<SkillFsStat | undefined> => ({ type: 'file' }),
+    listDir: async (t: HostTarget): Promise<SkillFsEntry<HostTarget>[]> => [{ name: 'a.md', type: 'file', target: t }],
+    readText: async (t: HostTarget, _signal?: AbortSignal): Promise<string> => t.uri,
+  }
+  const remote = registry.registerLocalProvider({ fs: service, watch: false })
+  await remote.dispose()
 }
 
 void [use, local, renderer, dispose, unregister, off]

@@ -175,7 +175,7 @@ impl NativeLocalProvider {
     }
 }
 
-fn candidate_from_js(obj: &Object<'_>) -> Result<Candidate> {
+pub(crate) fn candidate_from_js(obj: &Object<'_>) -> Result<Candidate> {
     const WHAT: &str = "candidate";
     let locator_path = match optional_object(obj, "locator", WHAT)? {
         Some(locator) => optional_string(&locator, "path", "candidate.locator")?,

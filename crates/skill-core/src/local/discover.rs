@@ -99,10 +99,7 @@ pub enum ReadOutcome {
 pub fn read_skill(fs: &dyn SkillFs, path: &Path, cap: u64) -> ReadOutcome {
     let bytes = match fs.read_file(path, cap) {
         Ok(FileRead::Bytes(b)) => b,
-        Ok(FileRead::NotRegular(EntryKind::Dir)) => {
-            return ReadOutcome::Invalid("is a directory, not a file".into())
-        }
-        Ok(FileRead::NotRegular(_)) => return ReadOutcome::Invalid("not a regular file".into()),
+        Ok(FileRead::NotRegular(kind)) => return not_regular(kind),
         Ok(FileRead::TooLarge(len)) => return ReadOutcome::Invalid(too_large(len, cap)),
         Err(e) if is_gone(&e) => return ReadOutcome::Gone,
         Err(e) if is_loop(&e) => return ReadOutcome::Invalid("symbolic link loop".into()),
@@ -111,23 +108,37 @@ pub fn read_skill(fs: &dyn SkillFs, path: &Path, cap: u64) -> ReadOutcome {
         }
         Err(e) => return ReadOutcome::Failed(format!("cannot read: {e}")),
     };
-    if bytes.is_empty() {
-        return ReadOutcome::Invalid("empty file".into());
-    }
     if bytes.len() as u64 > cap {
         return ReadOutcome::Invalid(format!(
             "file is larger than maxSkillFileBytes (more than {cap} bytes)"
         ));
     }
-    let text = match std::str::from_utf8(&bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            return ReadOutcome::Invalid(format!(
-                "not UTF-8 text (invalid byte at offset {})",
-                e.valid_up_to()
-            ))
-        }
-    };
+    match std::str::from_utf8(&bytes) {
+        Ok(text) => parse_skill_text(text, cap),
+        Err(e) => ReadOutcome::Invalid(format!(
+            "not UTF-8 text (invalid byte at offset {})",
+            e.valid_up_to()
+        )),
+    }
+}
+
+/// The outcome for a path that is not a regular file (links followed).
+pub fn not_regular(kind: EntryKind) -> ReadOutcome {
+    ReadOutcome::Invalid(match kind {
+        EntryKind::Dir => "is a directory, not a file".into(),
+        _ => "not a regular file".into(),
+    })
+}
+
+/// Parse the text of a skill file: the size cap (in UTF-8 bytes), then the
+/// frontmatter.
+pub fn parse_skill_text(text: &str, cap: u64) -> ReadOutcome {
+    if text.is_empty() {
+        return ReadOutcome::Invalid("empty file".into());
+    }
+    if text.len() as u64 > cap {
+        return ReadOutcome::Invalid(too_large(text.len() as u64, cap));
+    }
     match frontmatter::parse(text) {
         Ok(p) => ReadOutcome::Parsed(p),
         Err(e) => ReadOutcome::Invalid(e.to_string()),
@@ -138,12 +149,14 @@ fn too_large(len: u64, cap: u64) -> String {
     format!("file is larger than maxSkillFileBytes ({len} > {cap} bytes)")
 }
 
-struct Item {
-    root: usize,
-    path: PathBuf,
-    base: PathBuf,
-    layout: Option<Layout>,
-    decided: Option<FileOutcome>,
+/// One entry of a root planned for reading (or already decided).
+#[derive(Clone, Debug)]
+pub(crate) struct Item {
+    pub(crate) root: usize,
+    pub(crate) path: PathBuf,
+    pub(crate) base: PathBuf,
+    pub(crate) layout: Option<Layout>,
+    pub(crate) decided: Option<FileOutcome>,
 }
 
 fn skipped(reason: impl Into<String>, warn: bool) -> Option<FileOutcome> {
@@ -186,20 +199,10 @@ fn list_root(fs: &dyn SkillFs, index: usize, root: &RootSpec, items: &mut Vec<It
     }
     sort_by_name(&mut named, |(name, _, _)| name.as_str());
     for (name, kind, path) in named {
-        if root.skips_system() && name == ".system" {
-            items.push(Item {
-                root: index,
-                path,
-                base: root.path.clone(),
-                layout: None,
-                decided: skipped(
-                    ".system under the user DSH root is reserved and not scanned",
-                    false,
-                ),
-            });
+        if let Some(item) = reserved(index, root, &name, &path) {
+            items.push(item);
             continue;
         }
-        let is_md = name.ends_with(".md");
         let kind = if kind == EntryKind::Symlink {
             match fs.metadata(&path) {
                 Ok(m) => m.kind,
@@ -226,41 +229,77 @@ fn list_root(fs: &dyn SkillFs, index: usize, root: &RootSpec, items: &mut Vec<It
         } else {
             kind
         };
-        match kind {
-            EntryKind::Dir => items.push(Item {
-                root: index,
-                path: path.join("SKILL.md"),
-                base: path,
-                layout: Some(Layout::Bundle),
-                decided: None,
-            }),
-            EntryKind::File if is_md => items.push(Item {
-                root: index,
-                path,
-                base: root.path.clone(),
-                layout: Some(Layout::Flat),
-                decided: None,
-            }),
-            EntryKind::Other | EntryKind::Symlink if is_md => items.push(Item {
-                root: index,
-                path,
-                base: root.path.clone(),
-                layout: Some(Layout::Flat),
-                decided: skipped("not a regular file", true),
-            }),
-            _ => {}
-        }
+        items.extend(classify(index, root, &name, kind, path));
     }
     RootStatus::Scanned
+}
+
+/// The item for an entry skipped by name alone (`.system` under the user DSH
+/// root), if any.
+pub(crate) fn reserved(index: usize, root: &RootSpec, name: &str, path: &Path) -> Option<Item> {
+    (root.skips_system() && name == ".system").then(|| Item {
+        root: index,
+        path: path.to_path_buf(),
+        base: root.path.clone(),
+        layout: None,
+        decided: skipped(
+            ".system under the user DSH root is reserved and not scanned",
+            false,
+        ),
+    })
+}
+
+/// The item for one entry of `root` whose kind is known (links followed):
+/// a directory is a bundle (its `SKILL.md`), a `.md` file a flat skill, a
+/// `.md` that is neither is skipped; anything else is ignored.
+pub(crate) fn classify(
+    index: usize,
+    root: &RootSpec,
+    name: &str,
+    kind: EntryKind,
+    path: PathBuf,
+) -> Option<Item> {
+    let is_md = name.ends_with(".md");
+    match kind {
+        EntryKind::Dir => Some(Item {
+            root: index,
+            path: path.join("SKILL.md"),
+            base: path,
+            layout: Some(Layout::Bundle),
+            decided: None,
+        }),
+        EntryKind::File if is_md => Some(Item {
+            root: index,
+            path,
+            base: root.path.clone(),
+            layout: Some(Layout::Flat),
+            decided: None,
+        }),
+        EntryKind::Other | EntryKind::Symlink if is_md => Some(Item {
+            root: index,
+            path,
+            base: root.path.clone(),
+            layout: Some(Layout::Flat),
+            decided: skipped("not a regular file", true),
+        }),
+        _ => None,
+    }
 }
 
 fn process(fs: &dyn SkillFs, item: &Item, cap: u64) -> FileOutcome {
     if let Some(decided) = &item.decided {
         return decided.clone();
     }
-    match read_skill(fs, &item.path, cap) {
+    file_outcome(item.layout, read_skill(fs, &item.path, cap))
+}
+
+/// What a read means for discovery: a missing bundle `SKILL.md` is skipped
+/// silently, as is a file that disappeared; an invalid file is skipped with a
+/// warning; an unexpected failure makes the scan incomplete.
+pub(crate) fn file_outcome(layout: Option<Layout>, read: ReadOutcome) -> FileOutcome {
+    match read {
         ReadOutcome::Parsed(p) => FileOutcome::Parsed(p),
-        ReadOutcome::Gone if item.layout == Some(Layout::Bundle) => FileOutcome::Skipped {
+        ReadOutcome::Gone if layout == Some(Layout::Bundle) => FileOutcome::Skipped {
             reason: "directory has no SKILL.md".into(),
             warn: false,
         },
@@ -286,32 +325,27 @@ fn parallelism() -> usize {
 /// Items handled by one worker before another thread is worth spawning.
 const ITEMS_PER_WORKER: usize = 16;
 
-/// Scan `roots`.
-pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken) -> Scan {
-    let mut items = Vec::new();
-    let mut statuses = Vec::with_capacity(roots.len());
-    let mut complete = true;
-    for (index, root) in roots.iter().enumerate() {
-        let status = list_root(fs, index, root, &mut items);
-        if matches!(status, RootStatus::Failed(_)) {
-            complete = false;
-        }
-        statuses.push((root.clone(), status));
-    }
-
+/// `f` over every item on up to [`parallelism`] threads (more only when there
+/// is enough work). `None` for an item left unprocessed (cancelled, or a
+/// worker that panicked on a bug).
+pub(crate) fn parallel_map<T: Sync, R: Send>(
+    items: &[T],
+    cancel: &CancelToken,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<Option<R>> {
     let workers = parallelism()
         .min(items.len().div_ceil(ITEMS_PER_WORKER))
         .max(1);
-    let mut outcomes: Vec<Option<FileOutcome>> = Vec::new();
+    let mut outcomes: Vec<Option<R>> = Vec::new();
     outcomes.resize_with(items.len(), || None);
     let next = AtomicUsize::new(0);
-    let work = |out: &mut Vec<(usize, FileOutcome)>| loop {
+    let work = |out: &mut Vec<(usize, R)>| loop {
         if cancel.is_cancelled() {
             break;
         }
         let i = next.fetch_add(1, Ordering::Relaxed);
         let Some(item) = items.get(i) else { break };
-        out.push((i, process(fs, item, cap)));
+        out.push((i, f(item)));
     };
     if workers <= 1 {
         let mut out = Vec::with_capacity(items.len());
@@ -320,7 +354,7 @@ pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken
             outcomes[i] = Some(o);
         }
     } else {
-        let results: Vec<Vec<(usize, FileOutcome)>> = std::thread::scope(|s| {
+        let results: Vec<Vec<(usize, R)>> = std::thread::scope(|s| {
             let handles: Vec<_> = (1..workers)
                 .map(|_| {
                     s.spawn(|| {
@@ -334,8 +368,7 @@ pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken
             work(&mut mine);
             let mut all = vec![mine];
             for h in handles {
-                // A worker only panics on a bug; its items stay unprocessed
-                // and the scan is reported incomplete below.
+                // A worker only panics on a bug; its items stay unprocessed.
                 if let Ok(out) = h.join() {
                     all.push(out);
                 }
@@ -346,6 +379,23 @@ pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken
             outcomes[i] = Some(o);
         }
     }
+    outcomes
+}
+
+/// Scan `roots`.
+pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken) -> Scan {
+    let mut items = Vec::new();
+    let mut statuses = Vec::with_capacity(roots.len());
+    let mut complete = true;
+    for (index, root) in roots.iter().enumerate() {
+        let status = list_root(fs, index, root, &mut items);
+        if matches!(status, RootStatus::Failed(_)) {
+            complete = false;
+        }
+        statuses.push((root.clone(), status));
+    }
+
+    let outcomes = parallel_map(&items, cancel, |item| process(fs, item, cap));
 
     let cancelled = cancel.is_cancelled();
     let mut files = Vec::with_capacity(items.len());

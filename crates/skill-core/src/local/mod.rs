@@ -18,8 +18,9 @@ mod discover;
 pub mod fs;
 pub mod order;
 pub mod roots;
+pub mod service;
 
-pub use discover::{read_skill, FileOutcome, Layout, ReadOutcome, RootStatus};
+pub use discover::{parse_skill_text, read_skill, FileOutcome, Layout, ReadOutcome, RootStatus};
 pub use roots::{RootSpec, Source};
 
 use crate::frontmatter::ParsedSkill;
@@ -518,13 +519,19 @@ impl LocalProvider {
         self.closed.load(Ordering::Acquire)
     }
 
+    /// Tell the watcher which roots a lookup is about to read; returns whether
+    /// watching is healthy. Watch before reading, so a change made during the
+    /// scan is seen.
+    fn observe_roots(&self, project: Option<&Path>, roots: &[RootSpec]) -> bool {
+        match self.observer() {
+            Some(o) if !self.is_closed() => o.observed(project, roots),
+            _ => true,
+        }
+    }
+
     fn run_scan(&self, ctx: &LookupContext) -> (Option<PathBuf>, Scan, bool) {
         let (project, roots) = self.roots(ctx.cwd.as_deref());
-        // Watch before reading, so a change made during the scan is seen.
-        let healthy = match self.observer() {
-            Some(o) if !self.is_closed() => o.observed(project.as_deref(), &roots),
-            _ => true,
-        };
+        let healthy = self.observe_roots(project.as_deref(), &roots);
         let scan = discover::scan(
             self.fs.as_ref(),
             &roots,
@@ -537,6 +544,11 @@ impl LocalProvider {
     /// Discover candidates for a lookup.
     pub fn discover(&self, ctx: &LookupContext) -> Discovery {
         let (_, scan, healthy) = self.run_scan(ctx);
+        self.report(scan, healthy)
+    }
+
+    /// The discovery of a finished scan.
+    fn report(&self, scan: Scan, healthy: bool) -> Discovery {
         let mut warnings = Vec::new();
         let mut candidates = Vec::with_capacity(scan.files.len());
         for (_, status) in &scan.roots {
@@ -579,6 +591,17 @@ impl LocalProvider {
     /// Explain every root and file considered for a lookup.
     pub fn diagnose(&self, ctx: &LookupContext) -> Diagnosis {
         let (project, scan, healthy) = self.run_scan(ctx);
+        self.explain(ctx.cwd.as_deref(), project.as_deref(), scan, healthy)
+    }
+
+    /// The diagnosis of a finished scan.
+    fn explain(
+        &self,
+        cwd: Option<&Path>,
+        project: Option<&Path>,
+        scan: Scan,
+        healthy: bool,
+    ) -> Diagnosis {
         let mut warnings = Vec::new();
         let roots = scan
             .roots
@@ -660,8 +683,8 @@ impl LocalProvider {
                 .push("skill root watching is not healthy; skill discovery is incomplete".into());
         }
         Diagnosis {
-            cwd: ctx.cwd.as_deref().map(path_string),
-            project_root: project.as_deref().map(path_string),
+            cwd: cwd.map(path_string),
+            project_root: project.map(path_string),
             complete: scan.complete && healthy,
             roots,
             files,
@@ -676,12 +699,26 @@ impl LocalProvider {
             .path
             .as_deref()
             .ok_or_else(|| LoadError::NoPath(candidate.summary.name.clone()))?;
-        let path_buf = PathBuf::from(path);
-        let parsed = match read_skill(
+        let outcome = read_skill(
             self.fs.as_ref(),
-            &path_buf,
+            Path::new(path),
             self.config.max_skill_file_bytes,
-        ) {
+        );
+        self.definition(candidate, outcome)
+    }
+
+    /// The definition of a listed candidate from a fresh read of its file.
+    fn definition(
+        &self,
+        candidate: &Candidate,
+        outcome: ReadOutcome,
+    ) -> Result<Option<SkillDefinition>, LoadError> {
+        let path = candidate
+            .path
+            .as_deref()
+            .ok_or_else(|| LoadError::NoPath(candidate.summary.name.clone()))?;
+        let path_buf = PathBuf::from(path);
+        let parsed = match outcome {
             ReadOutcome::Parsed(p) => p,
             ReadOutcome::Gone => return Ok(None),
             ReadOutcome::Invalid(reason) => {

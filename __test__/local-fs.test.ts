@@ -1,0 +1,414 @@
+import { afterAll, describe, expect, it } from 'vitest'
+import fs from 'node:fs'
+import fsp from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { pkg, recorder } from './helpers'
+import type { SkillFileSystem, SkillFsEntry, SkillFsStat, SkillFsTarget } from '../index'
+
+const { SkillRegistry, LocalSkillProvider } = pkg
+const kNative = Symbol.for('dsh-skill-native.native')
+
+const temps: string[] = []
+function tempDir(): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-local-fs-')))
+  temps.push(dir)
+  return dir
+}
+afterAll(() => {
+  for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+function write(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.writeFileSync(file, text)
+}
+
+function skill(name: string, description: string): string {
+  return `---\nname: ${name}\ndescription: ${description}\n---\n\nBody of ${name} (${description}).\n`
+}
+
+type Op = 'resolve' | 'stat' | 'listDir' | 'readText'
+
+interface Target extends SkillFsTarget {
+  readonly real: string
+}
+
+class FsError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * A filesystem service over the real disk (node:fs/promises), counting calls
+ * per method, recording paths and signals, with switchable faults per op and path.
+ */
+class FakeFs implements SkillFileSystem<Target> {
+  readonly counts: Record<Op, number> = { resolve: 0, stat: 0, listDir: 0, readText: 0 }
+  readonly paths: Record<Op, string[]> = { resolve: [], stat: [], listDir: [], readText: [] }
+  readonly signals: Array<{ op: Op; path: string; signal: AbortSignal | undefined }> = []
+  readonly #faults = new Map<string, string>()
+
+  /** Make `op` on `file` throw an error with `code` (`'hang'`: never settle). */
+  fail(op: Op, file: string, code: string): void {
+    this.#faults.set(`${op}\0${file}`, code)
+  }
+
+  clear(): void {
+    this.#faults.clear()
+  }
+
+  reset(): void {
+    for (const op of Object.keys(this.counts) as Op[]) {
+      this.counts[op] = 0
+      this.paths[op] = []
+    }
+    this.signals.length = 0
+  }
+
+  #enter(op: Op, file: string, signal?: AbortSignal): Promise<never> | undefined {
+    this.counts[op]++
+    this.paths[op].push(file)
+    if (op === 'stat' || op === 'readText') this.signals.push({ op, path: file, signal })
+    const code = this.#faults.get(`${op}\0${file}`)
+    if (code === undefined) return undefined
+    if (code === 'hang') return new Promise<never>(() => {})
+    return Promise.reject(new FsError(code, `${op} ${file}: injected ${code}`))
+  }
+
+  async resolve(file: string): Promise<Target> {
+    const fault = this.#enter('resolve', file)
+    if (fault) return fault
+    return { displayPath: file, real: file }
+  }
+
+  async stat(target: Target, signal?: AbortSignal): Promise<SkillFsStat | undefined> {
+    const fault = this.#enter('stat', target.real, signal)
+    if (fault) return fault
+    try {
+      const s = await fsp.stat(target.real)
+      return { type: s.isFile() ? 'file' : s.isDirectory() ? 'directory' : 'other' }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+      throw translate(error)
+    }
+  }
+
+  async listDir(target: Target): Promise<SkillFsEntry<Target>[]> {
+    const fault = this.#enter('listDir', target.real)
+    if (fault) return fault
+    try {
+      const names = await fsp.readdir(target.real)
+      return Promise.all(
+        names.map(async (name) => {
+          const real = path.join(target.real, name)
+          const s = await fsp.stat(real).catch(() => undefined)
+          const type = s?.isFile() ? 'file' : s?.isDirectory() ? 'directory' : 'other'
+          return { name, type, target: { displayPath: real, real } } as const
+        }),
+      )
+    } catch (error) {
+      throw translate(error)
+    }
+  }
+
+  async readText(target: Target, signal?: AbortSignal): Promise<string> {
+    const fault = this.#enter('readText', target.real, signal)
+    if (fault) return fault
+    try {
+      return await fsp.readFile(target.real, { encoding: 'utf8', signal })
+    } catch (error) {
+      throw translate(error)
+    }
+  }
+
+  /** Whether any call touched `dir` or something below it. */
+  touched(dir: string): boolean {
+    return Object.values(this.paths).some((list) => list.some((p) => p === dir || p.startsWith(dir + path.sep)))
+  }
+}
+
+function translate(error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException).code
+  if (code === 'ENOENT') return new FsError('FS_NOT_FOUND', String(error))
+  if (code === 'ENOTDIR') return new FsError('FS_NOT_DIRECTORY', String(error))
+  if (code === 'EISDIR') return new FsError('FS_NOT_TEXT', String(error))
+  return error
+}
+
+function workspace() {
+  const root = tempDir()
+  const project = path.join(root, 'project')
+  fs.mkdirSync(path.join(project, '.git'), { recursive: true })
+  const cwd = path.join(project, 'src', 'deep')
+  fs.mkdirSync(cwd, { recursive: true })
+  const home = path.join(root, 'home')
+  const custom = path.join(root, 'custom')
+  const bundled = path.join(root, 'bundled')
+  const userDsh = path.join(home, '.dsh', 'skills')
+  write(path.join(project, '.dsh', 'skills', 'shared', 'SKILL.md'), skill('shared', 'project dsh'))
+  write(path.join(project, '.agents', 'skills', 'agents.md'), skill('agents', 'project agents'))
+  fs.mkdirSync(path.join(project, '.agents', 'skills', 'no-skill-here'), { recursive: true })
+  write(path.join(custom, 'custom.md'), skill('custom', 'custom root'))
+  write(path.join(userDsh, 'shared.md'), skill('shared', 'user dsh'))
+  write(path.join(userDsh, 'user.md'), skill('user', 'user dsh'))
+  write(path.join(userDsh, '.system', 'SKILL.md'), skill('system', 'reserved'))
+  write(path.join(home, '.agents', 'skills', 'zz', 'SKILL.md'), skill('zz', 'user agents'))
+  write(path.join(bundled, 'builtin', 'SKILL.md'), skill('builtin', 'bundled'))
+  const config = {
+    dshHome: path.join(home, '.dsh'),
+    agentsHome: path.join(home, '.agents'),
+    customSkillDirs: [custom],
+    bundledSkillDir: bundled,
+    watch: false,
+  }
+  return { root, project, cwd, home, custom, bundled, userDsh, config }
+}
+
+const EXPECTED = [
+  ['shared', 'project-dsh'],
+  ['agents', 'project-agents'],
+  ['custom', 'custom'],
+  ['shared', 'user-dsh'],
+  ['user', 'user-dsh'],
+  ['zz', 'user-agents'],
+  ['builtin', 'bundled'],
+]
+
+function names(result: { candidates: ReadonlyArray<{ name: string; source: string }> }): string[][] {
+  return result.candidates.map((c) => [c.name, c.source])
+}
+
+describe('local provider through a filesystem service', () => {
+  it('lists through the service (probe, listing, reads) with the same result as the native path', async () => {
+    const w = workspace()
+    const service = new FakeFs()
+    const log = recorder()
+    const provider = new LocalSkillProvider({ ...w.config, fs: service, logger: log.logger })
+    const native = new LocalSkillProvider({ ...w.config, logger: recorder().logger })
+    const viaService = await provider.list({ cwd: w.cwd })
+    expect(names(viaService)).toEqual(EXPECTED)
+    expect(viaService).toEqual(await native.list({ cwd: w.cwd }))
+    expect(viaService.complete).toBe(true)
+    expect(service.counts.listDir).toBeGreaterThan(0)
+    expect(service.counts.readText).toBeGreaterThan(0)
+    // The .git probe walked up from cwd through resolve + stat.
+    expect(service.paths.resolve).toEqual(expect.arrayContaining([path.join(w.cwd, '.git'), path.join(w.project, '.git')]))
+    expect(service.paths.stat).toEqual([path.join(w.cwd, '.git'), path.join(w.project, 'src', '.git'), path.join(w.project, '.git')])
+    // The reserved .system child and the bundled root are never read through the service.
+    expect(service.touched(path.join(w.userDsh, '.system'))).toBe(false)
+    expect(service.touched(w.bundled)).toBe(false)
+    // A directory without SKILL.md is skipped silently, as natively.
+    expect(log.warnings.filter((m) => m.includes('no-skill-here'))).toEqual([])
+    // No cwd: no probe, no project roots.
+    service.reset()
+    expect(names(await provider.list())).toEqual(EXPECTED.slice(2))
+    expect(service.counts.stat).toBe(0)
+    // diagnose() goes through the service too.
+    service.reset()
+    const report = await provider.diagnose({ cwd: w.cwd })
+    expect(report.projectRoot).toBe(w.project)
+    expect(report.complete).toBe(true)
+    expect(service.counts.listDir).toBeGreaterThan(0)
+    expect(report).toEqual(await native.diagnose({ cwd: w.cwd }))
+    await provider.dispose()
+    await native.dispose()
+  })
+
+  it('a failed .git probe means "not here": the walk continues upward; none found → cwd', async () => {
+    const w = workspace()
+    const service = new FakeFs()
+    service.fail('resolve', path.join(w.cwd, '.git'), 'EIO')
+    service.fail('stat', path.join(w.project, 'src', '.git'), 'EACCES')
+    const provider = new LocalSkillProvider({ ...w.config, fs: service, logger: recorder().logger })
+    const result = await provider.list({ cwd: w.cwd })
+    expect(names(result)).toEqual(EXPECTED)
+    expect(result.complete).toBe(true)
+    // Every probe fails: the project root is cwd itself.
+    service.fail('stat', path.join(w.project, '.git'), 'EIO')
+    write(path.join(w.cwd, '.dsh', 'skills', 'local-here.md'), skill('local-here', 'cwd is the project'))
+    const fallback = await provider.list({ cwd: w.cwd })
+    expect(names(fallback)[0]).toEqual(['local-here', 'project-dsh'])
+    expect(fallback.complete).toBe(true)
+    await provider.dispose()
+  })
+
+  it('absence codes mean an empty root or a skill that is gone; the observation stays complete', async () => {
+    const w = workspace()
+    const service = new FakeFs()
+    const log = recorder()
+    const provider = new LocalSkillProvider({ ...w.config, fs: service, logger: log.logger })
+    service.fail('listDir', w.userDsh, 'FS_NOT_FOUND')
+    service.fail('resolve', w.custom, 'FS_NOT_DIRECTORY')
+    service.fail('readText', path.join(w.home, '.agents', 'skills', 'zz', 'SKILL.md'), 'FS_NOT_FOUND')
+    const result = await provider.list({ cwd: w.cwd })
+    expect(names(result)).toEqual([
+      ['shared', 'project-dsh'],
+      ['agents', 'project-agents'],
+      ['builtin', 'bundled'],
+    ])
+    expect(result.complete).toBe(true)
+    expect(log.warnings).toEqual([])
+    await provider.dispose()
+  })
+
+  it('FS_NOT_TEXT skips that skill with a warning and keeps its siblings', async () => {
+    const w = workspace()
+    const service = new FakeFs()
+    const log = recorder()
+    const provider = new LocalSkillProvider({ ...w.config, fs: service, logger: log.logger })
+    const binary = path.join(w.userDsh, 'user.md')
+    service.fail('readText', binary, 'FS_NOT_TEXT')
+    const result = await provider.list({ cwd: w.cwd })
+    expect(names(result)).toEqual(EXPECTED.filter(([n]) => n !== 'user'))
+    expect(result.complete).toBe(true)
+    expect(log.warnings.some((m) => m.includes(binary) && m.includes('not a text file'))).toBe(true)
+    // get() of such a file: undefined with a warning.
+    const candidate = (await new LocalSkillProvider({ ...w.config, logger: recorder().logger }).list()).candidates.find(
+      (c) => c.name === 'user',
+    )
+    expect(candidate).toBeDefined()
+    expect(await provider.get(candidate!)).toBeUndefined()
+    expect(log.warnings.filter((m) => m.includes(binary))).toHaveLength(2)
+    await provider.dispose()
+  })
+
+  it('any other error makes the observation incomplete; it recovers once the fault clears', async () => {
+    const w = workspace()
+    const service = new FakeFs()
+    const log = recorder()
+    const provider = new LocalSkillProvider({ ...w.config, fs: service, logger: log.logger })
+    const faults: Array<[Op, string]> = [
+      ['resolve', w.custom],
+      ['listDir', w.userDsh],
+      ['resolve', path.join(w.project, '.dsh', 'skills', 'shared', 'SKILL.md')],
+      ['readText', path.join(w.project, '.agents', 'skills', 'agents.md')],
+    ]
+    for (const [op, file] of faults) {
+      service.clear()
+      service.fail(op, file, 'EIO')
+      const result = await provider.list({ cwd: w.cwd })
+      expect(result.complete, `${op} ${file}`).toBe(false)
+      // Readable skills are still listed.
+      expect(result.candidates.length).toBeGreaterThan(0)
+      expect(names(result)).toContainEqual(['builtin', 'bundled'])
+      expect(log.warnings.at(-1)).toContain('skill discovery is incomplete')
+    }
+    service.clear()
+    const recovered = await provider.list({ cwd: w.cwd })
+    expect(recovered.complete).toBe(true)
+    expect(names(recovered)).toEqual(EXPECTED)
+    await provider.dispose()
+  })
+
+  it('registers as a JS provider; incomplete snapshots are not cached, complete ones are', async () => {
+    const w = workspace()
+    const service = new FakeFs()
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const local = registry.registerLocalProvider({ ...w.config, fs: service })
+    expect(local).toBeInstanceOf(LocalSkillProvider)
+    expect((local as unknown as Record<symbol, unknown>)[kNative]).toBeUndefined()
+    const plain = new LocalSkillProvider(w.config)
+    expect((plain as unknown as Record<symbol, unknown>)[kNative]).toBeDefined()
+    await plain.dispose()
+
+    service.fail('listDir', w.userDsh, 'EIO')
+    const broken = await registry.snapshot({ cwd: w.cwd })
+    expect(broken.complete).toBe(false)
+    expect(broken.skills.map((s) => s.name)).toEqual(['agents', 'builtin', 'custom', 'shared', 'zz'])
+    const listings = service.counts.listDir
+    expect((await registry.snapshot({ cwd: w.cwd })).complete).toBe(false)
+    expect(service.counts.listDir).toBeGreaterThan(listings)
+
+    service.clear()
+    const healed = await registry.snapshot({ cwd: w.cwd })
+    expect(healed.complete).toBe(true)
+    expect(healed.skills.map((s) => s.name)).toEqual(['agents', 'builtin', 'custom', 'shared', 'user', 'zz'])
+    const cached = service.counts.listDir
+    expect((await registry.snapshot({ cwd: w.cwd })).complete).toBe(true)
+    expect(service.counts.listDir).toBe(cached)
+
+    // get() through the registry reads through the service, with the caller's signal.
+    const controller = new AbortController()
+    service.reset()
+    const shared = await registry.get('shared', { cwd: w.cwd, signal: controller.signal })
+    expect(shared?.content).toBe('Body of shared (project dsh).')
+    expect(service.signals.map((s) => s.op)).toEqual(['stat', 'readText'])
+    for (const s of service.signals) expect(s.signal).toBe(controller.signal)
+    await local.dispose()
+    expect(await registry.list({ cwd: w.cwd })).toEqual([])
+  })
+
+  it('get() forwards the signal to stat/readText, re-reads, and cannot hang an aborted caller', async () => {
+    const w = workspace()
+    const service = new FakeFs()
+    const provider = new LocalSkillProvider({ ...w.config, fs: service, logger: recorder().logger })
+    const listed = await provider.list({ cwd: w.cwd })
+    const candidate = listed.candidates.find((c) => c.source === 'user-dsh' && c.name === 'user')!
+    const file = path.join(w.userDsh, 'user.md')
+    const controller = new AbortController()
+    service.reset()
+    write(file, skill('user', 'edited'))
+    const loaded = await provider.get(candidate, { signal: controller.signal })
+    expect(loaded).toMatchObject({ name: 'user', description: 'edited', source: 'user-dsh', provider: 'local', path: file })
+    expect(loaded?.resourceBase).toEqual({ kind: 'directory', path: w.userDsh })
+    expect(service.paths.resolve).toEqual([file])
+    expect(service.signals).toEqual([
+      { op: 'stat', path: file, signal: controller.signal },
+      { op: 'readText', path: file, signal: controller.signal },
+    ])
+    // Deleted: undefined (stat says absent); a transient read error rejects.
+    fs.rmSync(file)
+    expect(await provider.get(candidate)).toBeUndefined()
+    write(file, skill('user', 'back'))
+    service.fail('readText', file, 'EIO')
+    await expect(provider.get(candidate)).rejects.toThrow(/EIO/)
+    service.clear()
+    // A readText that never settles: aborting rejects with the reason.
+    service.fail('readText', file, 'hang')
+    const aborter = new AbortController()
+    const pending = provider.get(candidate, { signal: aborter.signal })
+    const reason = new Error('caller gave up')
+    setTimeout(() => aborter.abort(reason), 10)
+    await expect(pending).rejects.toBe(reason)
+    // Same for list().
+    const listAborter = new AbortController()
+    const listing = provider.list({ cwd: w.cwd, signal: listAborter.signal })
+    setTimeout(() => listAborter.abort(reason), 10)
+    await expect(listing).rejects.toBe(reason)
+    await provider.dispose()
+  })
+
+  it('observeHostMutation works the same with or without a service', async () => {
+    const w = workspace()
+    const service = new FakeFs()
+    const viaService = new SkillRegistry({ logger: recorder().logger })
+    const viaNative = new SkillRegistry({ logger: recorder().logger })
+    const remote = viaService.registerLocalProvider({ ...w.config, fs: service, watch: true })
+    const local = viaNative.registerLocalProvider({ ...w.config, watch: true })
+    await viaService.snapshot({ cwd: w.cwd })
+    await viaNative.snapshot({ cwd: w.cwd })
+    let changes = 0
+    viaService.onChange(() => void changes++)
+    for (const file of [path.join(w.userDsh, 'user.md'), path.join(w.root, 'elsewhere.txt')]) {
+      const expected = local.observeHostMutation(file)
+      const before = changes
+      expect(remote.observeHostMutation(file)).toBe(expected)
+      // An invalidation is synchronous, as on the native path.
+      expect(changes - before).toBe(expected ? 1 : 0)
+    }
+    expect(remote.observeHostMutation(path.join(w.root, 'elsewhere.txt'))).toBe(false)
+    expect(() => remote.observeHostMutation(3 as unknown as string)).toThrow(TypeError)
+    await remote.dispose()
+    await local.dispose()
+  })
+
+  it('rejects a service of the wrong shape', () => {
+    expect(() => new LocalSkillProvider({ fs: {} as unknown as SkillFileSystem })).toThrow(/config\.fs\.resolve must be a function/)
+    expect(() => new LocalSkillProvider({ fs: null as unknown as SkillFileSystem })).toThrow(TypeError)
+  })
+})

@@ -1,0 +1,411 @@
+//! Binding for discovery through a host filesystem service
+//! (`skill_core::local::service`).
+//!
+//! The JS layer performs the service calls (`resolve`, `stat`, `listDir`,
+//! `readText`) asynchronously and reports each result here; every rule
+//! (roots, classification, order, parsing, error codes) runs in the core. No
+//! thread ever blocks on a JS promise.
+
+use crate::convert::{candidates_to_json, definition_to_js, parse_json, strings_to_js};
+use crate::local::{candidate_from_js, NativeLocalProvider};
+use crate::util::{failure, guard};
+use napi::bindgen_prelude::{AsyncTask, Env, Function, Object, Result, Status, Unknown};
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
+use napi::{JsValue, ScopedTask};
+use napi_derive::napi;
+use skill_core::cancel::CancelToken;
+use skill_core::local::service::{
+    kind_of, project_probes, ServiceEntry, ServiceError, ServiceRead, ServiceScan,
+};
+use skill_core::local::{Diagnosis, Discovery, LoadError, LocalProvider};
+use skill_core::provider::{Invalidate, NativeProvider};
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// A directory probed for `.git` (`resolve(git)` then `stat`).
+#[napi(object)]
+pub struct NativeProjectProbe {
+    /// The candidate project root.
+    pub dir: String,
+    /// `<dir>/.git`.
+    pub git: String,
+}
+
+/// A root the host lists through its service.
+#[napi(object)]
+pub struct NativeServiceRoot {
+    /// Index to report the listing under.
+    pub index: u32,
+    /// Root directory.
+    pub path: String,
+}
+
+/// A skill file to read through the service.
+#[napi(object)]
+pub struct NativeReadRequest {
+    /// Index to report the read under.
+    pub id: u32,
+    /// Skill file.
+    pub path: String,
+    /// For a flat file, the index of its listed entry (read its `target`);
+    /// absent for a bundle's `SKILL.md` (resolve `path`).
+    pub entry: Option<u32>,
+}
+
+/// The result of reading one skill file through the service: `text`, or
+/// `kind` (what `stat` found instead of a file), or an error `code`/`message`.
+#[napi(object)]
+pub struct NativeServiceRead {
+    /// `readText` result.
+    pub text: Option<String>,
+    /// `stat(...).type` when it is not `file`.
+    pub kind: Option<String>,
+    /// The error's string `code`.
+    pub code: Option<String>,
+    /// The error's message.
+    pub message: Option<String>,
+}
+
+impl From<NativeServiceRead> for ServiceRead {
+    fn from(r: NativeServiceRead) -> Self {
+        match (r.text, r.kind) {
+            (Some(text), _) => ServiceRead::Text(text),
+            (None, Some(kind)) => ServiceRead::NotFile(kind_of(&kind)),
+            (None, None) => ServiceRead::Error(error(r.code, r.message)),
+        }
+    }
+}
+
+fn error(code: Option<String>, message: Option<String>) -> ServiceError {
+    ServiceError {
+        message: message.unwrap_or_else(|| "file system service error".into()),
+        code,
+    }
+}
+
+type InvalidateFn = ThreadsafeFunction<(), Unknown<'static>, (), Status, false, true>;
+
+thread_local! {
+    /// Set while `observeHostMutationDeferred` runs: the JS caller invalidates
+    /// synchronously itself, so the invalidator must not queue a call.
+    static DEFERRED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Invalidates a JS registration (`control.invalidate`) from any thread.
+struct JsInvalidator {
+    tsfn: InvalidateFn,
+}
+
+impl Invalidate for JsInvalidator {
+    fn invalidate(&self) -> bool {
+        if DEFERRED.with(Cell::get) {
+            return true;
+        }
+        self.tsfn.call((), ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok
+    }
+}
+
+struct ResetDeferred;
+
+impl Drop for ResetDeferred {
+    fn drop(&mut self) {
+        DEFERRED.with(|d| d.set(false));
+    }
+}
+
+#[napi]
+impl NativeLocalProvider {
+    /// The directories to probe for the project root of `cwd`, nearest first.
+    /// None found: `cwd` (the first `dir`).
+    #[napi(catch_unwind)]
+    pub fn project_probes(&self, cwd: String) -> Vec<NativeProjectProbe> {
+        project_probes(Path::new(&cwd))
+            .into_iter()
+            .map(|p| NativeProjectProbe {
+                dir: p.dir.to_string_lossy().into_owned(),
+                git: p.git.to_string_lossy().into_owned(),
+            })
+            .collect()
+    }
+
+    /// Start discovery through a host filesystem service for a lookup whose
+    /// project root is `projectRoot` (none without a `cwd`).
+    #[napi(catch_unwind)]
+    pub fn begin_service_scan(&self, project_root: Option<String>) -> NativeServiceScan {
+        let provider = self.core();
+        let project = project_root.filter(|p| !p.is_empty()).map(PathBuf::from);
+        let scan = provider.begin_service_scan(project.as_deref());
+        NativeServiceScan {
+            provider,
+            state: Mutex::new(Some((scan, Vec::new()))),
+        }
+    }
+
+    /// Parse a skill file read through the service for `get()`. Returns
+    /// `{ definition?, warning? }`; throws on an unexpected failure.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "candidate: { path?: string; source?: string; rank?: number; resourceBase?: object; locator?: unknown; name?: string }, read: NativeServiceRead",
+        ts_return_type = "{ definition?: object; warning?: string }"
+    )]
+    pub fn load_from_service<'e>(
+        &self,
+        env: &'e Env,
+        candidate: Object<'e>,
+        read: NativeServiceRead,
+    ) -> Result<Object<'e>> {
+        let candidate = candidate_from_js(&candidate)?;
+        let mut obj = Object::new(env)?;
+        match self.core().load_from_service(&candidate, read.into()) {
+            Ok(Some(d)) => obj.set("definition", definition_to_js(env, &d)?)?,
+            Ok(None) => {}
+            Err(LoadError::Invalid { path, reason }) => {
+                obj.set("warning", format!("skill file {path} skipped: {reason}"))?
+            }
+            Err(e) => return Err(failure(e)),
+        }
+        Ok(obj)
+    }
+
+    /// Route invalidations (watchers, host mutations) to `callback` — the
+    /// `invalidate` of a JS registration — or stop with `null`.
+    #[napi(catch_unwind)]
+    pub fn attach_invalidator(
+        &self,
+        callback: Option<Function<'_, (), Unknown<'static>>>,
+    ) -> Result<()> {
+        let invalidator: Option<Arc<dyn Invalidate>> = match callback {
+            Some(f) => {
+                let tsfn: InvalidateFn = f
+                    .build_threadsafe_function::<()>()
+                    .callee_handled::<false>()
+                    .weak::<true>()
+                    .build()?;
+                Some(Arc::new(JsInvalidator { tsfn }))
+            }
+            None => None,
+        };
+        self.core().attach(invalidator);
+        Ok(())
+    }
+
+    /// Like `observeHostMutation`, for a provider registered as a JS provider:
+    /// returns whether the catalog must be invalidated, and leaves the
+    /// (synchronous) invalidation to the caller.
+    #[napi(catch_unwind)]
+    pub fn observe_host_mutation_deferred(&self, path: String) -> bool {
+        DEFERRED.with(|d| d.set(true));
+        let _reset = ResetDeferred;
+        self.core().observe_host_mutation(Path::new(&path))
+    }
+}
+
+type ScanState = (ServiceScan, Vec<Option<ServiceRead>>);
+
+/// One lookup's discovery through a host filesystem service: the JS layer
+/// reports listings and reads, then finishes it once.
+#[napi]
+pub struct NativeServiceScan {
+    provider: Arc<LocalProvider>,
+    state: Mutex<Option<ScanState>>,
+}
+
+impl NativeServiceScan {
+    fn with<T>(&self, f: impl FnOnce(&mut ScanState) -> T) -> Option<T> {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_mut()
+            .map(f)
+    }
+
+    fn take(&self) -> Option<ScanState> {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+}
+
+#[napi]
+impl NativeServiceScan {
+    /// The project root of the lookup.
+    #[napi(getter, catch_unwind)]
+    pub fn project_root(&self) -> Option<String> {
+        self.with(|(scan, _)| {
+            scan.project_root()
+                .map(|p| p.to_string_lossy().into_owned())
+        })
+        .flatten()
+    }
+
+    /// The roots to list through the service (all but the bundled one).
+    #[napi(catch_unwind)]
+    pub fn roots(&self) -> Vec<NativeServiceRoot> {
+        self.with(|(scan, _)| {
+            scan.service_roots()
+                .into_iter()
+                .map(|i| NativeServiceRoot {
+                    index: i as u32,
+                    path: scan.roots()[i].path.to_string_lossy().into_owned(),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+    }
+
+    /// Resolving or listing root `index` failed.
+    #[napi(catch_unwind)]
+    pub fn root_failed(&self, index: u32, code: Option<String>, message: Option<String>) {
+        let e = error(code, message);
+        self.with(|(scan, _)| scan.root_failed(index as usize, &e));
+    }
+
+    /// Root `index` was listed (`names[i]` has type `types[i]`: `file`,
+    /// `directory` or `other`). Returns the skill files to read.
+    #[napi(catch_unwind)]
+    pub fn root_listed(
+        &self,
+        index: u32,
+        names: Vec<String>,
+        types: Vec<String>,
+    ) -> Vec<NativeReadRequest> {
+        let entries: Vec<ServiceEntry> = names
+            .into_iter()
+            .zip(
+                types
+                    .iter()
+                    .map(String::as_str)
+                    .chain(std::iter::repeat("other")),
+            )
+            .map(|(name, kind)| ServiceEntry {
+                name,
+                kind: kind_of(kind),
+            })
+            .collect();
+        self.with(|(scan, reads)| {
+            let requests = scan.root_listed(index as usize, &entries);
+            if let Some(last) = requests.last() {
+                if reads.len() <= last.id {
+                    reads.resize(last.id + 1, None);
+                }
+            }
+            requests
+                .into_iter()
+                .map(|r| NativeReadRequest {
+                    id: r.id as u32,
+                    path: r.path.to_string_lossy().into_owned(),
+                    entry: r.entry.map(|e| e as u32),
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+    }
+
+    /// The result of read request `id`.
+    #[napi(catch_unwind)]
+    pub fn read(&self, id: u32, read: NativeServiceRead) {
+        self.with(|(_, reads)| {
+            if let Some(slot) = reads.get_mut(id as usize) {
+                *slot = Some(read.into());
+            }
+        });
+    }
+
+    /// Finish into `{ candidates, complete, warnings }` (reads the bundled root
+    /// natively, off the JS thread). Only once.
+    #[napi(
+        catch_unwind,
+        ts_return_type = "Promise<{ candidates: object[]; complete: boolean; warnings: string[] }>"
+    )]
+    pub fn finish(&self) -> Result<AsyncTask<ServiceFinishTask>> {
+        Ok(AsyncTask::new(ServiceFinishTask {
+            provider: self.provider.clone(),
+            state: Some(
+                self.take()
+                    .ok_or_else(|| failure("the scan is already finished"))?,
+            ),
+            diagnose: None,
+        }))
+    }
+
+    /// Finish into the diagnosis `diagnose()` returns. Only once.
+    #[napi(catch_unwind, ts_return_type = "Promise<object>")]
+    pub fn finish_diagnosis(&self, cwd: Option<String>) -> Result<AsyncTask<ServiceFinishTask>> {
+        Ok(AsyncTask::new(ServiceFinishTask {
+            provider: self.provider.clone(),
+            state: Some(
+                self.take()
+                    .ok_or_else(|| failure("the scan is already finished"))?,
+            ),
+            diagnose: Some(cwd.filter(|c| !c.is_empty()).map(PathBuf::from)),
+        }))
+    }
+}
+
+/// `finish()` / `finishDiagnosis()` work.
+pub struct ServiceFinishTask {
+    provider: Arc<LocalProvider>,
+    state: Option<ScanState>,
+    /// `Some(cwd)` for a diagnosis.
+    diagnose: Option<Option<PathBuf>>,
+}
+
+/// The finished scan.
+pub enum Finished {
+    /// For `list()`, candidates serialised.
+    Listed {
+        candidates_json: String,
+        complete: bool,
+        warnings: Vec<String>,
+    },
+    /// For `diagnose()`.
+    Diagnosis(Diagnosis),
+}
+
+impl<'task> ScopedTask<'task> for ServiceFinishTask {
+    type Output = Finished;
+    type JsValue = Unknown<'task>;
+
+    fn compute(&mut self) -> Result<Finished> {
+        let provider = self.provider.clone();
+        let state = self.state.take();
+        let diagnose = self.diagnose.clone();
+        guard(move || {
+            let (scan, reads) = state.ok_or_else(|| failure("the scan is already finished"))?;
+            let cancel = CancelToken::new();
+            if let Some(cwd) = diagnose {
+                return Ok(Finished::Diagnosis(provider.diagnose_service_scan(
+                    scan,
+                    reads,
+                    cwd.as_deref(),
+                    &cancel,
+                )));
+            }
+            let d: Discovery = provider.finish_service_scan(scan, reads, &cancel);
+            Ok(Finished::Listed {
+                candidates_json: candidates_to_json(&d.observation.candidates).map_err(failure)?,
+                complete: d.observation.complete,
+                warnings: d.warnings,
+            })
+        })
+    }
+
+    fn resolve(&mut self, env: &'task Env, output: Finished) -> Result<Unknown<'task>> {
+        match output {
+            Finished::Listed {
+                candidates_json,
+                complete,
+                warnings,
+            } => {
+                let mut obj = Object::new(env)?;
+                obj.set("candidates", parse_json(env, candidates_json)?)?;
+                obj.set("complete", complete)?;
+                obj.set("warnings", strings_to_js(env, &warnings)?)?;
+                Ok(obj.to_unknown())
+            }
+            Finished::Diagnosis(d) => env.to_js_value(&d),
+        }
+    }
+}
