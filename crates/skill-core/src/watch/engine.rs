@@ -387,7 +387,12 @@ impl Inner {
                 .map(|(p, _)| p.clone())
                 .collect();
             state.dirty.extend(unreadable);
-            self.rescan_dirty(&mut state);
+            // This may also consume roots the event thread marked dirty: keep
+            // what their rescan found for the next publication.
+            if self.rescan_dirty(&mut state) {
+                state.change = true;
+                state.activity(Instant::now());
+            }
             self.apply(&mut state);
             self.finish_sync(state);
             return;
@@ -395,7 +400,13 @@ impl Inner {
         let roots: Vec<RootSpec> = roots.iter().map(normalize_spec).collect();
         if let Some((evicted, _)) = state.projects.push(project_root.clone(), roots) {
             if evicted != project_root {
+                // Its cached catalogs would go stale unwatched: invalidate, so its
+                // next lookup lists (and watches) it again. Published through the
+                // batch machinery, so lookups alternating between more projects
+                // than `max_projects` are rate-limited by the storm windows.
                 tracing::debug!(project = %evicted.display(), "project evicted from the watched set");
+                state.change = true;
+                state.activity(Instant::now());
             }
         }
         tracing::debug!(project = %project_root.display(), "project watched");
@@ -538,8 +549,9 @@ impl Inner {
                     // report it). Until then it counts as failed, so a path that
                     // keeps vanishing is retried with backoff, not in a loop.
                     tracing::debug!(path = %path.display(), "vanished before it could be watched");
-                    state.failed.entry(path).or_default();
-                    missing = true;
+                    if state.failed.insert(path, String::new()).is_none() {
+                        missing = true;
+                    }
                 }
                 Err(e) => {
                     if !state.failed.contains_key(&path) {
@@ -856,6 +868,10 @@ impl Inner {
         let state = self.lock();
         let root_kind = |p: &Path| state.roots.get(p).map(|r| r.kind);
         if root_kind(&path).is_some() {
+            return true;
+        }
+        // An ancestor of a root: creating or removing it creates or removes the root.
+        if state.roots.keys().any(|root| root.starts_with(&path)) {
             return true;
         }
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {

@@ -187,8 +187,10 @@ impl SkillWatcher {
     /// Note a lookup in `project_root` whose project roots are `roots`. Marks the
     /// project most recently observed; a new project starts being watched before
     /// this returns (so a discovery that follows sees every later change), evicting
-    /// the least recently observed one beyond `max_projects`. Cheap when the
-    /// project is already watched. Retries failed watches.
+    /// the least recently observed one beyond `max_projects`. An eviction is
+    /// published as a change (catalogs cached for the evicted project would not
+    /// be refreshed any more), so its next lookup lists and watches it again.
+    /// Cheap when the project is already watched. Retries failed watches.
     pub fn observe_project(&self, project_root: &Path, roots: &[RootSpec]) {
         self.inner.observe_project(project_root, roots);
     }
@@ -200,8 +202,9 @@ impl SkillWatcher {
     }
 
     /// Whether a write to `path` could change the catalog: `path` is a watched
-    /// root (existing or not), a direct entry of one (except `.system` in the user
-    /// DSH root), or `<root>/<bundle>/SKILL.md`. Purely lexical, no I/O.
+    /// root (existing or not) or one of its ancestors, a direct entry of a root
+    /// (except `.system` in the user DSH root), or `<root>/<bundle>/SKILL.md`.
+    /// Purely lexical, no I/O.
     pub fn could_affect(&self, path: &Path) -> bool {
         self.inner.could_affect(path)
     }

@@ -437,7 +437,10 @@ fn projects_live_in_an_lru() {
     h.watcher.observe_project(&p1, &r1);
     h.watcher.observe_project(&p2, &r2);
     h.watcher.observe_project(&p1, &r1); // p1 most recent
-    h.watcher.observe_project(&p3, &r3); // evicts p2
+    assert_eq!(h.count(), 0);
+    h.expect_change("eviction published", || {
+        h.watcher.observe_project(&p3, &r3); // evicts p2
+    });
     let watched = h.watcher.watched_paths();
     assert_eq!(watched, vec![r1[0].path.clone(), r3[0].path.clone()]);
     assert_eq!(os_watches_under(&h.base()), 2);
@@ -659,14 +662,16 @@ fn could_affect_table() {
         (agents.join("bundle/../other.md"), true),
         (agents.join("./flat.md"), true),
         (project.join("src/main.rs"), false),
-        (project.join(".agents"), false),
+        (project.join(".agents"), true),
+        (project.clone(), true),
+        (project.join(".agents/other"), false),
         (user.join("mine.md"), true),
         (user.join("tool/SKILL.md"), true),
         (user.join(".system"), false),
         (user.join(".system/SKILL.md"), false),
         (user.join(".system/x/SKILL.md"), false),
         (base.join("elsewhere/SKILL.md"), false),
-        (PathBuf::from("/"), false),
+        (base.join("home/.dsh/other.md"), false),
     ];
     for (path, expected) in cases {
         assert_eq!(
