@@ -54,10 +54,13 @@
 
 mod backend;
 mod engine;
+mod observer;
 // The tests exercise inotify semantics (close-after-write, watch counts read
 // from /proc), so they run on Linux.
 #[cfg(all(test, target_os = "linux"))]
 mod tests;
+
+pub use observer::{watch_config, LocalWatcher};
 
 use engine::Inner;
 use std::num::NonZeroUsize;
