@@ -6,14 +6,19 @@
 //    skills. Samples are 250 ms apart, like separate edits (closer changes are
 //    coalesced into wider batches on purpose).
 // 2. Idle cost with 128 watched projects (roots missing, then present with 5
-//    skills each): CPU over 10 s, RSS growth, inotify watch count.
+//    skills each): CPU over 10 s, RSS growth, inotify watch count. Each idle
+//    measurement runs in a fresh Node process (RSS is not muddied by part 1),
+//    next to a control run with `watch: false`; the CPU of the watcher's own
+//    threads is read from /proc/self/task.
 //
 // Usage: node bench/watch.mjs [--quick]   (quick: 5 samples, 2 s idle)
+import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
 
 const require = createRequire(import.meta.url)
 const { SkillRegistry } = require('../index.js')
@@ -21,6 +26,7 @@ const { SkillRegistry } = require('../index.js')
 const quick = process.argv.includes('--quick')
 const SAMPLES = quick ? 5 : 20
 const IDLE_MS = quick ? 2_000 : 10_000
+const SETTLE_MS = quick ? 500 : 5_000
 const GAP_MS = 250
 const PROJECTS = 128
 
@@ -52,6 +58,23 @@ function inotifyWatches() {
     }
   }
   return count
+}
+
+/** CPU time (ms) of the watcher's threads (`skill-watch` and notify's loop),
+ * from the scheduler's nanosecond run-time counters. */
+function watcherThreadsMs() {
+  if (process.platform !== 'linux') return NaN
+  let ns = 0
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    try {
+      const comm = fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim()
+      if (comm !== 'skill-watch' && !comm.startsWith('notify-rs')) continue
+      ns += Number(fs.readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0])
+    } catch {
+      // thread gone meanwhile
+    }
+  }
+  return ns / 1e6
 }
 
 function quantile(sorted, q) {
@@ -201,17 +224,22 @@ async function idle(present) {
   const provider = registry.registerLocalProvider({
     dshHome: path.join(base, 'home/.dsh'),
     agentsHome: path.join(base, 'home/.agents'),
+    watch: process.env.BENCH_WATCH !== '0',
   })
   for (const project of projects) await registry.snapshot({ cwd: project })
+  // Let V8 finish its post-burst work (memory reducer GCs) before measuring.
   globalThis.gc?.()
-  await sleep(500)
+  await sleep(SETTLE_MS)
   const cpuStart = process.cpuUsage()
+  const threadsStart = watcherThreadsMs()
   const wallStart = performance.now()
   await sleep(IDLE_MS)
   const cpu = process.cpuUsage(cpuStart)
+  const threads = watcherThreadsMs() - threadsStart
   const seconds = (performance.now() - wallStart) / 1000
   const result = {
     cpuMsPerSecond: (cpu.user + cpu.system) / 1000 / seconds,
+    watcherMsPerSecond: threads / seconds,
     rssGrowthMb: (process.memoryUsage().rss - rssBefore) / (1024 * 1024),
     watches: inotifyWatches() - watchesBefore,
   }
@@ -219,6 +247,23 @@ async function idle(present) {
   result.watchesAfterDispose = inotifyWatches() - watchesBefore
   fs.rmSync(base, { recursive: true, force: true })
   return result
+}
+
+const idleMode = process.argv.indexOf('--idle')
+if (idleMode !== -1) {
+  // Child process: one idle measurement, printed as JSON.
+  console.log(JSON.stringify(await idle(process.argv[idleMode + 1] === 'present')))
+  process.exit(0)
+}
+
+function idleInChild(kind, watch = true) {
+  // --expose-gc: collect the listing garbage first, so V8's own post-burst GC
+  // work does not land in the idle window.
+  const args = ['--expose-gc', fileURLToPath(import.meta.url), '--idle', kind, ...(quick ? ['--quick'] : [])]
+  const env = { ...process.env, BENCH_WATCH: watch ? '1' : '0' }
+  const result = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 120_000, env })
+  if (result.status !== 0) throw new Error(`idle ${kind} failed: ${result.stderr}`)
+  return JSON.parse(result.stdout.trim().split('\n').pop())
 }
 
 const rows = []
@@ -231,16 +276,19 @@ console.log('| base catalog | scenario | p50 | p95 |')
 console.log('|---:|---|---:|---:|')
 for (const r of rows) console.log(`| ${r.count} | ${r.scenario} | ${fmt(r.p50)} | ${fmt(r.p95)} |`)
 
-const missing = await idle(false)
-const present = await idle(true)
-console.log(`\nIdle, ${PROJECTS} watched projects (${IDLE_MS / 1000} s)\n`)
-console.log('| roots | idle CPU | RSS growth | inotify watches | after dispose |')
-console.log('|---|---:|---:|---:|---:|')
-for (const [label, r] of [
-  ['missing', missing],
-  ['present, 5 skills each', present],
-]) {
+const idleRows = [
+  ['missing', idleInChild('missing'), idleInChild('missing', false)],
+  ['present, 5 skills each', idleInChild('present'), idleInChild('present', false)],
+]
+console.log(`\nIdle, ${PROJECTS} watched projects (${IDLE_MS / 1000} s, each in a fresh process)\n`)
+console.log(
+  '| roots | process CPU | same, watch: false | watcher threads CPU | RSS growth | same, watch: false | inotify watches | after dispose |',
+)
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+for (const [label, r, control] of idleRows) {
   console.log(
-    `| ${label} | ${r.cpuMsPerSecond.toFixed(3)} ms/s | ${r.rssGrowthMb.toFixed(1)} MB | ${r.watches} | ${r.watchesAfterDispose} |`,
+    `| ${label} | ${r.cpuMsPerSecond.toFixed(2)} ms/s | ${control.cpuMsPerSecond.toFixed(2)} ms/s | ` +
+      `${r.watcherMsPerSecond.toFixed(4)} ms/s | ${r.rssGrowthMb.toFixed(1)} MB | ${control.rssGrowthMb.toFixed(1)} MB | ` +
+      `${r.watches} | ${r.watchesAfterDispose} |`,
   )
 }
