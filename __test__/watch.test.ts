@@ -4,6 +4,7 @@
 import { spawnSync } from 'node:child_process'
 import { Worker } from 'node:worker_threads'
 import fs from 'node:fs'
+import fsp from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -269,6 +270,51 @@ describe.skipIf(process.platform !== 'linux')('hot refresh', () => {
     expect(s.changes()).toBe(before)
     await watching.dispose()
     expect(inotifyWatches()).toBe(baseline)
+  })
+
+  it('changes are seen when the provider reads through a filesystem service', async () => {
+    // A host service over node:fs/promises: the roots are still watched on the host.
+    interface Target {
+      readonly displayPath: string
+    }
+    const coded = (error: unknown): unknown => {
+      const code = (error as NodeJS.ErrnoException).code
+      if (code === 'ENOENT') return Object.assign(new Error(String(error)), { code: 'FS_NOT_FOUND' })
+      if (code === 'ENOTDIR') return Object.assign(new Error(String(error)), { code: 'FS_NOT_DIRECTORY' })
+      return error
+    }
+    const kind = (st: fs.Stats | undefined): 'file' | 'directory' | 'other' =>
+      st?.isFile() ? 'file' : st?.isDirectory() ? 'directory' : 'other'
+    const service = {
+      resolve: async (file: string): Promise<Target> => ({ displayPath: file }),
+      stat: async (target: Target) => {
+        const st = await fsp.stat(target.displayPath).catch((e: NodeJS.ErrnoException) => {
+          if (e.code === 'ENOENT' || e.code === 'ENOTDIR') return undefined
+          throw coded(e)
+        })
+        return st === undefined ? undefined : { type: kind(st) }
+      },
+      listDir: async (target: Target) => {
+        const names = await fsp.readdir(target.displayPath).catch((e) => {
+          throw coded(e)
+        })
+        return Promise.all(
+          names.map(async (name) => {
+            const full = path.join(target.displayPath, name)
+            return { name, type: kind(await fsp.stat(full).catch(() => undefined)), target: { displayPath: full } }
+          }),
+        )
+      },
+      readText: async (target: Target) =>
+        fsp.readFile(target.displayPath, 'utf8').catch((e) => {
+          throw coded(e)
+        }),
+    }
+    const s = setup({ fs: service })
+    expect(await s.names()).toEqual([])
+    await expectVisible(s, () => writeBundle(s.agents, 'served'), (n) => n.includes('served'))
+    await expectVisible(s, () => fs.rmSync(path.join(s.agents, 'served'), { recursive: true }), (n) => n.length === 0)
+    expect(s.warnings).toEqual([])
   })
 
   it('watch: false takes no OS watch and host mutations do nothing', async () => {
