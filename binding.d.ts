@@ -121,7 +121,7 @@ export declare class NativeRegistry {
    * for warnings raised off the JS thread (`kind === 'warn'`). The handle is
    * weak: it never keeps the process alive.
    */
-  constructor(cacheEntries: number, notify?: ((arg: [string, string]) => unknown) | undefined | null)
+  constructor(cacheEntries: number, notify?: ((arg0: string, arg1: string) => unknown) | undefined | null)
   /** Register a JS provider by name; returns its slot id. */
   registerExternal(name: string): number
   /**

@@ -87,8 +87,11 @@ impl NativeLocalProvider {
     pub fn new(config: Option<NativeLocalProviderConfig>) -> Result<Self> {
         let options: LocalOptions = config.unwrap_or_default().into();
         let config = options.resolve().map_err(invalid_arg)?;
+        let provider = LocalProvider::new(config);
+        // Hot refresh (unless `watch: false`): every lookup's roots get watched.
+        skill_core::watch::LocalWatcher::install(&provider);
         Ok(Self {
-            inner: Arc::new(LocalProvider::new(config)),
+            inner: Arc::new(provider),
         })
     }
 

@@ -23,8 +23,15 @@ use skill_core::registry::{Catalog, Collection, Finish, ProviderOutcome, Registr
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
-type Notify =
-    ThreadsafeFunction<(String, String), Unknown<'static>, (String, String), Status, false, true>;
+// `FnArgs` spreads the tuple into two JS arguments, `notify(kind, message)`.
+type Notify = ThreadsafeFunction<
+    FnArgs<(String, String)>,
+    Unknown<'static>,
+    FnArgs<(String, String)>,
+    Status,
+    false,
+    true,
+>;
 
 fn slot_id(value: f64) -> u64 {
     if value.is_finite() && value >= 0.0 {
@@ -62,20 +69,20 @@ impl NativeRegistry {
     #[napi(constructor, catch_unwind)]
     pub fn new(
         cache_entries: f64,
-        notify: Option<Function<'_, (String, String), Unknown<'static>>>,
+        notify: Option<Function<'_, FnArgs<(String, String)>, Unknown<'static>>>,
     ) -> Result<Self> {
         let size = Registry::cache_size_from_f64(cache_entries).map_err(invalid_arg)?;
         let core = Registry::new(size).map_err(invalid_arg)?;
         if let Some(notify) = notify {
             let tsfn: Notify = notify
-                .build_threadsafe_function::<(String, String)>()
+                .build_threadsafe_function::<FnArgs<(String, String)>>()
                 .callee_handled::<false>()
                 .weak::<true>()
                 .build()?;
             let tsfn = Arc::new(tsfn);
             core.set_change_hook(Some(Box::new(move || {
                 tsfn.call(
-                    ("change".to_string(), String::new()),
+                    ("change".to_string(), String::new()).into(),
                     ThreadsafeFunctionCallMode::NonBlocking,
                 );
             })));

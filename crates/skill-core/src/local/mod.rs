@@ -272,6 +272,12 @@ pub trait RootObserver: Send + Sync {
     /// makes the observation incomplete.
     fn observed(&self, project_root: Option<&Path>, roots: &[RootSpec]) -> bool;
 
+    /// Warnings raised since the last call (e.g. a watch that could not
+    /// start); the next discovery reports them.
+    fn take_warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// A first-party write or edit touched `path`. Returns whether it
     /// invalidated the catalog.
     fn host_mutation(&self, _path: &Path) -> bool {
@@ -574,6 +580,9 @@ impl LocalProvider {
                     file.path.display()
                 )),
             }
+        }
+        if let Some(o) = self.observer() {
+            warnings.extend(o.take_warnings());
         }
         if !healthy {
             warnings

@@ -1,0 +1,294 @@
+// Hot refresh benchmark (default watcher settings).
+//
+// 1. Visible latency: from a filesystem change until `onChange` has fired and the
+//    next `snapshot()` shows the change. 20 samples per scenario (add, description
+//    change, delete, missing-root creation) with base catalogs of 100 and 1,000
+//    skills. Samples are 250 ms apart, like separate edits (closer changes are
+//    coalesced into wider batches on purpose).
+// 2. Idle cost with 128 watched projects (roots missing, then present with 5
+//    skills each): CPU over 10 s, RSS growth, inotify watch count. Each idle
+//    measurement runs in a fresh Node process (RSS is not muddied by part 1),
+//    next to a control run with `watch: false`; the CPU of the watcher's own
+//    threads is read from /proc/self/task.
+//
+// Usage: node bench/watch.mjs [--quick]   (quick: 5 samples, 2 s idle)
+import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath } from 'node:url'
+
+const require = createRequire(import.meta.url)
+const { SkillRegistry } = require('../index.js')
+
+const quick = process.argv.includes('--quick')
+const SAMPLES = quick ? 5 : 20
+const IDLE_MS = quick ? 2_000 : 10_000
+const SETTLE_MS = quick ? 500 : 5_000
+const GAP_MS = 250
+const PROJECTS = 128
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function tmp(label) {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `dsh-watch-bench-${label}-`)))
+}
+
+function skillText(name, description = `Use ${name} when the task needs it.`) {
+  return `---\nname: ${name}\ndescription: ${description}\n---\n\n# ${name}\n\nFollow the steps.\n`
+}
+
+function writeBundle(root, name, description) {
+  const dir = path.join(root, name)
+  fs.mkdirSync(dir, { recursive: true })
+  fs.writeFileSync(path.join(dir, 'SKILL.md'), skillText(name, description))
+}
+
+function inotifyWatches() {
+  if (process.platform !== 'linux') return NaN
+  let count = 0
+  for (const fd of fs.readdirSync('/proc/self/fdinfo')) {
+    try {
+      const text = fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8')
+      for (const line of text.split('\n')) if (line.startsWith('inotify wd:')) count++
+    } catch {
+      // fd closed meanwhile
+    }
+  }
+  return count
+}
+
+/** CPU time (ms) of the watcher's threads (`skill-watch` and notify's loop),
+ * from the scheduler's nanosecond run-time counters. */
+function watcherThreadsMs() {
+  if (process.platform !== 'linux') return NaN
+  let ns = 0
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    try {
+      const comm = fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim()
+      if (comm !== 'skill-watch' && !comm.startsWith('notify-rs')) continue
+      ns += Number(fs.readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0])
+    } catch {
+      // thread gone meanwhile
+    }
+  }
+  return ns / 1e6
+}
+
+function quantile(sorted, q) {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]
+}
+
+function fmt(ms) {
+  return `${ms.toFixed(1)} ms`
+}
+
+/** A registry + local provider whose project root holds `count` skills. */
+async function catalog(count) {
+  const base = tmp(`c${count}`)
+  const project = path.join(base, 'project')
+  const agents = path.join(project, '.agents/skills')
+  fs.mkdirSync(path.join(project, '.git'), { recursive: true })
+  for (let i = 0; i < count; i++) writeBundle(agents, `base-${String(i).padStart(4, '0')}`)
+  // Missing-root scenario: the base catalog lives in a custom root, each sample
+  // uses a fresh project without any .agents dir.
+  const custom = path.join(base, 'custom')
+  for (let i = 0; i < count; i++) writeBundle(custom, `custom-${String(i).padStart(4, '0')}`)
+  const registry = new SkillRegistry({ logger: { warn: (m) => console.error(`warn: ${m}`) } })
+  const provider = registry.registerLocalProvider({
+    dshHome: path.join(base, 'home/.dsh'),
+    agentsHome: path.join(base, 'home/.agents'),
+  })
+  const withCustom = new SkillRegistry({ logger: { warn: (m) => console.error(`warn: ${m}`) } })
+  const customProvider = withCustom.registerLocalProvider({
+    dshHome: path.join(base, 'home/.dsh'),
+    agentsHome: path.join(base, 'home/.agents'),
+    customSkillDirs: [custom],
+  })
+  return {
+    base,
+    project,
+    agents,
+    registry,
+    withCustom,
+    async dispose() {
+      await provider.dispose()
+      await customProvider.dispose()
+      fs.rmSync(base, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Time `op` until onChange fired and `visible(snapshot)` holds. */
+async function visibleLatency(registry, cwd, op, visible) {
+  let fired = 0
+  let wake = () => {}
+  const off = registry.onChange(() => {
+    fired++
+    wake()
+  })
+  try {
+    const start = performance.now()
+    op()
+    const deadline = start + 10_000
+    let seen = 0
+    for (;;) {
+      if (fired === seen) {
+        await new Promise((resolve) => {
+          wake = resolve
+          setTimeout(resolve, 50)
+        })
+        if (performance.now() > deadline) throw new Error('change not visible within 10 s')
+        if (fired === seen) continue
+      }
+      seen = fired
+      const snapshot = await registry.snapshot({ cwd })
+      if (snapshot.complete && visible(snapshot.skills)) return performance.now() - start
+    }
+  } finally {
+    off()
+  }
+}
+
+async function latencies(count) {
+  const c = await catalog(count)
+  const cwd = c.project
+  const initial = await c.registry.snapshot({ cwd })
+  if (initial.skills.length !== count) throw new Error(`expected ${count} skills, got ${initial.skills.length}`)
+  const results = {}
+  const run = async (label, sample) => {
+    const times = []
+    for (let i = 0; i < SAMPLES; i++) {
+      times.push(await sample(i))
+      await sleep(GAP_MS)
+    }
+    times.sort((a, b) => a - b)
+    results[label] = { p50: quantile(times, 0.5), p95: quantile(times, 0.95) }
+  }
+  await run('add', (i) =>
+    visibleLatency(
+      c.registry,
+      cwd,
+      () => writeBundle(c.agents, `added-${i}`),
+      (skills) => skills.some((s) => s.name === `added-${i}`),
+    ),
+  )
+  await run('description change', (i) =>
+    visibleLatency(
+      c.registry,
+      cwd,
+      () => fs.writeFileSync(path.join(c.agents, 'base-0000/SKILL.md'), skillText('base-0000', `Changed ${i}.`)),
+      (skills) => skills.some((s) => s.name === 'base-0000' && s.description === `Changed ${i}.`),
+    ),
+  )
+  await run('delete', (i) =>
+    visibleLatency(
+      c.registry,
+      cwd,
+      () => fs.rmSync(path.join(c.agents, `added-${i}`), { recursive: true }),
+      (skills) => !skills.some((s) => s.name === `added-${i}`),
+    ),
+  )
+  await run('missing-root creation', async (i) => {
+    const project = path.join(c.base, `fresh-${i}`)
+    fs.mkdirSync(path.join(project, '.git'), { recursive: true })
+    const before = await c.withCustom.snapshot({ cwd: project })
+    if (before.skills.length !== count) throw new Error('custom catalog missing')
+    return visibleLatency(
+      c.withCustom,
+      project,
+      () => writeBundle(path.join(project, '.agents/skills'), `fresh-${i}`),
+      (skills) => skills.some((s) => s.name === `fresh-${i}`),
+    )
+  })
+  await c.dispose()
+  return results
+}
+
+async function idle(present) {
+  const base = tmp(present ? 'present' : 'missing')
+  const projects = []
+  for (let i = 0; i < PROJECTS; i++) {
+    const project = path.join(base, `p${i}`)
+    fs.mkdirSync(path.join(project, '.git'), { recursive: true })
+    if (present) for (let k = 0; k < 5; k++) writeBundle(path.join(project, '.agents/skills'), `s${i}-${k}`)
+    projects.push(project)
+  }
+  globalThis.gc?.()
+  await sleep(200)
+  const watchesBefore = inotifyWatches()
+  const rssBefore = process.memoryUsage().rss
+  const registry = new SkillRegistry()
+  const provider = registry.registerLocalProvider({
+    dshHome: path.join(base, 'home/.dsh'),
+    agentsHome: path.join(base, 'home/.agents'),
+    watch: process.env.BENCH_WATCH !== '0',
+  })
+  for (const project of projects) await registry.snapshot({ cwd: project })
+  // Let V8 finish its post-burst work (memory reducer GCs) before measuring.
+  globalThis.gc?.()
+  await sleep(SETTLE_MS)
+  const cpuStart = process.cpuUsage()
+  const threadsStart = watcherThreadsMs()
+  const wallStart = performance.now()
+  await sleep(IDLE_MS)
+  const cpu = process.cpuUsage(cpuStart)
+  const threads = watcherThreadsMs() - threadsStart
+  const seconds = (performance.now() - wallStart) / 1000
+  const result = {
+    cpuMsPerSecond: (cpu.user + cpu.system) / 1000 / seconds,
+    watcherMsPerSecond: threads / seconds,
+    rssGrowthMb: (process.memoryUsage().rss - rssBefore) / (1024 * 1024),
+    watches: inotifyWatches() - watchesBefore,
+  }
+  await provider.dispose()
+  result.watchesAfterDispose = inotifyWatches() - watchesBefore
+  fs.rmSync(base, { recursive: true, force: true })
+  return result
+}
+
+const idleMode = process.argv.indexOf('--idle')
+if (idleMode !== -1) {
+  // Child process: one idle measurement, printed as JSON.
+  console.log(JSON.stringify(await idle(process.argv[idleMode + 1] === 'present')))
+  process.exit(0)
+}
+
+function idleInChild(kind, watch = true) {
+  // --expose-gc: collect the listing garbage first, so V8's own post-burst GC
+  // work does not land in the idle window.
+  const args = ['--expose-gc', fileURLToPath(import.meta.url), '--idle', kind, ...(quick ? ['--quick'] : [])]
+  const env = { ...process.env, BENCH_WATCH: watch ? '1' : '0' }
+  const result = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 120_000, env })
+  if (result.status !== 0) throw new Error(`idle ${kind} failed: ${result.stderr}`)
+  return JSON.parse(result.stdout.trim().split('\n').pop())
+}
+
+const rows = []
+for (const count of [100, 1000]) {
+  const results = await latencies(count)
+  for (const [scenario, r] of Object.entries(results)) rows.push({ count, scenario, ...r })
+}
+console.log(`Visible latency (${SAMPLES} samples, ${GAP_MS} ms apart; default settings)\n`)
+console.log('| base catalog | scenario | p50 | p95 |')
+console.log('|---:|---|---:|---:|')
+for (const r of rows) console.log(`| ${r.count} | ${r.scenario} | ${fmt(r.p50)} | ${fmt(r.p95)} |`)
+
+const idleRows = [
+  ['missing', idleInChild('missing'), idleInChild('missing', false)],
+  ['present, 5 skills each', idleInChild('present'), idleInChild('present', false)],
+]
+console.log(`\nIdle, ${PROJECTS} watched projects (${IDLE_MS / 1000} s, each in a fresh process)\n`)
+console.log(
+  '| roots | process CPU | same, watch: false | watcher threads CPU | RSS growth | same, watch: false | inotify watches | after dispose |',
+)
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+for (const [label, r, control] of idleRows) {
+  console.log(
+    `| ${label} | ${r.cpuMsPerSecond.toFixed(2)} ms/s | ${control.cpuMsPerSecond.toFixed(2)} ms/s | ` +
+      `${r.watcherMsPerSecond.toFixed(4)} ms/s | ${r.rssGrowthMb.toFixed(1)} MB | ${control.rssGrowthMb.toFixed(1)} MB | ` +
+      `${r.watches} | ${r.watchesAfterDispose} |`,
+  )
+}

@@ -1,0 +1,263 @@
+//! Hot refresh: watch skill roots and tell the owner when the catalog may have
+//! changed.
+//!
+//! [`SkillWatcher`] watches only what can change the catalog:
+//!
+//! - each existing root, non-recursively (its direct entries: bundle dirs and flat
+//!   `.md` files);
+//! - each bundle dir directly in a root, non-recursively, for its `SKILL.md`.
+//!   Files deeper in a bundle (`references/`, `scripts/`, assets) are never watched;
+//!   other files directly in a bundle are watched by the OS but ignored;
+//! - for a root that does not exist, its nearest existing ancestor,
+//!   non-recursively, waiting for the next missing segment. The watch advances one
+//!   segment at a time until the root exists; deleting the root goes back to
+//!   ancestor following.
+//!
+//! That is at most one OS watch per root, bundle dir and followed ancestor, shared
+//! by every root that needs it (a project dir followed for both `.dsh/skills` and
+//! `.agents/skills` is watched once). Shared roots (custom, user, bundled) are
+//! watched once however many projects use them; project roots live in a
+//! least-recently-observed set of `max_projects` projects.
+//!
+//! Events are classified on one background thread and coalesced: a change is
+//! published (one `on_change` call) once events have been quiet for
+//! [`COALESCE_QUIET`], or at the latest [`COALESCE_MAX`] after the first event of a
+//! batch. When publications follow each other closely (a long burst such as a
+//! slow `git checkout`), wider windows apply ([`STORM_QUIET`], [`STORM_MAX`]) so a
+//! burst costs a handful of notifications, not one per file. A file written in place is published when the writer closes it
+//! (inotify's close-after-write), or after `stability_threshold` without further
+//! writes where no close signal exists (polling, other platforms). A new file also
+//! waits for its close; deletions, renames and new directories are published after
+//! the coalescing window. Atomic saves (write elsewhere, rename over) publish at
+//! the rename.
+//!
+//! The default mode uses the platform's native events (inotify on Linux) and does
+//! no periodic work at all when idle. `use_polling` switches to notify's
+//! `PollWatcher` (for network filesystems without events): every poll interval it
+//! lists each watched directory and re-reads the files directly in it.
+//!
+//! A watch that cannot start (inotify watch limit, permission denied) is reported
+//! once through `on_warning` with an actionable message, makes [`SkillWatcher::healthy`]
+//! return `false` (the owner reports discovery as incomplete), and is retried on the
+//! next observation and on a timer with exponential backoff (250 ms up to 30 s).
+//! Health transitions noticed on the background thread are published as changes.
+//!
+//! Symlinks: roots are always resolved (a symlinked root is watched through its
+//! link). With `follow_symlinks` on, a symlinked bundle dir is watched through its
+//! link too; with it off, only the link itself is watched (adding, removing or
+//! retargeting it in the root is seen; edits of its `SKILL.md` are not).
+//!
+//! Known limits (inotify): renaming or deleting an *ancestor* of an existing root
+//! without touching the root itself is not seen (the watch follows the moved
+//! inode); two watched paths that are the same directory through symlinks share one
+//! OS watch, reported under one of the paths.
+
+mod backend;
+mod engine;
+mod observer;
+// The tests exercise inotify semantics (close-after-write, watch counts read
+// from /proc), so they run on Linux.
+#[cfg(all(test, target_os = "linux"))]
+mod tests;
+
+pub use observer::{watch_config, LocalWatcher};
+
+use engine::Inner;
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Quiet time after the last event of a batch before the batch is published.
+pub const COALESCE_QUIET: Duration = Duration::from_millis(8);
+/// Longest delay between the first event of a batch and its publication while
+/// events keep arriving.
+pub const COALESCE_MAX: Duration = Duration::from_millis(50);
+/// During a storm (at least [`STORM_FLUSHES`] publications within [`STORM_SPAN`],
+/// e.g. a slow `git checkout`), the quiet time used instead of [`COALESCE_QUIET`].
+pub const STORM_QUIET: Duration = Duration::from_millis(50);
+/// During a storm, the longest delay used instead of [`COALESCE_MAX`].
+pub const STORM_MAX: Duration = Duration::from_millis(250);
+/// Publications that, within [`STORM_SPAN`], make a storm.
+pub const STORM_FLUSHES: usize = 3;
+/// See [`STORM_FLUSHES`].
+pub const STORM_SPAN: Duration = Duration::from_millis(200);
+
+/// Watcher settings (the `watch*` options of the local provider).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WatchConfig {
+    /// Poll instead of using OS events (`watchUsePolling`, default false).
+    pub use_polling: bool,
+    /// Quiet window after which a file modified without a close signal is
+    /// published (`watchStabilityThresholdMs`, default 200 ms).
+    pub stability_threshold: Duration,
+    /// Poll interval in polling mode (`watchPollIntervalMs`, default 100 ms).
+    pub poll_interval: Duration,
+    /// Number of project roots watched at once (`watchMaxProjects`, default 128).
+    pub max_projects: NonZeroUsize,
+    /// Watch symlinked bundle dirs through their link (`watchFollowSymlinks`,
+    /// default true).
+    pub follow_symlinks: bool,
+}
+
+impl Default for WatchConfig {
+    fn default() -> Self {
+        Self {
+            use_polling: false,
+            stability_threshold: Duration::from_millis(200),
+            poll_interval: Duration::from_millis(100),
+            max_projects: NonZeroUsize::new(128).unwrap_or(NonZeroUsize::MIN),
+            follow_symlinks: true,
+        }
+    }
+}
+
+/// How a root's direct entries are interpreted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RootKind {
+    /// Every direct entry may be a skill.
+    Plain,
+    /// The user DSH root: its `.system` child is not a skill and is ignored.
+    UserDsh,
+}
+
+/// A skill root to watch.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct RootSpec {
+    /// Absolute path of the root (it may not exist).
+    pub path: PathBuf,
+    /// How its entries are interpreted.
+    pub kind: RootKind,
+}
+
+impl RootSpec {
+    /// A plain root.
+    pub fn plain(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            kind: RootKind::Plain,
+        }
+    }
+
+    /// The user DSH root (ignores `.system`).
+    pub fn user_dsh(path: impl Into<PathBuf>) -> Self {
+        Self {
+            path: path.into(),
+            kind: RootKind::UserDsh,
+        }
+    }
+}
+
+/// Called (from the watcher thread) when the catalog may have changed.
+pub type ChangeCallback = Arc<dyn Fn() + Send + Sync>;
+/// Called (from the calling or the watcher thread) with an actionable warning.
+pub type WarningCallback = Arc<dyn Fn(String) + Send + Sync>;
+
+/// Watches skill roots; see the module docs.
+///
+/// Dropping the watcher closes it. The watcher holds only its callbacks: give it
+/// callbacks that do not own the watcher's owner (e.g. a registry invalidator,
+/// which holds a weak reference), so no reference cycle keeps things alive.
+pub struct SkillWatcher {
+    inner: Arc<Inner>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl SkillWatcher {
+    /// Create a watcher. Nothing is watched (and no OS resource is taken) until
+    /// [`watch_shared`](Self::watch_shared) or
+    /// [`observe_project`](Self::observe_project) is called.
+    pub fn new(
+        config: WatchConfig,
+        on_change: ChangeCallback,
+        on_warning: WarningCallback,
+    ) -> Self {
+        let (tx, rx) = mpsc::channel();
+        let inner = Arc::new(Inner::new(config, on_change, on_warning, tx));
+        let thread = engine::spawn(Arc::clone(&inner), rx);
+        Self {
+            inner,
+            thread: Mutex::new(thread),
+        }
+    }
+
+    /// Set the shared roots (custom, user, bundled). Idempotent: only the
+    /// difference with the current set is watched or unwatched.
+    pub fn watch_shared(&self, roots: &[RootSpec]) {
+        self.inner.set_shared(roots);
+    }
+
+    /// Note a lookup in `project_root` whose project roots are `roots`. Marks the
+    /// project most recently observed; a new project starts being watched before
+    /// this returns (so a discovery that follows sees every later change), evicting
+    /// the least recently observed one beyond `max_projects`. An eviction is
+    /// published as a change (catalogs cached for the evicted project would not
+    /// be refreshed any more), so its next lookup lists and watches it again.
+    /// Cheap when the project is already watched. Retries failed watches.
+    pub fn observe_project(&self, project_root: &Path, roots: &[RootSpec]) {
+        self.inner.observe_project(project_root, roots);
+    }
+
+    /// `false` while a wanted watch failed to start or failed later (or the
+    /// watcher is closed): discovery should then be reported incomplete.
+    pub fn healthy(&self) -> bool {
+        self.inner.healthy()
+    }
+
+    /// Whether a write to `path` could change the catalog: `path` is a watched
+    /// root (existing or not) or one of its ancestors, a direct entry of a root
+    /// (except `.system` in the user DSH root), or `<root>/<bundle>/SKILL.md`.
+    /// Purely lexical, no I/O.
+    pub fn could_affect(&self, path: &Path) -> bool {
+        self.inner.could_affect(path)
+    }
+
+    /// Number of OS watches currently held.
+    pub fn watch_count(&self) -> usize {
+        self.inner.watched_paths().len()
+    }
+
+    /// The directories currently watched, sorted (for diagnostics).
+    pub fn watched_paths(&self) -> Vec<PathBuf> {
+        self.inner.watched_paths()
+    }
+
+    /// Stop watching: every OS watch is removed before this returns, the
+    /// background thread stops, and no callback runs afterwards (a callback in
+    /// flight on another thread is waited for). Idempotent; safe to call from a
+    /// callback.
+    pub fn close(&self) {
+        if !self.inner.close() {
+            return;
+        }
+        let handle = self.thread.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(handle) = handle {
+            if handle.thread().id() != std::thread::current().id() {
+                let _ = handle.join();
+            }
+        }
+    }
+
+    /// Whether [`close`](Self::close) was called.
+    pub fn is_closed(&self) -> bool {
+        self.inner.is_closed()
+    }
+}
+
+impl Drop for SkillWatcher {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl std::fmt::Debug for SkillWatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SkillWatcher")
+            .field("watches", &self.watch_count())
+            .field("healthy", &self.healthy())
+            .field("closed", &self.is_closed())
+            .finish()
+    }
+}

@@ -1,0 +1,156 @@
+//! The local provider's root watcher: a [`SkillWatcher`] behind the provider's
+//! [`RootObserver`] seam.
+//!
+//! Every discovery tells the watcher which roots it is about to read: shared
+//! roots (custom, user, bundled) are watched once; the project's roots go into
+//! the least-recently-observed project set. Changes invalidate the provider's
+//! registration; warnings are kept for the next discovery to report.
+
+use super::{RootKind, RootSpec, SkillWatcher, WatchConfig};
+use crate::local::{self, LocalProvider, RootObserver};
+use crate::provider::Invalidate;
+use std::num::NonZeroUsize;
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use std::time::Duration;
+
+type Slot = Arc<RwLock<Option<Arc<dyn Invalidate>>>>;
+
+/// A [`RootObserver`] backed by a [`SkillWatcher`].
+pub struct LocalWatcher {
+    watcher: SkillWatcher,
+    invalidator: Slot,
+    warnings: Arc<Mutex<Vec<String>>>,
+    /// The shared roots last handed to the watcher.
+    shared: Mutex<Vec<RootSpec>>,
+}
+
+impl std::fmt::Debug for LocalWatcher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalWatcher")
+            .field("watcher", &self.watcher)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The watcher settings of a local provider configuration.
+pub fn watch_config(config: &local::WatchConfig) -> WatchConfig {
+    WatchConfig {
+        use_polling: config.use_polling,
+        stability_threshold: Duration::from_millis(config.stability_threshold_ms),
+        poll_interval: Duration::from_millis(config.poll_interval_ms),
+        max_projects: NonZeroUsize::new(config.max_projects).unwrap_or(NonZeroUsize::MIN),
+        follow_symlinks: config.follow_symlinks,
+    }
+}
+
+impl LocalWatcher {
+    /// A watcher with `config`. Nothing is watched until the first discovery.
+    pub fn new(config: WatchConfig) -> Self {
+        let invalidator: Slot = Arc::new(RwLock::new(None));
+        let warnings = Arc::new(Mutex::new(Vec::new()));
+        // The callbacks hold the invalidator slot (whose invalidator holds the
+        // registry weakly) and the warning queue: never the provider.
+        let slot = Arc::clone(&invalidator);
+        let on_change = Arc::new(move || {
+            let current = slot.read().unwrap_or_else(PoisonError::into_inner).clone();
+            if let Some(invalidator) = current {
+                invalidator.invalidate();
+            }
+        });
+        let queue = Arc::clone(&warnings);
+        let on_warning = Arc::new(move |message: String| {
+            let mut queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
+            // Bounded: a provider nobody lists must not grow without limit.
+            if queue.len() < 64 {
+                queue.push(message);
+            }
+        });
+        Self {
+            watcher: SkillWatcher::new(config, on_change, on_warning),
+            invalidator,
+            warnings,
+            shared: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Install a watcher on `provider` when its configuration enables watching.
+    /// Returns whether one was installed.
+    pub fn install(provider: &LocalProvider) -> bool {
+        let config = &provider.config().watch;
+        if !config.enabled {
+            return false;
+        }
+        provider.set_observer(Some(Arc::new(Self::new(watch_config(config)))));
+        true
+    }
+
+    /// The underlying watcher (diagnostics: watch count, watched paths).
+    pub fn watcher(&self) -> &SkillWatcher {
+        &self.watcher
+    }
+}
+
+fn spec(root: &local::RootSpec) -> RootSpec {
+    RootSpec {
+        path: root.path.clone(),
+        kind: if root.skips_system() {
+            RootKind::UserDsh
+        } else {
+            RootKind::Plain
+        },
+    }
+}
+
+impl RootObserver for LocalWatcher {
+    fn observed(&self, project_root: Option<&Path>, roots: &[local::RootSpec]) -> bool {
+        let shared: Vec<RootSpec> = roots
+            .iter()
+            .filter(|r| !r.source.is_project())
+            .map(spec)
+            .collect();
+        {
+            let mut last = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
+            if *last != shared || !self.watcher.healthy() {
+                self.watcher.watch_shared(&shared);
+                *last = shared;
+            }
+        }
+        if let Some(project) = project_root {
+            let project_roots: Vec<RootSpec> = roots
+                .iter()
+                .filter(|r| r.source.is_project())
+                .map(spec)
+                .collect();
+            self.watcher.observe_project(project, &project_roots);
+        }
+        self.watcher.healthy()
+    }
+
+    fn take_warnings(&self) -> Vec<String> {
+        std::mem::take(&mut *self.warnings.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn host_mutation(&self, path: &Path) -> bool {
+        if !self.watcher.could_affect(path) {
+            return false;
+        }
+        let current = self
+            .invalidator
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        current.is_some_and(|invalidator| invalidator.invalidate())
+    }
+
+    fn attach(&self, invalidator: Option<Arc<dyn Invalidate>>) {
+        *self
+            .invalidator
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = invalidator;
+    }
+
+    fn close(&self) {
+        self.watcher.close();
+    }
+}
