@@ -78,7 +78,8 @@ export declare class NativeLocalProvider {
   diagnose(cwd?: string | undefined | null): Promise<object>
   /**
    * A first-party write or edit touched `path`; returns whether the
-   * catalog was invalidated.
+   * catalog was invalidated. Listeners are not notified from here: the JS
+   * caller notifies them synchronously through its registration's control.
    */
   observeHostMutation(path: string): boolean
   /** Stop watching (idempotent). Discovery keeps working, unwatched. */
@@ -105,12 +106,6 @@ export declare class NativeLocalProvider {
    * `invalidate` of a JS registration — or stop with `null`.
    */
   attachInvalidator(callback?: (() => unknown) | undefined | null): void
-  /**
-   * Like `observeHostMutation`, for a provider registered as a JS provider:
-   * returns whether the catalog must be invalidated, and leaves the
-   * (synchronous) invalidation to the caller.
-   */
-  observeHostMutationDeferred(path: string): boolean
 }
 
 /** The native half of `SkillRegistry`. */

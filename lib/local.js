@@ -77,7 +77,7 @@ class LocalSkillProvider {
   #native
   /** The host filesystem service, when given. */
   #fs
-  /** `control.invalidate` of the JS registration (service only). */
+  /** `control.invalidate` of the current registration. */
   #invalidate
 
   constructor(config) {
@@ -93,15 +93,15 @@ class LocalSkillProvider {
 
   /** Called by the registry on a JS registration: route watcher invalidations to it. */
   [kAttach](control) {
-    if (this.#fs === undefined) return
     this.#invalidate = control.invalidate
-    this.#native.attachInvalidator(() => control.invalidate())
+    // Registered natively, the registry attaches the native invalidator itself.
+    if (this.#fs !== undefined) this.#native.attachInvalidator(() => control.invalidate())
     control.signal.addEventListener(
       'abort',
       () => {
         if (this.#invalidate !== control.invalidate) return
         this.#invalidate = undefined
-        this.#native.attachInvalidator(null)
+        if (this.#fs !== undefined) this.#native.attachInvalidator(null)
       },
       { once: true },
     )
@@ -161,9 +161,9 @@ class LocalSkillProvider {
     if (typeof path !== 'string') {
       throw new TypeError(`path must be a string (got ${describe(path)})`)
     }
-    if (this.#fs === undefined) return this.#native.observeHostMutation(path)
-    // Registered as a JS provider: invalidate synchronously, like the native path.
-    const hit = this.#native.observeHostMutationDeferred(path)
+    // The native side drops the cached catalogs without notifying; the
+    // registration's control notifies the listeners synchronously, now.
+    const hit = this.#native.observeHostMutation(path)
     if (hit) this.#invalidate?.()
     return hit
   }

@@ -184,7 +184,7 @@ class SkillRegistry {
       provider = factory(control)
       checkProvider(provider)
       const handle = provider[kNative]
-      if (!handle) provider[kAttach]?.(control)
+      provider[kAttach]?.(control)
       slot = handle ? this.#native.registerNative(handle) : this.#native.registerExternal(provider.name)
     } catch (error) {
       controller.abort(error)

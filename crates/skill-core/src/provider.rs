@@ -36,6 +36,13 @@ pub trait Invalidate: Send + Sync {
     /// Drop completed catalogs and notify listeners. Returns `false` when the
     /// registration is no longer active (the call did nothing).
     fn invalidate(&self) -> bool;
+
+    /// Like [`Invalidate::invalidate`] but without notifying listeners: the
+    /// caller notifies them itself, synchronously (first-party mutations
+    /// observed on the JS thread). Defaults to `invalidate()`.
+    fn invalidate_silently(&self) -> bool {
+        self.invalidate()
+    }
 }
 
 /// A native skill provider. Methods block and are called off the JS thread.

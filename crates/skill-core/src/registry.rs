@@ -375,6 +375,12 @@ struct SlotInvalidator {
 }
 
 impl Invalidate for SlotInvalidator {
+    fn invalidate_silently(&self) -> bool {
+        self.shared
+            .upgrade()
+            .is_some_and(|shared| invalidate_slot(&shared, self.slot))
+    }
+
     fn invalidate(&self) -> bool {
         let Some(shared) = self.shared.upgrade() else {
             return false;

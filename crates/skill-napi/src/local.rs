@@ -158,11 +158,12 @@ impl NativeLocalProvider {
     }
 
     /// A first-party write or edit touched `path`; returns whether the
-    /// catalog was invalidated.
+    /// catalog was invalidated. Listeners are not notified from here: the JS
+    /// caller notifies them synchronously through its registration's control.
     #[napi(catch_unwind)]
     pub fn observe_host_mutation(&self, path: String) -> bool {
         self.inner
-            .observe_host_mutation(std::path::Path::new(&path))
+            .observe_host_mutation_silently(std::path::Path::new(&path))
     }
 
     /// Stop watching (idempotent). Discovery keeps working, unwatched.

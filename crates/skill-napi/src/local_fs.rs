@@ -19,7 +19,6 @@ use skill_core::local::service::{
 };
 use skill_core::local::{Diagnosis, Discovery, LoadError, LocalProvider};
 use skill_core::provider::{Invalidate, NativeProvider};
-use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -86,12 +85,6 @@ fn error(code: Option<String>, message: Option<String>) -> ServiceError {
 
 type InvalidateFn = ThreadsafeFunction<(), Unknown<'static>, (), Status, false, true>;
 
-thread_local! {
-    /// Set while `observeHostMutationDeferred` runs: the JS caller invalidates
-    /// synchronously itself, so the invalidator must not queue a call.
-    static DEFERRED: Cell<bool> = const { Cell::new(false) };
-}
-
 /// Invalidates a JS registration (`control.invalidate`) from any thread.
 struct JsInvalidator {
     tsfn: InvalidateFn,
@@ -99,18 +92,12 @@ struct JsInvalidator {
 
 impl Invalidate for JsInvalidator {
     fn invalidate(&self) -> bool {
-        if DEFERRED.with(Cell::get) {
-            return true;
-        }
         self.tsfn.call((), ThreadsafeFunctionCallMode::NonBlocking) == Status::Ok
     }
-}
 
-struct ResetDeferred;
-
-impl Drop for ResetDeferred {
-    fn drop(&mut self) {
-        DEFERRED.with(|d| d.set(false));
+    /// The JS caller invalidates the registration itself, synchronously.
+    fn invalidate_silently(&self) -> bool {
+        true
     }
 }
 
@@ -188,16 +175,6 @@ impl NativeLocalProvider {
         };
         self.core().attach(invalidator);
         Ok(())
-    }
-
-    /// Like `observeHostMutation`, for a provider registered as a JS provider:
-    /// returns whether the catalog must be invalidated, and leaves the
-    /// (synchronous) invalidation to the caller.
-    #[napi(catch_unwind)]
-    pub fn observe_host_mutation_deferred(&self, path: String) -> bool {
-        DEFERRED.with(|d| d.set(true));
-        let _reset = ResetDeferred;
-        self.core().observe_host_mutation(Path::new(&path))
     }
 }
 

@@ -279,8 +279,8 @@ pub trait RootObserver: Send + Sync {
     }
 
     /// A first-party write or edit touched `path`. Returns whether it
-    /// invalidated the catalog.
-    fn host_mutation(&self, _path: &Path) -> bool {
+    /// invalidated the catalog; listeners are notified only when `notify`.
+    fn host_mutation(&self, _path: &Path, _notify: bool) -> bool {
         false
     }
 
@@ -496,11 +496,21 @@ impl LocalProvider {
     /// A first-party write or edit touched `path`: invalidate synchronously
     /// when it can change the catalog. Returns whether it invalidated.
     pub fn observe_host_mutation(&self, path: &Path) -> bool {
+        self.host_mutation(path, true)
+    }
+
+    /// [`Self::observe_host_mutation`] without notifying the registry's
+    /// listeners: for a caller that notifies them itself, synchronously.
+    pub fn observe_host_mutation_silently(&self, path: &Path) -> bool {
+        self.host_mutation(path, false)
+    }
+
+    fn host_mutation(&self, path: &Path, notify: bool) -> bool {
         if self.is_closed() {
             return false;
         }
         match self.observer() {
-            Some(o) => o.host_mutation(&make_absolute(path)),
+            Some(o) => o.host_mutation(&make_absolute(path), notify),
             None => false,
         }
     }

@@ -873,7 +873,7 @@ impl RootObserver for TestObserver {
         ));
         self.healthy.load(Ordering::Relaxed)
     }
-    fn host_mutation(&self, _path: &Path) -> bool {
+    fn host_mutation(&self, _path: &Path, _notify: bool) -> bool {
         true
     }
     fn attach(&self, invalidator: Option<Arc<dyn Invalidate>>) {
