@@ -1,4 +1,7 @@
 import { createRequire } from 'node:module'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 
 const require = createRequire(import.meta.url)
 
@@ -23,4 +26,34 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, timeo
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeout} ms`)
     await new Promise((resolve) => setTimeout(resolve, interval))
   }
+}
+
+/**
+ * Temporary directories for one test file: `make()` creates one (realpath'd),
+ * `cleanup()` (register it with `afterAll`) removes them all.
+ */
+export function tempDirs(prefix: string): { make(): string; cleanup(): void } {
+  const dirs: string[] = []
+  return {
+    make() {
+      const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
+      dirs.push(dir)
+      return dir
+    },
+    cleanup() {
+      for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Write `text` to `file`, creating parent directories. */
+export function write(file: string, text: string | Buffer): string {
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.writeFileSync(file, text)
+  return file
+}
+
+/** A valid skill file whose body names its description. */
+export function skillFile(name: string, description: string): string {
+  return `---\nname: ${name}\ndescription: ${description}\n---\n\nBody of ${name} (${description}).\n`
 }

@@ -1,32 +1,17 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
-import os from 'node:os'
 import path from 'node:path'
-import { pkg, recorder } from './helpers'
+import { pkg, recorder, skillFile, tempDirs, write } from './helpers'
 import type { SkillFileSystem, SkillFsEntry, SkillFsStat, SkillFsTarget } from '../index'
 
 const { SkillRegistry, LocalSkillProvider } = pkg
 const kNative = Symbol.for('dsh-skill-native.native')
 
-const temps: string[] = []
-function tempDir(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-local-fs-')))
-  temps.push(dir)
-  return dir
-}
-afterAll(() => {
-  for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true })
-})
-
-function write(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true })
-  fs.writeFileSync(file, text)
-}
-
-function skill(name: string, description: string): string {
-  return `---\nname: ${name}\ndescription: ${description}\n---\n\nBody of ${name} (${description}).\n`
-}
+const temps = tempDirs('dsh-local-fs-')
+const tempDir = temps.make
+afterAll(temps.cleanup)
+const skill = skillFile
 
 type Op = 'resolve' | 'stat' | 'listDir' | 'readText'
 

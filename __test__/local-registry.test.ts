@@ -1,29 +1,14 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import fs from 'node:fs'
-import os from 'node:os'
 import path from 'node:path'
-import { pkg, recorder } from './helpers'
+import { pkg, recorder, skillFile, tempDirs, write } from './helpers'
 
 const { SkillRegistry, LocalSkillProvider } = pkg
 
-const temps: string[] = []
-function tempDir(): string {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-local-registry-')))
-  temps.push(dir)
-  return dir
-}
-afterAll(() => {
-  for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true })
-})
-
-function write(file: string, text: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true })
-  fs.writeFileSync(file, text)
-}
-
-function skill(name: string, description: string): string {
-  return `---\nname: ${name}\ndescription: ${description}\n---\n\nBody of ${name} (${description}).\n`
-}
+const temps = tempDirs('dsh-local-registry-')
+const tempDir = temps.make
+afterAll(temps.cleanup)
+const skill = skillFile
 
 function workspace() {
   const root = tempDir()

@@ -8,6 +8,7 @@ import fsp from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
+import { generateHome, plainReads as plainReadsOf, stats } from './fixtures.mjs'
 
 const require = createRequire(import.meta.url)
 const { LocalSkillProvider } = require('../lib/local.js')
@@ -15,44 +16,9 @@ const { LocalSkillProvider } = require('../lib/local.js')
 const count = Number(process.argv[2] ?? 1000)
 const rounds = 30
 
-function skillText(name) {
-  const description =
-    `Use ${name} when the task involves reviewing, refactoring or documenting code in this ` +
-    'repository; it explains the conventions, the checks to run before committing and how ' +
-    'to report findings.'
-  let body = `# ${name}\n\n`
-  while (body.length < 2048) {
-    body +=
-      'Follow the project conventions. Run the formatter and the linter, then the tests. ' +
-      'Keep commits small and explain why in the message.\n\n'
-  }
-  return (
-    `---\nname: ${name}\ndescription: ${description}\nwhenToUse: When asked about ${name}\n` +
-    `metadata:\n  owner: platform-team\n  version: 3\n  tags: [review, quality]\n---\n\n${body}`
-  )
-}
-
-const home = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-local-bench-')))
-const roots = [path.join(home, '.dsh', 'skills'), path.join(home, '.agents', 'skills')]
-for (let i = 0; i < count; i++) {
-  const root = roots[i % 2]
-  const name = `skill-${String(i).padStart(5, '0')}`
-  const file = i % 4 < 2 ? path.join(root, name, 'SKILL.md') : path.join(root, `${name}.md`)
-  fs.mkdirSync(path.dirname(file), { recursive: true })
-  fs.writeFileSync(file, skillText(name))
-}
-
-/** The floor: list each root, read every skill file synchronously (no parsing). */
-function plainReads() {
-  let bytes = 0
-  for (const root of roots) {
-    for (const entry of fs.readdirSync(root, { withFileTypes: true })) {
-      const file = entry.isDirectory() ? path.join(root, entry.name, 'SKILL.md') : path.join(root, entry.name)
-      bytes += fs.readFileSync(file, 'utf8').length
-    }
-  }
-  return bytes
-}
+const fixture = generateHome(count)
+const { roots, config } = fixture
+const plainReads = () => plainReadsOf(roots)
 
 /** The floor of the service path: the same reads through node:fs/promises, 64 at a time. */
 async function promiseReads() {
@@ -68,13 +34,6 @@ async function promiseReads() {
     for (const t of texts) bytes += t.length
   }
   return bytes
-}
-
-function stats(samples) {
-  const sorted = [...samples].sort((a, b) => a - b)
-  const median = sorted[Math.floor(sorted.length / 2)]
-  const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length
-  return { median, mean, min: sorted[0] }
 }
 
 /** A filesystem service over node:fs/promises (what a harness `fs` seam would do locally). */
@@ -118,7 +77,6 @@ const service = {
 }
 
 const fmt = (ms) => `${ms.toFixed(3)} ms`
-const config = { dshHome: path.join(home, '.dsh'), agentsHome: path.join(home, '.agents'), watch: false }
 
 async function main() {
   // Warm the OS page cache and the JIT once for both sides.
@@ -187,11 +145,11 @@ async function main() {
   console.log(`get() through the addon:                        median ${fmt(g.median)}, mean ${fmt(g.mean)}`)
   const sg = stats(servicedGets)
   console.log(`get() through the fs/promises service:          median ${fmt(sg.median)}, mean ${fmt(sg.mean)}`)
-  fs.rmSync(home, { recursive: true, force: true })
+  fixture.cleanup()
 }
 
 main().catch((e) => {
-  fs.rmSync(home, { recursive: true, force: true })
+  fixture.cleanup()
   console.error(e)
   process.exit(1)
 })

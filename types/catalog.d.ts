@@ -1,3 +1,4 @@
+import type { SkillResourceBase } from './skill'
 // Model-facing skill catalog: entries, digest, messages, step planning, history
 // scan and the `skill` tool result (implementation: `lib/catalog.js`).
 
@@ -75,10 +76,7 @@ export interface CatalogHistory {
 }
 
 /** Provider-specific base for resolving a loaded skill's relative resources. */
-export type SkillContentResourceBase =
-  | { readonly kind: 'directory'; readonly path: string }
-  | { readonly kind: 'url'; readonly url: string }
-  | { readonly kind: 'opaque'; readonly description: string }
+export type SkillContentResourceBase = SkillResourceBase
 
 /** Input of {@link renderSkillContent}: the fields of a loaded `SkillDefinition` it uses. */
 export interface SkillContentInput {

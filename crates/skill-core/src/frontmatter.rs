@@ -101,25 +101,9 @@ fn is_delimiter(line: &str) -> bool {
     line == "---" || line == "---\r"
 }
 
-/// Whether `c` is removed by JS `String.prototype.trim` (WhiteSpace and
-/// LineTerminator of ECMA-262).
-pub fn is_js_whitespace(c: char) -> bool {
-    matches!(
-        c,
-        '\u{9}' | '\u{a}' | '\u{b}' | '\u{c}' | '\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202f}'
-                | '\u{205f}'
-                | '\u{3000}'
-                | '\u{feff}'
-    )
-}
-
 /// JS `String.prototype.trim`.
 pub fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_whitespace)
+    s.trim_matches(crate::catalog::is_js_whitespace)
 }
 
 /// Parse a whole skill file.
