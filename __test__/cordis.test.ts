@@ -1,0 +1,473 @@
+import { execFileSync } from 'node:child_process'
+import * as fs from 'node:fs'
+import { createRequire } from 'node:module'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Context, type Message } from 'cordis'
+import SkillService, { SkillLocal } from '../cordis.mjs'
+import type { SkillProviderControl } from '../index.js'
+
+const require = createRequire(import.meta.url)
+const root = path.resolve(__dirname, '..')
+const hasLocalProvider = fs.existsSync(path.join(root, 'lib', 'local.js'))
+
+function harness() {
+  const ctx = new Context()
+  const messages: Message[] = []
+  ctx.logger.exporter({ export: (message) => messages.push(message) })
+  const warnings = (name = 'skills') =>
+    messages.filter((m) => m.name === name && m.type === 'warn').map((m) => String(m.args[m.args.length - 1]))
+  return { ctx, messages, warnings }
+}
+
+function jsProvider(name: string, skills: string[] = []) {
+  return {
+    name,
+    async list() {
+      return skills.map((skill) => ({
+        name: skill,
+        description: `${skill} from ${name}`,
+        invocation: { modelInvocable: true, userInvocable: true },
+        source: 'custom',
+        provider: name,
+        rank: 300,
+        locator: skill,
+      }))
+    },
+    async get() {
+      return undefined
+    },
+  }
+}
+
+const temps: string[] = []
+function tempDir(prefix: string) {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
+  temps.push(dir)
+  return dir
+}
+afterEach(() => {
+  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+function writeSkill(file: string, name: string, description: string, body = 'Body.') {
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.writeFileSync(file, `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`)
+}
+
+describe('optional peers', () => {
+  it('loads the plain entry point without cordis or schemastery', () => {
+    // Resolution of the optional peers fails in this child process, as in a
+    // project that never installed them.
+    const script = `
+      const Module = require('node:module')
+      const resolve = Module._resolveFilename
+      Module._resolveFilename = function (request, ...rest) {
+        if (request === 'cordis' || request === 'schemastery') {
+          const error = new Error("Cannot find module '" + request + "'")
+          error.code = 'MODULE_NOT_FOUND'
+          throw error
+        }
+        return resolve.call(this, request, ...rest)
+      }
+      const api = require(${JSON.stringify(path.join(root, 'index.js'))})
+      const loaded = Object.keys(require.cache).filter((file) => file.endsWith('cordis.js'))
+      let cordisEntry
+      try {
+        require(${JSON.stringify(path.join(root, 'lib', 'cordis.js'))})
+        cordisEntry = 'loaded'
+      } catch (error) {
+        cordisEntry = error.code
+      }
+      console.log(JSON.stringify({ registry: typeof api.SkillRegistry, loaded, cordisEntry }))
+    `
+    const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))
+    expect(out).toEqual({ registry: 'function', loaded: [], cordisEntry: 'MODULE_NOT_FOUND' })
+  })
+
+  it('gives CommonJS and ESM callers the same classes', async () => {
+    const cjs = require('../lib/cordis.js')
+    expect(cjs.SkillService).toBe(SkillService)
+    expect(cjs.SkillLocal).toBe(SkillLocal)
+    expect(cjs.default).toBe(SkillService)
+  })
+})
+
+describe('SkillService', () => {
+  it('is a drop-in ctx.skills with the registry methods', async () => {
+    const { ctx } = harness()
+    await ctx.plugin(SkillService)
+    const { SkillRegistry } = require('../index.js')
+    const methods = Object.getOwnPropertyNames(SkillRegistry.prototype).filter((key) => key !== 'constructor')
+    for (const method of methods) expect(typeof (ctx.skills as any)[method]).toBe('function')
+    expect(ctx.skills.registry).toBeInstanceOf(SkillRegistry)
+    ctx.skills.register({ name: 'hello', description: 'Say hello.', content: 'Hi.' })
+    expect((await ctx.skills.list()).map((s) => s.name)).toEqual(['hello'])
+    expect((await ctx.skills.snapshot()).complete).toBe(true)
+    expect((await ctx.skills.get('hello'))?.content).toBe('Hi.')
+  })
+
+  it('validates collectCacheMaxEntries with its schema', async () => {
+    expect(SkillService.Config({})).toEqual({ collectCacheMaxEntries: 128 })
+    for (const bad of [0, -1, 1.5, 'many']) {
+      const { ctx } = harness()
+      await expect(ctx.plugin(SkillService, { collectCacheMaxEntries: bad as number })).rejects.toThrow(
+        /collectCacheMaxEntries/,
+      )
+      expect(ctx.get('skills')).toBeUndefined()
+    }
+    const { ctx } = harness()
+    await ctx.plugin(SkillService, { collectCacheMaxEntries: 1 })
+    expect(ctx.skills).toBeDefined()
+  })
+
+  it('ties registrations to the calling plugin and undoes them in reverse order', async () => {
+    const { ctx } = harness()
+    await ctx.plugin(SkillService)
+    const aborted: string[] = []
+    const fiber = await ctx.plugin({
+      name: 'remote-skills',
+      inject: ['skills'],
+      apply(ctx: Context) {
+        for (const name of ['first', 'second']) {
+          ctx.skills.registerProvider(({ signal }: SkillProviderControl) => {
+            signal.addEventListener('abort', () => aborted.push(name))
+            return jsProvider(name, [`${name}-skill`])
+          })
+        }
+        ctx.skills.register({ name: 'runtime-skill', description: 'Inline.', content: 'Inline.' })
+      },
+    })
+    expect((await ctx.skills.list()).map((s) => s.name)).toEqual(['first-skill', 'runtime-skill', 'second-skill'])
+    expect(fiber.getEffects().map((e) => e.label)).toEqual([
+      'ctx.skills.registerProvider()',
+      'ctx.skills.registerProvider()',
+      'ctx.skills.register()',
+    ])
+    await fiber.dispose()
+    expect(aborted).toEqual(['second', 'first'])
+    expect(await ctx.skills.list()).toEqual([])
+  })
+
+  it('returns the effect disposer itself', async () => {
+    const { ctx } = harness()
+    await ctx.plugin(SkillService)
+    let dispose: () => void = () => {}
+    let signal: AbortSignal | undefined
+    const fiber = await ctx.plugin({
+      inject: ['skills'],
+      apply(ctx: Context) {
+        dispose = ctx.skills.registerProvider((control: SkillProviderControl) => {
+          signal = control.signal
+          return jsProvider('remote', ['remote-skill'])
+        })
+      },
+    })
+    expect(fiber.getEffects()).toHaveLength(1)
+    dispose()
+    expect(signal?.aborted).toBe(true)
+    expect(fiber.getEffects()).toHaveLength(0)
+    expect(await ctx.skills.list()).toEqual([])
+    dispose()
+    await fiber.dispose()
+  })
+
+  it('propagates a failing factory without leaving an effect behind', async () => {
+    const { ctx } = harness()
+    await ctx.plugin(SkillService)
+    let signal: AbortSignal | undefined
+    expect(() =>
+      ctx.skills.registerProvider((control: SkillProviderControl) => {
+        signal = control.signal
+        throw new Error('no credentials')
+      }),
+    ).toThrow('no credentials')
+    expect(signal?.aborted).toBe(true)
+    expect(() => ctx.skills.registerProvider(() => jsProvider('runtime'))).toThrow(/runtime/)
+    expect(ctx.fiber.getEffects().filter((e) => e.label.startsWith('ctx.skills'))).toEqual([])
+  })
+
+  it('emits skills/change for every catalog mutation', async () => {
+    const { ctx } = harness()
+    await ctx.plugin(SkillService)
+    let changes = 0
+    ctx.on('skills/change', () => {
+      changes++
+    })
+    let invalidate = () => {}
+    const fiber = await ctx.plugin({
+      inject: ['skills'],
+      apply(ctx: Context) {
+        ctx.skills.registerProvider((control: SkillProviderControl) => {
+          invalidate = control.invalidate
+          return jsProvider('remote', ['remote-skill'])
+        })
+        ctx.skills.register({ name: 'inline', description: 'Inline.', content: 'Inline.' })
+      },
+    })
+    expect(changes).toBe(2)
+    await ctx.skills.list()
+    invalidate()
+    expect(changes).toBe(3)
+    await fiber.dispose()
+    expect(changes).toBe(5)
+    invalidate()
+    expect(changes).toBe(5)
+  })
+
+  it('contains throwing and rejecting listeners and logs them', async () => {
+    const { ctx, warnings } = harness()
+    await ctx.plugin(SkillService)
+    const seen: string[] = []
+    ctx.on('skills/change', () => {
+      seen.push('a')
+      throw new Error('listener a broke')
+    })
+    ctx.on('skills/change', async () => {
+      seen.push('b')
+      throw new Error('listener b rejected')
+    })
+    ctx.on('skills/change', () => {
+      seen.push('c')
+    })
+    const dispose = ctx.skills.register({ name: 'inline', description: 'Inline.', content: 'Inline.' })
+    expect(seen).toEqual(['a', 'b', 'c'])
+    expect((await ctx.skills.list()).map((s) => s.name)).toEqual(['inline'])
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(warnings()).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('listener a broke'),
+        expect.stringContaining('listener b rejected'),
+      ]),
+    )
+    dispose()
+    expect(seen).toEqual(['a', 'b', 'c', 'a', 'b', 'c'])
+    expect(await ctx.skills.list()).toEqual([])
+  })
+
+  it('routes registry warnings to ctx.logger("skills")', async () => {
+    const { ctx, warnings, messages } = harness()
+    await ctx.plugin(SkillService)
+    ctx.skills.register({ name: 'twice', description: 'One.', content: 'One.' })
+    ctx.skills.register({ name: 'twice', description: 'Two.', content: 'Two.' })
+    ctx.skills.registerProvider(() => ({
+      name: 'flaky',
+      list: async () => {
+        throw new Error('registry unreachable (100% down)')
+      },
+      get: async () => undefined,
+    }))
+    const snapshot = await ctx.skills.snapshot()
+    expect(snapshot.complete).toBe(false)
+    expect(warnings()).toEqual([
+      expect.stringContaining('"twice" is already registered'),
+      expect.stringContaining('registry unreachable (100% down)'),
+    ])
+    // `%` in a message is text, not a format directive.
+    const formatted = messages.filter((m) => m.name === 'skills').map((m) => m.args)
+    expect(formatted[1]).toEqual(['%s', expect.stringContaining('100% down')])
+  })
+
+  it('keeps two harness contexts apart', async () => {
+    const a = harness()
+    const b = harness()
+    await a.ctx.plugin(SkillService)
+    await b.ctx.plugin(SkillService, { collectCacheMaxEntries: 2 })
+    let changesA = 0
+    let changesB = 0
+    a.ctx.on('skills/change', () => {
+      changesA++
+    })
+    b.ctx.on('skills/change', () => {
+      changesB++
+    })
+    a.ctx.skills.register({ name: 'only-in-a', description: 'A.', content: 'A.' })
+    b.ctx.skills.register({ name: 'only-in-b', description: 'B.', content: 'B.' })
+    b.ctx.skills.register({ name: 'only-in-b', description: 'Duplicate.', content: 'B.' })
+    expect((await a.ctx.skills.list()).map((s) => s.name)).toEqual(['only-in-a'])
+    expect((await b.ctx.skills.list()).map((s) => s.name)).toEqual(['only-in-b'])
+    expect([changesA, changesB]).toEqual([1, 1])
+    expect(a.warnings()).toEqual([])
+    expect(b.warnings()).toHaveLength(1)
+  })
+
+  it('keeps isolated services in one context apart', async () => {
+    const { ctx } = harness()
+    await ctx.plugin(SkillService)
+    const isolated = ctx.isolate('skills')
+    await isolated.plugin(SkillService)
+    let outer = 0
+    let inner = 0
+    ctx.on('skills/change', () => {
+      outer++
+    })
+    await isolated.plugin({
+      inject: ['skills'],
+      apply(ctx: Context) {
+        ctx.on('skills/change', () => {
+          inner++
+        })
+        ctx.skills.register({ name: 'isolated-skill', description: 'Inner.', content: 'Inner.' })
+      },
+    })
+    expect([outer, inner]).toEqual([0, 1])
+    expect(await ctx.skills.list()).toEqual([])
+    ctx.skills.register({ name: 'outer-skill', description: 'Outer.', content: 'Outer.' })
+    expect([outer, inner]).toEqual([1, 1])
+  })
+
+  it('unloads dependent plugins with the service and starts fresh when reloaded', async () => {
+    const { ctx } = harness()
+    const service = await ctx.plugin(SkillService)
+    let signal: AbortSignal | undefined
+    const consumer = ctx.plugin({
+      inject: ['skills'],
+      apply(ctx: Context) {
+        ctx.skills.registerProvider((control: SkillProviderControl) => {
+          signal = control.signal
+          return jsProvider('remote', ['remote-skill'])
+        })
+      },
+    })
+    await consumer
+    expect(signal?.aborted).toBe(false)
+    await service.dispose()
+    await consumer
+    expect(signal?.aborted).toBe(true)
+    expect(ctx.get('skills')).toBeUndefined()
+    await ctx.plugin(SkillService)
+    await consumer
+    // The consumer is applied again against the new registry.
+    expect((await ctx.skills.list()).map((s) => s.name)).toEqual(['remote-skill'])
+  })
+})
+
+describe.skipIf(!hasLocalProvider)('SkillLocal', () => {
+  function workspace() {
+    const base = tempDir('dsh-cordis-')
+    const project = path.join(base, 'project')
+    fs.mkdirSync(path.join(project, '.git'), { recursive: true })
+    return {
+      project,
+      config: {
+        dshHome: path.join(base, 'home', '.dsh'),
+        agentsHome: path.join(base, 'home', '.agents'),
+        watch: false,
+      },
+    }
+  }
+
+  it('validates every local provider option', () => {
+    expect(SkillLocal.Config({})).toEqual({
+      customSkillDirs: [],
+      watch: true,
+      watchUsePolling: false,
+      watchStabilityThresholdMs: 200,
+      watchPollIntervalMs: 100,
+      watchMaxProjects: 128,
+      watchFollowSymlinks: true,
+    })
+    for (const bad of [
+      { watchMaxProjects: 0 },
+      { watchPollIntervalMs: 2.5 },
+      { watchStabilityThresholdMs: -1 },
+      { maxSkillFileBytes: 0 },
+      { customSkillDirs: 'not-a-list' },
+      { watch: 'yes' },
+    ]) {
+      expect(() => SkillLocal.Config(bad as never)).toThrow()
+    }
+  })
+
+  it('registers the local provider for the plugin lifetime', async () => {
+    const { ctx } = harness()
+    const { project, config } = workspace()
+    writeSkill(path.join(project, '.agents', 'skills', 'review', 'SKILL.md'), 'review', 'Review code.')
+    await ctx.plugin(SkillService)
+    const fiber = await ctx.plugin(SkillLocal, config)
+    const skills = await ctx.skills.list({ cwd: project })
+    expect(skills.map((s) => [s.name, s.source, s.provider])).toEqual([['review', 'project-agents', 'local']])
+    expect((await ctx.skills.get('review', { cwd: project }))?.content).toBe('Body.')
+    await fiber.dispose()
+    expect(await ctx.skills.list({ cwd: project })).toEqual([])
+  })
+
+  it('turns write and edit observations into invalidations', async () => {
+    const { ctx } = harness()
+    const { project, config } = workspace()
+    await ctx.plugin(SkillService)
+    await ctx.plugin(SkillLocal, config)
+    let changes = 0
+    ctx.on('skills/change', () => {
+      changes++
+    })
+    expect(await ctx.skills.list({ cwd: project })).toEqual([])
+    const file = path.join(project, '.dsh', 'skills', 'deploy.md')
+    writeSkill(file, 'deploy', 'Deploy the service.')
+    // No watcher: the cached catalog stands until something says otherwise.
+    expect(await ctx.skills.list({ cwd: project })).toEqual([])
+    const emit = (observation: unknown) => (ctx as any).emit('fs/observed', observation)
+    emit({ actor: { kind: 'tool', name: 'read' }, target: { displayPath: file } })
+    emit({ actor: { kind: 'user', name: 'write' }, target: { displayPath: file } })
+    emit({ actor: { kind: 'tool', name: 'write' } })
+    emit(null)
+    expect(changes).toBe(0)
+    expect(await ctx.skills.list({ cwd: project })).toEqual([])
+    emit({ actor: { kind: 'tool', name: 'write' }, target: { displayPath: file } })
+    expect(changes).toBeGreaterThan(0)
+    expect((await ctx.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['deploy'])
+    writeSkill(file, 'deploy', 'Deploy the service, carefully.')
+    emit({ actor: { kind: 'tool', name: 'edit' }, target: { displayPath: '.dsh/skills/deploy.md' }, cwd: project })
+    expect((await ctx.skills.list({ cwd: project }))[0].description).toBe('Deploy the service, carefully.')
+  })
+
+  it('stops observing when disposed', async () => {
+    const { ctx, warnings } = harness()
+    const { project, config } = workspace()
+    await ctx.plugin(SkillService)
+    const fiber = await ctx.plugin(SkillLocal, config)
+    await ctx.skills.list({ cwd: project })
+    await fiber.dispose()
+    let changes = 0
+    ctx.on('skills/change', () => {
+      changes++
+    })
+    const file = path.join(project, '.dsh', 'skills', 'late.md')
+    writeSkill(file, 'late', 'Too late.')
+    ;(ctx as any).emit('fs/observed', { actor: { kind: 'tool', name: 'write' }, target: { displayPath: file } })
+    expect(changes).toBe(0)
+    expect(warnings('skill-local')).toEqual([])
+  })
+
+  it('logs bad skill files to ctx.logger("skill-local")', async () => {
+    const { ctx, warnings } = harness()
+    const { project, config } = workspace()
+    const dir = path.join(project, '.agents', 'skills')
+    fs.mkdirSync(dir, { recursive: true })
+    fs.writeFileSync(path.join(dir, 'broken.md'), 'no frontmatter here\n')
+    writeSkill(path.join(dir, 'fine.md'), 'fine', 'Fine.')
+    await ctx.plugin(SkillService)
+    await ctx.plugin(SkillLocal, config)
+    expect((await ctx.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['fine'])
+    expect(warnings('skill-local').join('\n')).toContain('broken.md')
+  })
+
+  it('watches and refreshes the catalog until disposed', async () => {
+    const { ctx } = harness()
+    const { project, config } = workspace()
+    await ctx.plugin(SkillService)
+    const fiber = await ctx.plugin(SkillLocal, { ...config, watch: true, watchStabilityThresholdMs: 20 })
+    expect(await ctx.skills.list({ cwd: project })).toEqual([])
+    let changed = false
+    ctx.on('skills/change', () => {
+      changed = true
+    })
+    writeSkill(path.join(project, '.agents', 'skills', 'fresh', 'SKILL.md'), 'fresh', 'Fresh skill.')
+    const deadline = Date.now() + 10_000
+    while (!changed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(changed).toBe(true)
+    expect((await ctx.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['fresh'])
+    await fiber.dispose()
+  })
+})
