@@ -2,6 +2,12 @@
 'use strict'
 // dsh-skills — see `dsh-skills --help` (implementation in lib/cli.js).
 
+// `dsh-skills list | head -1`: a closed pipe ends the output, not with a crash.
+process.stdout.on('error', (error) => {
+  if (error && error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+  throw error
+})
+
 require('../lib/cli.js')
   .main(process.argv.slice(2))
   .then((code) => {

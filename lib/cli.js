@@ -255,7 +255,7 @@ async function commandList(session) {
     ])
     io.stdout.write(`${table(rows, ['NAME', 'SOURCE', 'PROVIDER', 'INVOCATION'])}\n`)
   }
-  if (!snapshot.complete) io.stderr.write('dsh-skills: discovery was incomplete (see the warnings above)\n')
+  if (!snapshot.complete) io.stderr.write('dsh-skills: discovery was incomplete: some skills may be missing\n')
   return 0
 }
 
