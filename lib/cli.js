@@ -204,10 +204,14 @@ class Session {
     this.options = options
     this.warnings = []
     const printWarnings = mode.printWarnings !== false && !options.quiet
+    // Each distinct warning is printed once (watch re-lists on every change).
+    const printed = new Set()
     const logger = {
       warn: (message) => {
         this.warnings.push(message)
-        if (printWarnings) io.stderr.write(`dsh-skills: warning: ${message}\n`)
+        if (!printWarnings || printed.has(message)) return
+        printed.add(message)
+        io.stderr.write(`dsh-skills: warning: ${message}\n`)
       },
     }
     this.registry = new api.SkillRegistry({ logger })
