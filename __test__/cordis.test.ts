@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import { createRequire } from 'node:module'
 import * as os from 'node:os'
@@ -91,6 +91,16 @@ describe('optional peers', () => {
     expect(cjs.SkillService).toBe(SkillService)
     expect(cjs.SkillLocal).toBe(SkillLocal)
     expect(cjs.default).toBe(SkillService)
+  })
+})
+
+describe('Cordis typings', () => {
+  it('a harness using the plugins and the cordis augmentation compiles (strict)', { timeout: 180_000 }, () => {
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+    const project = path.join(__dirname, 'cordis-typings', 'tsconfig.json')
+    const result = spawnSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8', timeout: 170_000 })
+    expect(result.stdout + result.stderr).toBe('')
+    expect(result.status).toBe(0)
   })
 })
 
