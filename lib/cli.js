@@ -336,10 +336,31 @@ async function diagnose(session) {
   return normalizeDiagnosis(await session.provider.diagnose(session.lookup()))
 }
 
+/**
+ * The `.system` child of the user DSH root is reserved for the harness: the
+ * provider reports it as skipped on purpose, so doctor shows it as `ignored`
+ * and does not count it as a problem.
+ */
+function isReserved(file) {
+  return file.outcome === 'skipped' && file.source === 'user-dsh' && path.basename(String(file.path)) === '.system'
+}
+
+function outcomeOf(file) {
+  return isReserved(file) ? 'ignored' : String(file.outcome)
+}
+
 function countOutcomes(files) {
-  const counts = { loaded: 0, shadowed: 0, skipped: 0 }
-  for (const file of files) if (Object.hasOwn(counts, file.outcome)) counts[file.outcome]++
+  const counts = { loaded: 0, shadowed: 0, skipped: 0, ignored: 0 }
+  for (const file of files) {
+    const outcome = outcomeOf(file)
+    if (Object.hasOwn(counts, outcome)) counts[outcome]++
+  }
   return counts
+}
+
+function summary(counts) {
+  const ignored = counts.ignored ? `, ${counts.ignored} ignored` : ''
+  return `${counts.loaded} loaded, ${counts.shadowed} shadowed, ${counts.skipped} skipped${ignored}`
 }
 
 function isInside(file, dir) {
@@ -353,7 +374,7 @@ function formatDoctor(session, diagnosis) {
   const nameWidth = Math.max(4, ...diagnosis.files.map((file) => (file.name ?? '').length))
   const fileLines = (file, root) => {
     const where = root ? path.relative(root.path, file.path) : `${shown(file.path)} [${file.source}]`
-    const outcome = String(file.outcome).padEnd(8)
+    const outcome = outcomeOf(file).padEnd(8)
     const name = (file.outcome === 'skipped' ? '' : (file.name ?? '')).padEnd(nameWidth)
     const out = [`    ${outcome}  ${name}  ${where}`]
     const indent = ' '.repeat(4 + 8 + 2)
@@ -381,8 +402,7 @@ function formatDoctor(session, diagnosis) {
     lines.push('', diagnosis.roots.length ? 'Other files:' : 'Files:')
     for (const file of others) lines.push(...fileLines(file, undefined))
   }
-  const counts = countOutcomes(diagnosis.files)
-  lines.push('', `${counts.loaded} loaded, ${counts.shadowed} shadowed, ${counts.skipped} skipped`)
+  lines.push('', summary(countOutcomes(diagnosis.files)))
   if (!diagnosis.complete) lines.push('Discovery was incomplete: some roots could not be read.')
   return `${lines.join('\n')}\n`
 }
@@ -547,7 +567,8 @@ async function main(argv, streams = {}) {
     if (command !== 'show' && args.length) throw new UsageError(`${command} takes no arguments (got "${args[0]}")`)
     if (command === 'demo') return await commandDemo(options, io)
     const watch = command === 'watch'
-    session = new Session(options, io, { watch, printWarnings: command !== 'doctor' })
+    // doctor reports the warnings itself; show is about one skill.
+    session = new Session(options, io, { watch, printWarnings: command !== 'doctor' && command !== 'show' })
     switch (command) {
       case 'list':
         return await commandList(session)
