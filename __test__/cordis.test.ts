@@ -417,6 +417,17 @@ describe('SkillLocal', () => {
     expect(await ctx.skills.list({ cwd: project })).toEqual([])
   })
 
+  it('loads next to an fs service (passed to the provider as its fs option)', async () => {
+    const { ctx } = harness()
+    const { project, config } = workspace()
+    writeSkill(path.join(project, '.dsh', 'skills', 'flat.md'), 'flat', 'Flat skill.')
+    ctx.provide('fs', { kind: 'host-fs' })
+    expect(ctx.get('fs')).toEqual({ kind: 'host-fs' })
+    await ctx.plugin(SkillService)
+    await ctx.plugin(SkillLocal, config)
+    expect((await ctx.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['flat'])
+  })
+
   it('turns write and edit observations into synchronous invalidations', async (context) => {
     if (!(await watcherAvailable())) context.skip('the local provider does not watch yet')
     const { ctx } = harness()
