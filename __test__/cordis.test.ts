@@ -417,15 +417,47 @@ describe('SkillLocal', () => {
     expect(await ctx.skills.list({ cwd: project })).toEqual([])
   })
 
-  it('loads next to an fs service (passed to the provider as its fs option)', async () => {
-    const { ctx } = harness()
-    const { project, config } = workspace()
-    writeSkill(path.join(project, '.dsh', 'skills', 'flat.md'), 'flat', 'Flat skill.')
-    ctx.provide('fs', { kind: 'host-fs' })
-    expect(ctx.get('fs')).toEqual({ kind: 'host-fs' })
-    await ctx.plugin(SkillService)
-    await ctx.plugin(SkillLocal, config)
-    expect((await ctx.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['flat'])
+  it('passes its config, logger and the fs service, and forwards write/edit observations', async () => {
+    // A stand-in `skills` service records what SkillLocal asks for.
+    const { ctx, warnings } = harness()
+    const observed: string[] = []
+    let disposed = 0
+    let options: Record<string, unknown> = {}
+    const fsService = { kind: 'host-fs' }
+    ctx.provide('fs', fsService)
+    ctx.provide('skills', {
+      registerLocalProvider(config: Record<string, unknown>) {
+        options = config
+        return {
+          observeHostMutation(target: string) {
+            observed.push(target)
+            if (target.endsWith('throws.md')) throw new Error('cannot observe')
+            return true
+          },
+          dispose: async () => void disposed++,
+        }
+      },
+    })
+    const fiber = await ctx.plugin(SkillLocal, { dshHome: '/home/u/.dsh', watchMaxProjects: 4 })
+    expect(options).toMatchObject({ dshHome: '/home/u/.dsh', watchMaxProjects: 4, watch: true, fs: fsService })
+    expect(typeof (options.logger as { warn: unknown }).warn).toBe('function')
+    expect(Object.values(options)).not.toContain(undefined)
+    const emit = (observation: unknown) => (ctx as any).emit('fs/observed', observation)
+    emit({ actor: { kind: 'tool', name: 'write' }, target: { displayPath: '/p/.agents/skills/a.md' } })
+    emit({ actor: { name: 'edit' }, target: { displayPath: 'b.md' }, cwd: '/p/.dsh/skills' })
+    emit({ actor: { kind: 'tool', name: 'edit' }, target: { displayPath: 'relative.md' } })
+    emit({ actor: { kind: 'tool', name: 'read' }, target: { displayPath: '/p/x.md' } })
+    emit({ actor: { kind: 'user', name: 'write' }, target: { displayPath: '/p/y.md' } })
+    emit({ actor: { kind: 'tool', name: 'write' }, target: {} })
+    emit({ target: { displayPath: '/p/z.md' } })
+    emit(undefined)
+    expect(observed).toEqual(['/p/.agents/skills/a.md', path.resolve('/p/.dsh/skills', 'b.md'), 'relative.md'])
+    emit({ actor: { kind: 'tool', name: 'write' }, target: { displayPath: '/p/throws.md' } })
+    expect(warnings('skill-local')).toEqual([expect.stringContaining('cannot observe')])
+    await fiber.dispose()
+    expect(disposed).toBe(0) // the stand-in service owns the provider's lifetime
+    emit({ actor: { kind: 'tool', name: 'write' }, target: { displayPath: '/p/late.md' } })
+    expect(observed).not.toContain('/p/late.md')
   })
 
   it('turns write and edit observations into synchronous invalidations', async (context) => {
