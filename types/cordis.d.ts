@@ -89,8 +89,11 @@ export interface SkillFsObservation {
 }
 
 export declare namespace SkillLocal {
-  /** Every `LocalSkillProviderConfig` field except `logger` (the plugin logs to `ctx.logger('skill-local')`). */
-  type Config = Omit<LocalSkillProviderConfig, 'logger'>
+  /**
+   * Every `LocalSkillProviderConfig` field except `logger` (the plugin logs to
+   * `ctx.logger('skill-local')`) and `fs` (the plugin passes `ctx.get('fs')`).
+   */
+  type Config = Omit<LocalSkillProviderConfig, 'logger' | 'fs'>
 }
 
 /**
