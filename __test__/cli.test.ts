@@ -1,24 +1,17 @@
 import { spawn, spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import { createRequire } from 'node:module'
-import * as os from 'node:os'
 import * as path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { tempDirs, write } from './helpers'
 
 const require = createRequire(import.meta.url)
 const root = path.resolve(__dirname, '..')
 const bin = path.join(root, 'bin', 'dsh-skills.js')
 const example = path.join(root, 'examples', 'workspace')
 
-const temps: string[] = []
-function tempDir(prefix: string) {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
-  temps.push(dir)
-  return dir
-}
-afterAll(() => {
-  for (const dir of temps) fs.rmSync(dir, { recursive: true, force: true })
-})
+const temps = tempDirs('dsh-cli-')
+afterAll(() => temps.cleanup())
 
 /** A home directory holding skills that must never show up. */
 let fakeHome: string
@@ -27,15 +20,11 @@ let ws: string
 let roots: string[]
 
 beforeAll(() => {
-  fakeHome = tempDir('dsh-cli-home-')
+  fakeHome = temps.make()
   for (const dir of ['.dsh/skills', '.agents/skills']) {
-    fs.mkdirSync(path.join(fakeHome, dir), { recursive: true })
-    fs.writeFileSync(
-      path.join(fakeHome, dir, 'home-leak.md'),
-      '---\nname: home-leak\ndescription: Read from the real home directory.\n---\nLeak.\n',
-    )
+    write(path.join(fakeHome, dir, 'home-leak.md'), '---\nname: home-leak\ndescription: Read from the real home directory.\n---\nLeak.\n')
   }
-  ws = path.join(tempDir('dsh-cli-ws-'), 'workspace')
+  ws = path.join(temps.make(), 'workspace')
   fs.cpSync(example, ws, { recursive: true, filter: (src) => path.basename(src) !== '.git' })
   fs.mkdirSync(path.join(ws, '.git'))
   roots = [
@@ -228,11 +217,11 @@ describe('dsh-skills on the example workspace', () => {
   })
 
   it('exits 0 from doctor when nothing is skipped', () => {
-    const clean = tempDir('dsh-cli-clean-')
+    const clean = temps.make()
     fs.mkdirSync(path.join(clean, '.git'))
     fs.mkdirSync(path.join(clean, '.agents', 'skills', 'ok'), { recursive: true })
     fs.writeFileSync(path.join(clean, '.agents', 'skills', 'ok', 'SKILL.md'), '---\nname: ok\ndescription: Fine.\n---\nBody.\n')
-    const empty = tempDir('dsh-cli-empty-home-')
+    const empty = temps.make()
     const result = run(['doctor', '--dsh-home', empty, '--agents-home', empty], { cwd: clean })
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('1 loaded, 0 shadowed, 0 skipped')
@@ -253,7 +242,7 @@ describe('dsh-skills on the example workspace', () => {
 /** Whether the local provider watches (it reports host mutations as invalidations). */
 async function watcherAvailable() {
   const { SkillRegistry } = require('../index.js')
-  const dir = tempDir('dsh-cli-probe-')
+  const dir = temps.make()
   fs.mkdirSync(path.join(dir, '.git'))
   const registry = new SkillRegistry({ logger: { warn() {} } })
   const provider = registry.registerLocalProvider({ dshHome: dir, agentsHome: dir, watch: true })
@@ -268,12 +257,12 @@ async function watcherAvailable() {
 describe('dsh-skills watch', () => {
   it('prints a replacement catalog when the catalog changes, until SIGINT', async (context) => {
     if (!(await watcherAvailable())) context.skip('the local provider does not watch yet')
-    const project = tempDir('dsh-cli-watch-')
+    const project = temps.make()
     fs.mkdirSync(path.join(project, '.git'))
     const skills = path.join(project, '.agents', 'skills')
     fs.mkdirSync(path.join(skills, 'first'), { recursive: true })
     fs.writeFileSync(path.join(skills, 'first', 'SKILL.md'), '---\nname: first\ndescription: First skill.\n---\nBody.\n')
-    const empty = tempDir('dsh-cli-watch-home-')
+    const empty = temps.make()
     const child = spawn(process.execPath, [bin, 'watch', '--dsh-home', empty, '--agents-home', empty], {
       cwd: project,
       env: env(),

@@ -1,12 +1,12 @@
 import { execFileSync, spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import { createRequire } from 'node:module'
-import * as os from 'node:os'
 import * as path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { Context, type Message } from 'cordis'
 import SkillService, { SkillLocal } from '../cordis.mjs'
 import type { SkillProviderControl } from '../index.js'
+import { tempDirs, waitFor, write } from './helpers'
 
 const require = createRequire(import.meta.url)
 const root = path.resolve(__dirname, '..')
@@ -40,19 +40,11 @@ function jsProvider(name: string, skills: string[] = []) {
   }
 }
 
-const temps: string[] = []
-function tempDir(prefix: string) {
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)))
-  temps.push(dir)
-  return dir
-}
-afterEach(() => {
-  for (const dir of temps.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
-})
+const temps = tempDirs('dsh-cordis-')
+afterEach(() => temps.cleanup())
 
-function writeSkill(file: string, name: string, description: string, body = 'Body.') {
-  fs.mkdirSync(path.dirname(file), { recursive: true })
-  fs.writeFileSync(file, `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`)
+function writeSkill(file: string, name: string, description: string) {
+  write(file, `---\nname: ${name}\ndescription: ${description}\n---\nBody.\n`)
 }
 
 describe('optional peers', () => {
@@ -355,7 +347,7 @@ describe('SkillService', () => {
 /** Whether the local provider watches (it reports host mutations as invalidations). */
 async function watcherAvailable() {
   const { SkillRegistry } = require('../index.js')
-  const dir = tempDir('dsh-cordis-probe-')
+  const dir = temps.make()
   fs.mkdirSync(path.join(dir, '.git'))
   const registry = new SkillRegistry({ logger: { warn() {} } })
   const provider = registry.registerLocalProvider({ dshHome: dir, agentsHome: dir, watch: true })
@@ -369,7 +361,7 @@ async function watcherAvailable() {
 
 describe('SkillLocal', () => {
   function workspace() {
-    const base = tempDir('dsh-cordis-')
+    const base = temps.make()
     const project = path.join(base, 'project')
     fs.mkdirSync(path.join(project, '.git'), { recursive: true })
     return {
@@ -535,9 +527,7 @@ describe('SkillLocal', () => {
       changed = true
     })
     writeSkill(path.join(project, '.agents', 'skills', 'fresh', 'SKILL.md'), 'fresh', 'Fresh skill.')
-    const deadline = Date.now() + 10_000
-    while (!changed && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10))
-    expect(changed).toBe(true)
+    await waitFor(() => changed)
     expect((await ctx.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['fresh'])
     await fiber.dispose()
   })
