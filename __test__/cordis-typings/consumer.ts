@@ -1,0 +1,43 @@
+// Compiled with `tsc --noEmit` by __test__/cordis.test.ts: a Cordis harness
+// using the drop-in plugins and the `declare module 'cordis'` augmentation.
+import { Context } from 'cordis'
+import SkillService, { SkillLocal, type SkillFsObservation } from '@deepseek-ai/dsh-skill-native/cordis'
+import type { SkillProviderControl, SkillRegistry, SkillSummary } from '../../index.js'
+
+export async function harness(): Promise<SkillSummary[]> {
+  const ctx = new Context()
+  await ctx.plugin(SkillService, { collectCacheMaxEntries: 16 })
+  await ctx.plugin(SkillService)
+  await ctx.plugin(SkillLocal, { dshHome: '/home/user/.dsh' })
+  await ctx.plugin(SkillLocal)
+  // @ts-expect-error collectCacheMaxEntries is a number
+  await ctx.plugin(SkillService, { collectCacheMaxEntries: 'many' })
+
+  const off: () => boolean = ctx.on('skills/change', () => {})
+  off()
+  ctx.emit('skills/change')
+
+  await ctx.plugin({
+    name: 'remote-skills',
+    inject: ['skills'],
+    apply(ctx: Context) {
+      const dispose: () => void = ctx.skills.registerProvider((control: SkillProviderControl) => ({
+        name: 'remote',
+        list: async () => (control.signal.aborted ? [] : []),
+        get: async () => undefined,
+      }))
+      ctx.skills.register({ name: 'inline', description: 'Inline skill.', content: 'Body.', source: 'runtime' })
+      ctx.skills.onChange(() => {})
+      void dispose
+    },
+  })
+
+  const registry: SkillRegistry = ctx.skills.registry
+  void registry
+  const observation: SkillFsObservation = { actor: { kind: 'tool', name: 'write' }, target: { displayPath: '/p/.agents/skills/x.md' } }
+  void observation
+  const snapshot = await ctx.skills.snapshot({ cwd: '/p' })
+  const definition = await ctx.skills.get('inline', { cwd: '/p' })
+  void definition?.content
+  return snapshot.complete ? snapshot.skills : ctx.skills.list()
+}

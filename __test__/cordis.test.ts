@@ -1,0 +1,534 @@
+import { execFileSync, spawnSync } from 'node:child_process'
+import * as fs from 'node:fs'
+import { createRequire } from 'node:module'
+import * as path from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { Context, type Message } from 'cordis'
+import SkillService, { SkillLocal } from '../cordis.mjs'
+import type { SkillProviderControl } from '../index.js'
+import { tempDirs, waitFor, write } from './helpers'
+
+const require = createRequire(import.meta.url)
+const root = path.resolve(__dirname, '..')
+
+function harness() {
+  const ctx = new Context()
+  const messages: Message[] = []
+  ctx.logger.exporter({ export: (message) => messages.push(message) })
+  const warnings = (name = 'skills') =>
+    messages.filter((m) => m.name === name && m.type === 'warn').map((m) => String(m.args[m.args.length - 1]))
+  return { ctx, messages, warnings }
+}
+
+function jsProvider(name: string, skills: string[] = []) {
+  return {
+    name,
+    async list() {
+      return skills.map((skill) => ({
+        name: skill,
+        description: `${skill} from ${name}`,
+        invocation: { modelInvocable: true, userInvocable: true },
+        source: 'custom',
+        provider: name,
+        rank: 300,
+        locator: skill,
+      }))
+    },
+    async get() {
+      return undefined
+    },
+  }
+}
+
+const temps = tempDirs('dsh-cordis-')
+afterEach(() => temps.cleanup())
+
+function writeSkill(file: string, name: string, description: string) {
+  write(file, `---\nname: ${name}\ndescription: ${description}\n---\nBody.\n`)
+}
+
+describe('optional peers', () => {
+  it('loads the plain entry point without cordis or schemastery', () => {
+    // Resolution of the optional peers fails in this child process, as in a
+    // project that never installed them.
+    const script = `
+      const Module = require('node:module')
+      const resolve = Module._resolveFilename
+      Module._resolveFilename = function (request, ...rest) {
+        if (request === 'cordis' || request === 'schemastery') {
+          const error = new Error("Cannot find module '" + request + "'")
+          error.code = 'MODULE_NOT_FOUND'
+          throw error
+        }
+        return resolve.call(this, request, ...rest)
+      }
+      const api = require(${JSON.stringify(path.join(root, 'index.js'))})
+      const loaded = Object.keys(require.cache).filter((file) => file.endsWith('cordis.js'))
+      let cordisEntry
+      try {
+        require(${JSON.stringify(path.join(root, 'lib', 'cordis.js'))})
+        cordisEntry = 'loaded'
+      } catch (error) {
+        cordisEntry = error.code
+      }
+      console.log(JSON.stringify({ registry: typeof api.SkillRegistry, loaded, cordisEntry }))
+    `
+    const out = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' }))
+    expect(out).toEqual({ registry: 'function', loaded: [], cordisEntry: 'MODULE_NOT_FOUND' })
+  })
+
+  it('gives CommonJS and ESM callers the same classes', async () => {
+    const cjs = require('../lib/cordis.js')
+    expect(cjs.SkillService).toBe(SkillService)
+    expect(cjs.SkillLocal).toBe(SkillLocal)
+    expect(cjs.default).toBe(SkillService)
+  })
+})
+
+describe('Cordis typings', () => {
+  it('a harness using the plugins and the cordis augmentation compiles (strict)', { timeout: 180_000 }, () => {
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+    const project = path.join(__dirname, 'cordis-typings', 'tsconfig.json')
+    const result = spawnSync(process.execPath, [tsc, '-p', project], { encoding: 'utf8', timeout: 170_000 })
+    expect(result.stdout + result.stderr).toBe('')
+    expect(result.status).toBe(0)
+  })
+})
+
+describe('SkillService', () => {
+  it('is a drop-in ctx.skills with the registry methods', async () => {
+    const { ctx } = harness()
+    await ctx.plugin(SkillService)
+    const { SkillRegistry } = require('../index.js')
+    const methods = Object.getOwnPropertyNames(SkillRegistry.prototype).filter((key) => key !== 'constructor')
+    for (const method of methods) expect(typeof (ctx.skills as any)[method]).toBe('function')
+    expect(ctx.skills.registry).toBeInstanceOf(SkillRegistry)
+    ctx.skills.register({ name: 'hello', description: 'Say hello.', content: 'Hi.' })
+    expect((await ctx.skills.list()).map((s) => s.name)).toEqual(['hello'])
+    expect((await ctx.skills.snapshot()).complete).toBe(true)
+    expect((await ctx.skills.get('hello'))?.content).toBe('Hi.')
+  })
+
+  it('validates collectCacheMaxEntries with its schema', async () => {
+    expect(SkillService.Config({})).toEqual({ collectCacheMaxEntries: 128 })
+    for (const bad of [0, -1, 1.5, 'many']) {
+      const { ctx } = harness()
+      await expect(ctx.plugin(SkillService, { collectCacheMaxEntries: bad as number })).rejects.toThrow(
+        /collectCacheMaxEntries/,
+      )
+      expect(ctx.get('skills')).toBeUndefined()
+    }
+    const { ctx } = harness()
+    await ctx.plugin(SkillService, { collectCacheMaxEntries: 1 })
+    expect(ctx.skills).toBeDefined()
+  })
+
+  it('ties registrations to the calling plugin and undoes them in reverse order', async () => {
+    const { ctx } = harness()
+    await ctx.plugin(SkillService)
+    const aborted: string[] = []
+    const fiber = await ctx.plugin({
+      name: 'remote-skills',
+      inject: ['skills'],
+      apply(ctx: Context) {
+        for (const name of ['first', 'second']) {
+          ctx.skills.registerProvider(({ signal }: SkillProviderControl) => {
+            signal.addEventListener('abort', () => aborted.push(name))
+            return jsProvider(name, [`${name}-skill`])
+          })
+        }
+        ctx.skills.register({ name: 'runtime-skill', description: 'Inline.', content: 'Inline.' })
+      },
+    })
+    expect((await ctx.skills.list()).map((s) => s.name)).toEqual(['first-skill', 'runtime-skill', 'second-skill'])
+    expect(fiber.getEffects().map((e) => e.label)).toEqual([
+      'ctx.skills.registerProvider()',
+      'ctx.skills.registerProvider()',
+      'ctx.skills.register()',
+    ])
+    await fiber.dispose()
+    expect(aborted).toEqual(['second', 'first'])
+    expect(await ctx.skills.list()).toEqual([])
+  })
+
+  it('returns the effect disposer itself', async () => {
+    const { ctx } = harness()
+    await ctx.plugin(SkillService)
+    let dispose: () => void = () => {}
+    let signal: AbortSignal | undefined
+    const fiber = await ctx.plugin({
+      inject: ['skills'],
+      apply(ctx: Context) {
+        dispose = ctx.skills.registerProvider((control: SkillProviderControl) => {
+          signal = control.signal
+          return jsProvider('remote', ['remote-skill'])
+        })
+      },
+    })
+    expect(fiber.getEffects()).toHaveLength(1)
+    dispose()
+    expect(signal?.aborted).toBe(true)
+    expect(fiber.getEffects()).toHaveLength(0)
+    expect(await ctx.skills.list()).toEqual([])
+    dispose()
+    await fiber.dispose()
+  })
+
+  it('propagates a failing factory without leaving an effect behind', async () => {
+    const { ctx } = harness()
+    await ctx.plugin(SkillService)
+    let signal: AbortSignal | undefined
+    expect(() =>
+      ctx.skills.registerProvider((control: SkillProviderControl) => {
+        signal = control.signal
+        throw new Error('no credentials')
+      }),
+    ).toThrow('no credentials')
+    expect(signal?.aborted).toBe(true)
+    expect(() => ctx.skills.registerProvider(() => jsProvider('runtime'))).toThrow(/runtime/)
+    expect(ctx.fiber.getEffects().filter((e) => e.label.startsWith('ctx.skills'))).toEqual([])
+  })
+
+  it('emits skills/change for every catalog mutation', async () => {
+    const { ctx } = harness()
+    await ctx.plugin(SkillService)
+    let changes = 0
+    ctx.on('skills/change', () => {
+      changes++
+    })
+    let invalidate = () => {}
+    const fiber = await ctx.plugin({
+      inject: ['skills'],
+      apply(ctx: Context) {
+        ctx.skills.registerProvider((control: SkillProviderControl) => {
+          invalidate = control.invalidate
+          return jsProvider('remote', ['remote-skill'])
+        })
+        ctx.skills.register({ name: 'inline', description: 'Inline.', content: 'Inline.' })
+      },
+    })
+    expect(changes).toBe(2)
+    await ctx.skills.list()
+    invalidate()
+    expect(changes).toBe(3)
+    await fiber.dispose()
+    expect(changes).toBe(5)
+    invalidate()
+    expect(changes).toBe(5)
+  })
+
+  it('contains throwing and rejecting listeners and logs them', async () => {
+    const { ctx, warnings } = harness()
+    await ctx.plugin(SkillService)
+    const seen: string[] = []
+    ctx.on('skills/change', () => {
+      seen.push('a')
+      throw new Error('listener a broke')
+    })
+    ctx.on('skills/change', async () => {
+      seen.push('b')
+      throw new Error('listener b rejected')
+    })
+    ctx.on('skills/change', () => {
+      seen.push('c')
+    })
+    const dispose = ctx.skills.register({ name: 'inline', description: 'Inline.', content: 'Inline.' })
+    expect(seen).toEqual(['a', 'b', 'c'])
+    expect((await ctx.skills.list()).map((s) => s.name)).toEqual(['inline'])
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(warnings()).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining('listener a broke'),
+        expect.stringContaining('listener b rejected'),
+      ]),
+    )
+    dispose()
+    expect(seen).toEqual(['a', 'b', 'c', 'a', 'b', 'c'])
+    expect(await ctx.skills.list()).toEqual([])
+  })
+
+  it('routes registry warnings to ctx.logger("skills")', async () => {
+    const { ctx, warnings, messages } = harness()
+    await ctx.plugin(SkillService)
+    ctx.skills.register({ name: 'twice', description: 'One.', content: 'One.' })
+    ctx.skills.register({ name: 'twice', description: 'Two.', content: 'Two.' })
+    ctx.skills.registerProvider(() => ({
+      name: 'flaky',
+      list: async () => {
+        throw new Error('registry unreachable (100% down)')
+      },
+      get: async () => undefined,
+    }))
+    const snapshot = await ctx.skills.snapshot()
+    expect(snapshot.complete).toBe(false)
+    expect(warnings()).toEqual([
+      expect.stringContaining('"twice" is already registered'),
+      expect.stringContaining('registry unreachable (100% down)'),
+    ])
+    // `%` in a message is text, not a format directive.
+    const formatted = messages.filter((m) => m.name === 'skills').map((m) => m.args)
+    expect(formatted[1]).toEqual(['%s', expect.stringContaining('100% down')])
+  })
+
+  it('keeps two harness contexts apart', async () => {
+    const a = harness()
+    const b = harness()
+    await a.ctx.plugin(SkillService)
+    await b.ctx.plugin(SkillService, { collectCacheMaxEntries: 2 })
+    let changesA = 0
+    let changesB = 0
+    a.ctx.on('skills/change', () => {
+      changesA++
+    })
+    b.ctx.on('skills/change', () => {
+      changesB++
+    })
+    a.ctx.skills.register({ name: 'only-in-a', description: 'A.', content: 'A.' })
+    b.ctx.skills.register({ name: 'only-in-b', description: 'B.', content: 'B.' })
+    b.ctx.skills.register({ name: 'only-in-b', description: 'Duplicate.', content: 'B.' })
+    expect((await a.ctx.skills.list()).map((s) => s.name)).toEqual(['only-in-a'])
+    expect((await b.ctx.skills.list()).map((s) => s.name)).toEqual(['only-in-b'])
+    expect([changesA, changesB]).toEqual([1, 1])
+    expect(a.warnings()).toEqual([])
+    expect(b.warnings()).toHaveLength(1)
+  })
+
+  it('keeps isolated services in one context apart', async () => {
+    const { ctx } = harness()
+    await ctx.plugin(SkillService)
+    const isolated = ctx.isolate('skills')
+    await isolated.plugin(SkillService)
+    let outer = 0
+    let inner = 0
+    ctx.on('skills/change', () => {
+      outer++
+    })
+    await isolated.plugin({
+      inject: ['skills'],
+      apply(ctx: Context) {
+        ctx.on('skills/change', () => {
+          inner++
+        })
+        ctx.skills.register({ name: 'isolated-skill', description: 'Inner.', content: 'Inner.' })
+      },
+    })
+    expect([outer, inner]).toEqual([0, 1])
+    expect(await ctx.skills.list()).toEqual([])
+    ctx.skills.register({ name: 'outer-skill', description: 'Outer.', content: 'Outer.' })
+    expect([outer, inner]).toEqual([1, 1])
+  })
+
+  it('unloads dependent plugins with the service and starts fresh when reloaded', async () => {
+    const { ctx } = harness()
+    const service = await ctx.plugin(SkillService)
+    let signal: AbortSignal | undefined
+    const consumer = ctx.plugin({
+      inject: ['skills'],
+      apply(ctx: Context) {
+        ctx.skills.registerProvider((control: SkillProviderControl) => {
+          signal = control.signal
+          return jsProvider('remote', ['remote-skill'])
+        })
+      },
+    })
+    await consumer
+    expect(signal?.aborted).toBe(false)
+    await service.dispose()
+    await consumer
+    expect(signal?.aborted).toBe(true)
+    expect(ctx.get('skills')).toBeUndefined()
+    await ctx.plugin(SkillService)
+    await consumer
+    // The consumer is applied again against the new registry.
+    expect((await ctx.skills.list()).map((s) => s.name)).toEqual(['remote-skill'])
+  })
+})
+
+/** Whether the local provider watches (it reports host mutations as invalidations). */
+async function watcherAvailable() {
+  const { SkillRegistry } = require('../index.js')
+  const dir = temps.make()
+  fs.mkdirSync(path.join(dir, '.git'))
+  const registry = new SkillRegistry({ logger: { warn() {} } })
+  const provider = registry.registerLocalProvider({ dshHome: dir, agentsHome: dir, watch: true })
+  try {
+    await registry.list({ cwd: dir })
+    return provider.observeHostMutation(path.join(dir, '.agents', 'skills', 'probe.md')) === true
+  } finally {
+    await provider.dispose()
+  }
+}
+
+describe('SkillLocal', () => {
+  function workspace() {
+    const base = temps.make()
+    const project = path.join(base, 'project')
+    fs.mkdirSync(path.join(project, '.git'), { recursive: true })
+    return {
+      project,
+      config: {
+        dshHome: path.join(base, 'home', '.dsh'),
+        agentsHome: path.join(base, 'home', '.agents'),
+        watch: false,
+      },
+    }
+  }
+
+  it('validates every local provider option', () => {
+    expect(SkillLocal.Config({})).toEqual({
+      customSkillDirs: [],
+      watch: true,
+      watchUsePolling: false,
+      watchStabilityThresholdMs: 200,
+      watchPollIntervalMs: 100,
+      watchMaxProjects: 128,
+      watchFollowSymlinks: true,
+    })
+    for (const bad of [
+      { watchMaxProjects: 0 },
+      { watchPollIntervalMs: 2.5 },
+      { watchStabilityThresholdMs: -1 },
+      { maxSkillFileBytes: 0 },
+      { customSkillDirs: 'not-a-list' },
+      { watch: 'yes' },
+    ]) {
+      expect(() => SkillLocal.Config(bad as never)).toThrow()
+    }
+  })
+
+  it('registers the local provider for the plugin lifetime', async () => {
+    const { ctx } = harness()
+    const { project, config } = workspace()
+    writeSkill(path.join(project, '.agents', 'skills', 'review', 'SKILL.md'), 'review', 'Review code.')
+    await ctx.plugin(SkillService)
+    const fiber = await ctx.plugin(SkillLocal, config)
+    const skills = await ctx.skills.list({ cwd: project })
+    expect(skills.map((s) => [s.name, s.source, s.provider])).toEqual([['review', 'project-agents', 'local']])
+    expect((await ctx.skills.get('review', { cwd: project }))?.content).toBe('Body.')
+    await fiber.dispose()
+    expect(await ctx.skills.list({ cwd: project })).toEqual([])
+  })
+
+  it('passes its config, logger and the fs service, and forwards write/edit observations', async () => {
+    // A stand-in `skills` service records what SkillLocal asks for.
+    const { ctx, warnings } = harness()
+    const observed: string[] = []
+    let disposed = 0
+    let options: Record<string, unknown> = {}
+    const fsService = { kind: 'host-fs' }
+    ctx.provide('fs', fsService)
+    ctx.provide('skills', {
+      registerLocalProvider(config: Record<string, unknown>) {
+        options = config
+        return {
+          observeHostMutation(target: string) {
+            observed.push(target)
+            if (target.endsWith('throws.md')) throw new Error('cannot observe')
+            return true
+          },
+          dispose: async () => void disposed++,
+        }
+      },
+    })
+    const fiber = await ctx.plugin(SkillLocal, { dshHome: '/home/u/.dsh', watchMaxProjects: 4 })
+    expect(options).toMatchObject({ dshHome: '/home/u/.dsh', watchMaxProjects: 4, watch: true, fs: fsService })
+    expect(typeof (options.logger as { warn: unknown }).warn).toBe('function')
+    expect(Object.values(options)).not.toContain(undefined)
+    const emit = (observation: unknown) => (ctx as any).emit('fs/observed', observation)
+    emit({ actor: { kind: 'tool', name: 'write' }, target: { displayPath: '/p/.agents/skills/a.md' } })
+    emit({ actor: { name: 'edit' }, target: { displayPath: 'b.md' }, cwd: '/p/.dsh/skills' })
+    emit({ actor: { kind: 'tool', name: 'edit' }, target: { displayPath: 'relative.md' } })
+    emit({ actor: { kind: 'tool', name: 'read' }, target: { displayPath: '/p/x.md' } })
+    emit({ actor: { kind: 'user', name: 'write' }, target: { displayPath: '/p/y.md' } })
+    emit({ actor: { kind: 'tool', name: 'write' }, target: {} })
+    emit({ target: { displayPath: '/p/z.md' } })
+    emit(undefined)
+    expect(observed).toEqual(['/p/.agents/skills/a.md', path.resolve('/p/.dsh/skills', 'b.md'), 'relative.md'])
+    emit({ actor: { kind: 'tool', name: 'write' }, target: { displayPath: '/p/throws.md' } })
+    expect(warnings('skill-local')).toEqual([expect.stringContaining('cannot observe')])
+    await fiber.dispose()
+    expect(disposed).toBe(0) // the stand-in service owns the provider's lifetime
+    emit({ actor: { kind: 'tool', name: 'write' }, target: { displayPath: '/p/late.md' } })
+    expect(observed).not.toContain('/p/late.md')
+  })
+
+  it('turns write and edit observations into synchronous invalidations', async (context) => {
+    if (!(await watcherAvailable())) context.skip('the local provider does not watch yet')
+    const { ctx } = harness()
+    const { project, config } = workspace()
+    await ctx.plugin(SkillService)
+    // Watching, but slow to settle: only the observation can explain a change
+    // seen synchronously.
+    await ctx.plugin(SkillLocal, { ...config, watch: true, watchStabilityThresholdMs: 60_000 })
+    let changes = 0
+    ctx.on('skills/change', () => {
+      changes++
+    })
+    expect(await ctx.skills.list({ cwd: project })).toEqual([])
+    const file = path.join(project, '.dsh', 'skills', 'deploy.md')
+    writeSkill(file, 'deploy', 'Deploy the service.')
+    const emit = (observation: unknown) => (ctx as any).emit('fs/observed', observation)
+    emit({ actor: { kind: 'tool', name: 'read' }, target: { displayPath: file } })
+    emit({ actor: { kind: 'user', name: 'write' }, target: { displayPath: file } })
+    emit({ actor: { kind: 'tool', name: 'write' } })
+    emit(null)
+    expect(changes).toBe(0)
+    emit({ actor: { kind: 'tool', name: 'write' }, target: { displayPath: file } })
+    expect(changes).toBe(1)
+    expect((await ctx.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['deploy'])
+    writeSkill(file, 'deploy', 'Deploy the service, carefully.')
+    emit({ actor: { kind: 'tool', name: 'edit' }, target: { displayPath: '.dsh/skills/deploy.md' }, cwd: project })
+    expect(changes).toBe(2)
+    expect((await ctx.skills.list({ cwd: project }))[0].description).toBe('Deploy the service, carefully.')
+  })
+
+  it('stops observing when disposed', async () => {
+    const { ctx, warnings } = harness()
+    const { project, config } = workspace()
+    await ctx.plugin(SkillService)
+    const fiber = await ctx.plugin(SkillLocal, config)
+    await ctx.skills.list({ cwd: project })
+    await fiber.dispose()
+    let changes = 0
+    ctx.on('skills/change', () => {
+      changes++
+    })
+    const file = path.join(project, '.dsh', 'skills', 'late.md')
+    writeSkill(file, 'late', 'Too late.')
+    ;(ctx as any).emit('fs/observed', { actor: { kind: 'tool', name: 'write' }, target: { displayPath: file } })
+    expect(changes).toBe(0)
+    expect(warnings('skill-local')).toEqual([])
+  })
+
+  it('logs bad skill files through the Cordis logger', async () => {
+    const { ctx, warnings } = harness()
+    const { project, config } = workspace()
+    const dir = path.join(project, '.agents', 'skills')
+    fs.mkdirSync(dir, { recursive: true })
+    fs.writeFileSync(path.join(dir, 'broken.md'), 'no frontmatter here\n')
+    writeSkill(path.join(dir, 'fine.md'), 'fine', 'Fine.')
+    await ctx.plugin(SkillService)
+    await ctx.plugin(SkillLocal, config)
+    expect((await ctx.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['fine'])
+    // Discovery warnings of the native provider are logged by the registry
+    // (`skills`); the provider's own warnings by the plugin (`skill-local`).
+    expect([...warnings('skills'), ...warnings('skill-local')].join('\n')).toContain('broken.md')
+  })
+
+  it('watches and refreshes the catalog until disposed', async (context) => {
+    if (!(await watcherAvailable())) context.skip('the local provider does not watch yet')
+    const { ctx } = harness()
+    const { project, config } = workspace()
+    await ctx.plugin(SkillService)
+    const fiber = await ctx.plugin(SkillLocal, { ...config, watch: true, watchStabilityThresholdMs: 20 })
+    expect(await ctx.skills.list({ cwd: project })).toEqual([])
+    let changed = false
+    ctx.on('skills/change', () => {
+      changed = true
+    })
+    writeSkill(path.join(project, '.agents', 'skills', 'fresh', 'SKILL.md'), 'fresh', 'Fresh skill.')
+    await waitFor(() => changed)
+    expect((await ctx.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['fresh'])
+    await fiber.dispose()
+  })
+})

@@ -1,0 +1,112 @@
+// @deepseek-ai/dsh-skill-native/cordis — Cordis 4 drop-in plugins.
+import type { Context, Service } from 'cordis'
+import type Schema from 'schemastery'
+import type {
+  SkillCatalogSnapshot,
+  SkillDefinition,
+  SkillLookupOptions,
+  SkillRegistration,
+  SkillSummary,
+} from './skill'
+import type { Config as RegistryConfig, SkillChangeListener, SkillProviderFactory, SkillRegistry } from './registry'
+import type { LocalSkillProvider, LocalSkillProviderConfig } from './local'
+
+declare module 'cordis' {
+  interface Context {
+    /** The skill provider registry (`SkillService`). */
+    skills: SkillService
+  }
+  interface Events {
+    /**
+     * The skill catalog may have changed (provider or runtime registration,
+     * disposal, invalidation). It carries no diff: consumers call
+     * `ctx.skills.snapshot()` again with their own lookup options.
+     */
+    'skills/change'(): void
+  }
+}
+
+/**
+ * `ctx.skills`: the provider registry as a Cordis service (`ctx.plugin(SkillService)`).
+ * Same methods as `SkillRegistry`; `registerProvider`, `registerLocalProvider`,
+ * `register` and `onChange` are effects of the calling plugin, so disposing
+ * that plugin undoes them (the returned disposer is the effect's own).
+ * Changes are emitted as `skills/change`; warnings go to `ctx.logger('skills')`.
+ */
+export declare class SkillService extends Service<SkillService.Config> {
+  /** `{ collectCacheMaxEntries }`: a positive integer, default 128. */
+  static readonly Config: Schema<SkillService.Config, SkillService.Config>
+  constructor(ctx: Context, config?: SkillService.Config)
+  /** The wrapped registry (registrations made on it directly belong to no plugin). */
+  readonly registry: SkillRegistry
+  /**
+   * Register a provider as an effect of the calling plugin: `factory(control)`
+   * runs synchronously; the name `runtime` is reserved and names are unique.
+   * @returns the effect's disposer (removes the provider, aborts `control.signal`).
+   */
+  registerProvider(factory: SkillProviderFactory): () => void
+  /**
+   * Create and register the native local provider (`name === 'local'`) as an
+   * effect of the calling plugin: disposing the plugin disposes the provider
+   * and closes its watchers.
+   */
+  registerLocalProvider(config?: LocalSkillProviderConfig): LocalSkillProvider
+  /**
+   * Register a runtime skill as an effect of the calling plugin (rank 250;
+   * a duplicate name is logged and ignored).
+   * @returns the effect's disposer
+   */
+  register(skill: SkillRegistration): () => void
+  /** `snapshot(options).skills`. */
+  list(options?: SkillLookupOptions): Promise<SkillSummary[]>
+  /** Sorted summaries plus whether discovery was complete. */
+  snapshot(options?: SkillLookupOptions): Promise<SkillCatalogSnapshot>
+  /** Load the winning skill's full definition; `undefined` for unknown or stale names. */
+  get(name: string, options?: SkillLookupOptions): Promise<SkillDefinition | undefined>
+  /**
+   * Listen for catalog changes as an effect of the calling plugin (the
+   * `skills/change` event is the usual way).
+   * @returns the effect's disposer
+   */
+  onChange(listener: SkillChangeListener): () => void
+}
+
+export declare namespace SkillService {
+  /** Skill registry configuration. */
+  interface Config extends RegistryConfig {}
+}
+
+/**
+ * The `fs/observed` event payload `SkillLocal` reacts to: an observation whose
+ * actor is the first-party `write` or `edit` tool invalidates the local
+ * provider synchronously for `target.displayPath` (resolved against `cwd`
+ * when relative and `cwd` is present). Other observations are ignored.
+ */
+export interface SkillFsObservation {
+  readonly actor: { readonly kind?: 'tool' | (string & {}); readonly name: string }
+  readonly target: { readonly displayPath: string }
+  readonly cwd?: string
+}
+
+export declare namespace SkillLocal {
+  /**
+   * Every `LocalSkillProviderConfig` field except `logger` (the plugin logs to
+   * `ctx.logger('skill-local')`) and `fs` (the plugin passes `ctx.get('fs')`).
+   */
+  type Config = Omit<LocalSkillProviderConfig, 'logger' | 'fs'>
+}
+
+/**
+ * The native local provider as a plugin module (`ctx.plugin(SkillLocal, config)`):
+ * registers it through `ctx.skills`, closes its watchers when disposed, and
+ * turns `fs/observed` events of the `write`/`edit` tools into
+ * `provider.observeHostMutation(target.displayPath)`.
+ */
+export declare const SkillLocal: {
+  readonly name: 'skill-local'
+  readonly inject: string[]
+  readonly Config: Schema<SkillLocal.Config, SkillLocal.Config>
+  apply(ctx: Context, config?: SkillLocal.Config): void
+}
+
+export default SkillService
