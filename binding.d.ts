@@ -325,5 +325,11 @@ export interface NativeServiceRoot {
   path: string
 }
 
+/** A warning from a native provider's discovery, with the provider's slot. */
+export interface NativeWarning {
+  slot: number
+  message: string
+}
+
 /** The `skill` tool result for a loaded skill. */
 export declare function renderSkillContentNative(name: string, provider: string, resourceBaseValue: NapiResourceBase | undefined | null, content: string): string

@@ -89,6 +89,22 @@ describe('native local provider inside the registry', () => {
     await again.dispose()
   })
 
+  it("logs the native provider's discovery warnings through the provider's own logger", async () => {
+    const w = workspace()
+    write(path.join(w.project, '.dsh', 'skills', 'broken.md'), '---\nname: Not Kebab\ndescription: x\n---\n')
+    write(path.join(w.project, '.dsh', 'skills', 'dup.md'), skill('dup', 'first'))
+    write(path.join(w.project, '.agents', 'skills', 'dup.md'), skill('dup', 'second'))
+    const registryLog = recorder()
+    const providerLog = recorder()
+    const registry = new SkillRegistry({ logger: registryLog.logger })
+    registry.registerLocalProvider({ ...w.config, logger: providerLog.logger })
+    expect((await registry.list({ cwd: w.cwd })).map((s) => s.name)).toEqual(['dup'])
+    expect(providerLog.warnings.some((m) => m.includes('broken.md'))).toBe(true)
+    expect(registryLog.warnings.some((m) => m.includes('broken.md'))).toBe(false)
+    // Merge warnings (shadowed names) stay the registry's.
+    expect(registryLog.warnings.some((m) => m.includes('"dup"') && m.includes('shadowed'))).toBe(true)
+  })
+
   it('an unexpected I/O error makes the snapshot incomplete but keeps readable skills loadable', async () => {
     const w = workspace()
     write(path.join(w.project, '.dsh', 'skills', 'readable.md'), skill('readable', 'fine'))

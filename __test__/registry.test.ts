@@ -252,6 +252,24 @@ describe('registry: control, cache and generations', () => {
     expect(changes).toBe(3)
   })
 
+  it('invalidateProvider affects only the exact, still registered provider object', async () => {
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const provider = fake('p', () => [candidate('p', 'x', 1)])
+    const dispose = registry.registerProvider(() => provider)
+    let changes = 0
+    registry.onChange(() => void changes++)
+    await registry.snapshot()
+    registry.invalidateProvider({ ...provider })
+    await registry.snapshot()
+    expect([changes, provider.lists.length]).toEqual([0, 1])
+    registry.invalidateProvider(provider)
+    await registry.snapshot()
+    expect([changes, provider.lists.length]).toEqual([1, 2])
+    dispose()
+    registry.invalidateProvider(provider)
+    expect(changes).toBe(2)
+  })
+
   it('caches complete snapshots per cwd in a bounded LRU and never caches incomplete ones', async () => {
     let complete = true
     const provider = fake('p', () => ({ candidates: [candidate('p', 'x', 1)], complete }))

@@ -146,6 +146,10 @@ class SkillService extends Service {
     return this.ctx.effect(() => registry.register(skill), 'ctx.skills.register()')
   }
 
+  invalidateProvider(provider) {
+    this[kRegistry].invalidateProvider(provider)
+  }
+
   list(options) {
     return this[kRegistry].list(options)
   }

@@ -7,7 +7,7 @@
 // the provider registers as a JS provider.
 
 const binding = require('./native.js')
-const { kAttach, kNative, kOnDispose } = require('./symbols.js')
+const { kAttach, kLogger, kNative, kOnDispose } = require('./symbols.js')
 const fsSeam = require('./local-fs.js')
 const { checkCwd, raceSignal, resolveLogger, safeWarn, throwIfAborted } = require('./util.js')
 
@@ -105,6 +105,11 @@ class LocalSkillProvider {
       },
       { once: true },
     )
+  }
+
+  /** The logger for this provider's warnings (the registry uses it for native discovery). */
+  get [kLogger]() {
+    return this.#logger
   }
 
   /** Provider name in the registry. */

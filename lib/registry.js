@@ -4,7 +4,7 @@
 // hands Rust only what it needs to validate, merge, rank and cache.
 
 const native = require('./native.js')
-const { kAttach, kNative, kOnDispose } = require('./symbols.js')
+const { kAttach, kLogger, kNative, kOnDispose } = require('./symbols.js')
 const { throwIfAborted, raceSignal, describeError, resolveLogger, safeWarn, checkCwd } = require('./util.js')
 
 const KIND_RUNTIME = 0
@@ -244,6 +244,20 @@ class SkillRegistry {
     }
   }
 
+  /**
+   * Invalidate completed catalogs on behalf of `provider` (the exact object its
+   * factory returned) and notify listeners, while that registration is active;
+   * anything else is ignored. Providers usually call `control.invalidate()`.
+   * @param {unknown} provider
+   */
+  invalidateProvider(provider) {
+    for (const [slot, record] of this.#providers) {
+      if (record.provider !== provider) continue
+      if (this.#native.invalidate(slot)) this.#emit()
+      return
+    }
+  }
+
   /** @param {{ cwd?: string, signal?: AbortSignal }} [options] */
   async list(options) {
     return (await this.snapshot(options)).skills
@@ -315,7 +329,9 @@ class SkillRegistry {
       const pending = external.map(({ slot }) => this.#listExternal(slot, lookup, signal))
       const nativeList = collection.hasNative ? collection.listNative() : Promise.resolve([])
       const [nativeWarnings, ...outcomes] = await raceSignal(Promise.all([nativeList, ...pending]), signal)
-      for (const warning of nativeWarnings) safeWarn(this.#logger, warning)
+      for (const { slot, message } of nativeWarnings) {
+        safeWarn(this.#providers.get(slot)?.provider[kLogger] ?? this.#logger, message)
+      }
       const results = new Map()
       const values = []
       const failed = []

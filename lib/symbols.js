@@ -7,3 +7,5 @@ exports.kNative = Symbol.for('dsh-skill-native.native')
 exports.kOnDispose = Symbol.for('dsh-skill-native.onDispose')
 /** Called by the registry with the `control` of a JS registration (a `LocalSkillProvider` with a filesystem service). */
 exports.kAttach = Symbol.for('dsh-skill-native.attach')
+/** A provider's own logger, used for the warnings of its native discovery. */
+exports.kLogger = Symbol.for('dsh-skill-native.logger')

@@ -5,6 +5,7 @@ import type {
   SkillCatalogSnapshot,
   SkillDefinition,
   SkillLookupOptions,
+  SkillProvider,
   SkillRegistration,
   SkillSummary,
 } from './skill'
@@ -57,6 +58,8 @@ export declare class SkillService extends Service<SkillService.Config> {
    * @returns the effect's disposer
    */
   register(skill: SkillRegistration): () => void
+  /** Invalidate on behalf of an exact, still registered provider object (see `SkillRegistry`). */
+  invalidateProvider(provider: SkillProvider): void
   /** `snapshot(options).skills`. */
   list(options?: SkillLookupOptions): Promise<SkillSummary[]>
   /** Sorted summaries plus whether discovery was complete. */

@@ -56,6 +56,12 @@ export declare class SkillRegistry {
    * surfaces unless given). A duplicate name is logged and gets a no-op disposer.
    */
   register(skill: SkillRegistration): () => void
+  /**
+   * Invalidate completed catalogs on behalf of `provider` (the exact object its
+   * factory returned) and notify listeners, while that registration is active;
+   * anything else is ignored. Providers usually call `control.invalidate()`.
+   */
+  invalidateProvider(provider: SkillProvider): void
   /** `snapshot(options).skills`. */
   list(options?: SkillLookupOptions): Promise<SkillSummary[]>
   /** Sorted summaries plus whether discovery was complete (only complete snapshots are cached). */

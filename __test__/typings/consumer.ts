@@ -89,6 +89,7 @@ const dispose: () => void = registry.registerProvider((control: SkillProviderCon
 const registration: SkillRegistration = { name: 'runtime-skill', description: 'd', content: 'c', source }
 const unregister: () => void = registry.register(registration)
 const off: () => void = registry.onChange(async () => undefined)
+registry.invalidateProvider(provider)
 
 async function use(): Promise<void> {
   const snapshot: SkillCatalogSnapshot = await registry.snapshot({ cwd: '/w' })

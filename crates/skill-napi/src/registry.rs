@@ -184,7 +184,7 @@ impl NativeRegistry {
     }
 }
 
-type NativeResults = Arc<Mutex<Vec<Option<(Observation, Vec<String>)>>>>;
+type NativeResults = Arc<Mutex<Vec<Option<Observation>>>>;
 
 /// One catalog collection in progress.
 #[napi]
@@ -236,7 +236,7 @@ impl NativeCollection {
                 c.providers
                     .iter()
                     .enumerate()
-                    .filter_map(|(i, p)| p.native.clone().map(|n| (i, n)))
+                    .filter_map(|(i, p)| p.native.clone().map(|n| (i, p.slot, n)))
                     .collect()
             })
             .unwrap_or_default();
@@ -266,7 +266,7 @@ impl NativeCollection {
         for (i, planned) in collection.providers.iter().enumerate() {
             if planned.native.is_some() {
                 outcomes.push(match natives.get_mut(i).and_then(Option::take) {
-                    Some((obs, _)) => ProviderOutcome::Listed(obs),
+                    Some(obs) => ProviderOutcome::Listed(obs),
                     None => ProviderOutcome::Failed,
                 });
                 continue;
@@ -293,29 +293,40 @@ impl NativeCollection {
 /// Runs native providers' `list()` off the JS thread.
 pub struct ListNativeTask {
     ctx: LookupContext,
-    providers: Vec<(usize, Arc<dyn NativeProvider>)>,
+    /// (position in the plan, slot id, provider)
+    providers: Vec<(usize, u64, Arc<dyn NativeProvider>)>,
     results: NativeResults,
 }
 
-impl Task for ListNativeTask {
-    type Output = Vec<String>;
-    type JsValue = Vec<String>;
+/// A warning from a native provider's discovery, with the provider's slot.
+#[napi(object)]
+pub struct NativeWarning {
+    pub slot: f64,
+    pub message: String,
+}
 
-    fn compute(&mut self) -> Result<Vec<String>> {
+impl Task for ListNativeTask {
+    type Output = Vec<NativeWarning>;
+    type JsValue = Vec<NativeWarning>;
+
+    fn compute(&mut self) -> Result<Vec<NativeWarning>> {
         guard(|| {
             let mut warnings = Vec::new();
-            for (index, provider) in &self.providers {
+            for (index, slot, provider) in &self.providers {
                 let (obs, w) = provider.list(&self.ctx);
-                warnings.extend(w.iter().cloned());
-                if let Some(slot) = locked(&self.results).get_mut(*index) {
-                    *slot = Some((obs, w));
+                warnings.extend(w.into_iter().map(|message| NativeWarning {
+                    slot: *slot as f64,
+                    message,
+                }));
+                if let Some(result) = locked(&self.results).get_mut(*index) {
+                    *result = Some(obs);
                 }
             }
             Ok(warnings)
         })
     }
 
-    fn resolve(&mut self, _env: Env, output: Vec<String>) -> Result<Vec<String>> {
+    fn resolve(&mut self, _env: Env, output: Vec<NativeWarning>) -> Result<Vec<NativeWarning>> {
         Ok(output)
     }
 }
