@@ -105,6 +105,39 @@ describe('native local provider inside the registry', () => {
     expect(registryLog.warnings.some((m) => m.includes('"dup"') && m.includes('shadowed'))).toBe(true)
   })
 
+  it('a native provider serves one registration; a failed second one leaves the first intact', async () => {
+    const w = workspace()
+    write(path.join(w.project, '.dsh', 'skills', 'one.md'), skill('one', 'first'))
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const local = registry.registerLocalProvider(w.config)
+    const other = new SkillRegistry({ logger: recorder().logger })
+    expect(() => other.registerProvider(() => local)).toThrow(/already registered/)
+    expect(() => registry.registerProvider(() => local)).toThrow(/already registered/)
+    expect((await registry.list({ cwd: w.cwd })).map((s) => s.name)).toEqual(['one'])
+    let changes = 0
+    registry.onChange(() => void changes++)
+    // The live registration still invalidates and notifies (host mutation path).
+    local.dispose()
+    expect(changes).toBe(1)
+    // Once disposed, its handle is free again (a closed provider still lists).
+    const again = new LocalSkillProvider(w.config)
+    other.registerProvider(() => again)
+    expect((await other.list({ cwd: w.cwd })).map((s) => s.name)).toEqual(['one'])
+    await again.dispose()
+  })
+
+  it('an empty cwd means no cwd, for the registry and the provider alike', async () => {
+    const w = workspace()
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const local = registry.registerLocalProvider({ ...w.config, customSkillDirs: [] })
+    write(path.join(w.home, '.dsh', 'skills', 'user.md'), skill('user', 'u'))
+    const viaRegistry = (await registry.list({ cwd: '' })).map((s) => s.name)
+    const viaProvider = (await local.list({ cwd: '' })) as { candidates: Array<{ name: string }> }
+    expect(viaRegistry).toEqual(['user'])
+    expect(viaProvider.candidates.map((c) => c.name)).toEqual(viaRegistry)
+    await local.dispose()
+  })
+
   it('an unexpected I/O error makes the snapshot incomplete but keeps readable skills loadable', async () => {
     const w = workspace()
     write(path.join(w.project, '.dsh', 'skills', 'readable.md'), skill('readable', 'fine'))

@@ -178,7 +178,10 @@ class LocalSkillProvider {
     if (this.#disposed) return this.#disposed
     let error
     try {
-      this[kOnDispose]?.()
+      if (this[kOnDispose]) this[kOnDispose]()
+      // Still registered (through `registerProvider` directly): drop the cached
+      // catalogs, which the closed watcher can no longer keep fresh.
+      else this.#invalidate?.()
     } catch (e) {
       error = e
     }

@@ -47,6 +47,9 @@ function serialize(value, keys, what) {
   }
 }
 
+/** Native provider handles registered in some registry (one registration each). */
+const registeredHandles = new WeakSet()
+
 /** Arrays returned by `snapshot()`/`list()` → the native catalog they came from. */
 const catalogOfSkills = new WeakMap()
 
@@ -184,23 +187,35 @@ class SkillRegistry {
       provider = factory(control)
       checkProvider(provider)
       const handle = provider[kNative]
-      provider[kAttach]?.(control)
+      if (handle && registeredHandles.has(handle)) {
+        throw new Error(`skill provider "${provider.name}" is already registered (a native provider serves one registration; create another)`)
+      }
       slot = handle ? this.#native.registerNative(handle) : this.#native.registerExternal(provider.name)
+      if (handle) registeredHandles.add(handle)
+      this.#providers.set(slot, { provider, name: provider.name, controller, handle })
+      // Only once registered: a failed attempt must not touch a live registration.
+      provider[kAttach]?.(control)
     } catch (error) {
+      if (slot !== -1) this.#unregister(slot)
       controller.abort(error)
       throw error
     }
-    this.#providers.set(slot, { provider, name: provider.name, controller })
     this.#emit()
     let disposed = false
     return () => {
       if (disposed) return
       disposed = true
-      this.#providers.delete(slot)
-      this.#native.unregister(slot)
+      this.#unregister(slot)
       controller.abort()
       this.#emit()
     }
+  }
+
+  #unregister(slot) {
+    const record = this.#providers.get(slot)
+    this.#providers.delete(slot)
+    if (record?.handle) registeredHandles.delete(record.handle)
+    this.#native.unregister(slot)
   }
 
   /**

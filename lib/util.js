@@ -73,12 +73,16 @@ function safeWarn(logger, message) {
   }
 }
 
-/** @param {unknown} cwd */
+/**
+ * Validate `options.cwd`; an empty string means "no cwd" everywhere.
+ * @param {unknown} cwd
+ * @returns {string | undefined}
+ */
 function checkCwd(cwd) {
   if (cwd !== undefined && typeof cwd !== 'string') {
     throw new TypeError(`options.cwd must be a string when present (got ${typeof cwd})`)
   }
-  return cwd
+  return cwd === '' ? undefined : cwd
 }
 
 module.exports = { throwIfAborted, raceSignal, describeError, resolveLogger, safeWarn, checkCwd }

@@ -106,9 +106,39 @@ pub fn js_trim(s: &str) -> &str {
     s.trim_matches(crate::catalog::is_js_whitespace)
 }
 
+/// Deepest flow-collection nesting accepted in frontmatter. The YAML parser
+/// gives up at 128 levels anyway, but only after work that grows with the
+/// square of the depth (minutes for a file of `[` at the size cap), so
+/// anything deeper is refused up front.
+const MAX_FLOW_DEPTH: usize = 128;
+
+/// Upper bound of the flow nesting depth: counts `[`/`{` against `]`/`}`
+/// ignoring quoting (so it can only over-estimate), in one linear pass.
+fn flow_depth_exceeds(yaml: &str, limit: usize) -> bool {
+    let mut depth = 0usize;
+    for b in yaml.bytes() {
+        match b {
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Parse a whole skill file.
 pub fn parse(text: &str) -> Result<ParsedSkill, FrontmatterError> {
     let (yaml, body) = split(text)?;
+    if flow_depth_exceeds(yaml, MAX_FLOW_DEPTH) {
+        return Err(FrontmatterError::Yaml(format!(
+            "collections nest deeper than {MAX_FLOW_DEPTH} levels"
+        )));
+    }
     let value: Yaml =
         serde_yaml_ng::from_str(yaml).map_err(|e| FrontmatterError::Yaml(e.to_string()))?;
     let mapping = match value {
@@ -682,6 +712,22 @@ mod tests {
             text.contains("userInvocable") && text.contains("user-invocable"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn deep_flow_nesting_is_refused_quickly() {
+        let deep = format!(
+            "---\nname: a\ndescription: d\nk: {}{}\n---\n",
+            "[".repeat(200_000),
+            "]".repeat(200_000)
+        );
+        let started = std::time::Instant::now();
+        let err = parse(&deep).expect_err("too deep");
+        assert!(err.to_string().contains("nest deeper"), "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+        // Ordinary nesting and brackets inside quoted strings still parse.
+        let ok = "---\nname: a\ndescription: \"[[[[ not nesting\"\nmetadata: { a: [1, [2, [3]]] }\n---\n";
+        assert!(parse(ok).is_ok());
     }
 
     #[test]

@@ -91,7 +91,9 @@ impl SkillFs for StdFs {
                 Err(_) => match std::fs::symlink_metadata(entry.path()) {
                     Ok(m) => kind_of(m.file_type()),
                     // Vanished between the listing and the probe.
-                    Err(_) => continue,
+                    Err(e) if is_gone(&e) => continue,
+                    // Anything else must not look like deletion.
+                    Err(e) => return Err(e),
                 },
             };
             out.push(DirEntry {

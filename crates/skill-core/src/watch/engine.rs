@@ -354,6 +354,11 @@ impl Inner {
         }
         let roots: Vec<RootSpec> = roots.iter().map(normalize_spec).collect();
         let mut state = self.lock();
+        // `close()` marks closed before it takes the lock: checking again under
+        // the lock means no backend is created after it cleaned up.
+        if self.is_closed() {
+            return;
+        }
         if state.shared == roots && self.healthy.load(Ordering::SeqCst) {
             return;
         }
@@ -368,6 +373,9 @@ impl Inner {
         }
         let project_root = normalize(project_root);
         let mut state = self.lock();
+        if self.is_closed() {
+            return;
+        }
         let known = state.projects.get(&project_root).is_some_and(|have| {
             have.len() == roots.len()
                 && have
@@ -811,6 +819,12 @@ impl Inner {
         state.urgent = false;
         state.batch_start = None;
         state.last_event = None;
+        if state.rescan_needed() {
+            // `apply` found more to rescan (a directory vanished between the
+            // scan and the watch): open a new batch so the next flush waits for
+            // its window instead of being due at once, forever.
+            state.activity(now);
+        }
         let warnings = std::mem::take(&mut state.warnings);
         drop(state);
         for warning in warnings {
