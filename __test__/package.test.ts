@@ -83,6 +83,22 @@ describe('the packed package', () => {
     expect(files.some((file) => file.startsWith('__test__/') || file.startsWith('examples/'))).toBe(false)
   })
 
+  it('ships the Rust sources as a loadable cargo workspace (for platforms without a prebuilt addon)', () => {
+    for (const file of ['Cargo.toml', 'Cargo.lock', 'crates/skill-core/src/lib.rs', 'crates/skill-napi/src/lib.rs', 'crates/skill-napi/build.rs']) {
+      expect(files).toContain(file)
+    }
+    const installed = path.join(project, 'node_modules', '@deepseek-ai', 'dsh-skill-native')
+    const metadata = spawnSync('cargo', ['metadata', '--no-deps', '--offline', '--format-version', '1'], {
+      cwd: installed,
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    expect(metadata.stderr).not.toMatch(/error/)
+    expect(metadata.status).toBe(0)
+    const members = JSON.parse(metadata.stdout).packages.map((p: { name: string }) => p.name).sort()
+    expect(members).toEqual(['skill-core', 'skill-napi'])
+  })
+
   it('installs without the optional peers', () => {
     const installed = path.join(project, 'node_modules')
     expect(fs.existsSync(path.join(installed, '@deepseek-ai', 'dsh-skill-native', 'package.json'))).toBe(true)
