@@ -345,19 +345,6 @@ describe('SkillService', () => {
 })
 
 /** Whether the local provider watches (it reports host mutations as invalidations). */
-async function watcherAvailable() {
-  const { SkillRegistry } = require('../index.js')
-  const dir = temps.make()
-  fs.mkdirSync(path.join(dir, '.git'))
-  const registry = new SkillRegistry({ logger: { warn() {} } })
-  const provider = registry.registerLocalProvider({ dshHome: dir, agentsHome: dir, watch: true })
-  try {
-    await registry.list({ cwd: dir })
-    return provider.observeHostMutation(path.join(dir, '.agents', 'skills', 'probe.md')) === true
-  } finally {
-    await provider.dispose()
-  }
-}
 
 describe('SkillLocal', () => {
   function workspace() {
@@ -452,8 +439,7 @@ describe('SkillLocal', () => {
     expect(observed).not.toContain('/p/late.md')
   })
 
-  it('turns write and edit observations into synchronous invalidations', async (context) => {
-    if (!(await watcherAvailable())) context.skip('the local provider does not watch yet')
+  it('turns write and edit observations into synchronous invalidations', async () => {
     const { ctx } = harness()
     const { project, config } = workspace()
     await ctx.plugin(SkillService)
@@ -515,8 +501,7 @@ describe('SkillLocal', () => {
     expect([...warnings('skills'), ...warnings('skill-local')].join('\n')).toContain('broken.md')
   })
 
-  it('watches and refreshes the catalog until disposed', async (context) => {
-    if (!(await watcherAvailable())) context.skip('the local provider does not watch yet')
+  it('watches and refreshes the catalog until disposed', async () => {
     const { ctx } = harness()
     const { project, config } = workspace()
     await ctx.plugin(SkillService)
