@@ -68,6 +68,21 @@ describe('native local provider inside the registry', () => {
     expect(await registry.get('renamed', { cwd: w.cwd })).toBeUndefined()
   })
 
+  it('get() of a skill whose file became invalid returns undefined and says why', async () => {
+    const w = workspace()
+    const file = path.join(w.project, '.dsh', 'skills', 'fragile.md')
+    write(file, skill('fragile', 'ok'))
+    const registryLog = recorder()
+    const providerLog = recorder()
+    const registry = new SkillRegistry({ logger: registryLog.logger })
+    registry.registerLocalProvider({ ...w.config, logger: providerLog.logger })
+    expect((await registry.list({ cwd: w.cwd })).map((s) => s.name)).toEqual(['fragile'])
+    write(file, '---\nname: fragile\n---\nno description any more\n')
+    expect(await registry.get('fragile', { cwd: w.cwd })).toBeUndefined()
+    expect(providerLog.warnings.some((m) => m.includes('fragile.md') && m.includes('description'))).toBe(true)
+    expect(registryLog.warnings).toEqual([])
+  })
+
   it('caches complete native snapshots per cwd and re-lists after dispose of the provider', async () => {
     const w = workspace()
     write(path.join(w.project, '.dsh', 'skills', 'cached.md'), skill('cached', 'one'))

@@ -305,7 +305,9 @@ class SkillRegistry {
     if (record === undefined) return undefined
     let definition
     if (kind === KIND_NATIVE) {
-      definition = (await raceSignal(entry.catalog.loadNative(name, checkCwd(options?.cwd)), signal)) ?? undefined
+      const loaded = await raceSignal(entry.catalog.loadNative(name, checkCwd(options?.cwd)), signal)
+      if (loaded.warning !== undefined) safeWarn(record.provider[kLogger] ?? this.#logger, loaded.warning)
+      definition = loaded.definition
     } else {
       const candidate = entry.results.get(slot)?.[index]
       const lookup = options ?? {}

@@ -62,6 +62,19 @@ pub trait NativeProvider: Send + Sync {
         ctx: &LookupContext,
     ) -> Result<Option<SkillDefinition>, ProviderError>;
 
+    /// [`NativeProvider::get`] plus, when the skill is not loadable any more
+    /// for a reason the user should hear (its file became invalid), a warning.
+    fn get_explained(
+        &self,
+        candidate: &Candidate,
+        ctx: &LookupContext,
+    ) -> (
+        Result<Option<SkillDefinition>, ProviderError>,
+        Option<String>,
+    ) {
+        (self.get(candidate, ctx), None)
+    }
+
     /// Called when the provider is registered; watchers use the handle to
     /// invalidate that exact registration. Called with `None` on disposal.
     fn attach(&self, _invalidator: Option<Arc<dyn Invalidate>>) {}

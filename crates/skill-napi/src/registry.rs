@@ -12,7 +12,7 @@ use crate::raw;
 use crate::util::{failure, guard, invalid_arg};
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
-use napi::{JsValue, ScopedTask};
+use napi::ScopedTask;
 use napi_derive::napi;
 use skill_core::model::{
     validate_definition, validate_list_result, validate_registration, Observation, SkillDefinition,
@@ -407,34 +407,39 @@ pub struct LoadNativeTask {
 }
 
 impl<'task> ScopedTask<'task> for LoadNativeTask {
-    type Output = Option<SkillDefinition>;
-    type JsValue = Unknown<'task>;
+    type Output = (Option<SkillDefinition>, Option<String>);
+    type JsValue = Object<'task>;
 
-    fn compute(&mut self) -> Result<Option<SkillDefinition>> {
+    fn compute(&mut self) -> Result<Self::Output> {
         guard(|| {
             let Some(position) = self.catalog.position(&self.name) else {
-                return Ok(None);
+                return Ok((None, None));
             };
             match self.catalog.winners.get(position) {
                 Some(Winner::Provider {
                     candidate,
                     native: Some(native),
                     ..
-                }) => native.get(candidate, &self.ctx).map_err(failure),
-                _ => Ok(None),
+                }) => {
+                    let (result, warning) = native.get_explained(candidate, &self.ctx);
+                    Ok((result.map_err(failure)?, warning))
+                }
+                _ => Ok((None, None)),
             }
         })
     }
 
-    fn resolve(
-        &mut self,
-        env: &'task Env,
-        output: Option<SkillDefinition>,
-    ) -> Result<Unknown<'task>> {
-        match output {
-            Some(d) => Ok(definition_to_js(env, &d)?.to_unknown()),
-            None => ().into_unknown(env),
+    /// `{ definition?, warning? }`.
+    fn resolve(&mut self, env: &'task Env, output: Self::Output) -> Result<Object<'task>> {
+        let (definition, warning) = output;
+        let mut obj = Object::new(env)?;
+        if let Some(d) = definition {
+            obj.set("definition", definition_to_js(env, &d)?)?;
         }
+        if let Some(w) = warning {
+            obj.set("warning", w)?;
+        }
+        Ok(obj)
     }
 }
 

@@ -813,15 +813,30 @@ impl NativeProvider for LocalProvider {
     fn get(
         &self,
         candidate: &Candidate,
-        _ctx: &LookupContext,
+        ctx: &LookupContext,
     ) -> Result<Option<SkillDefinition>, ProviderError> {
+        let (result, warning) = self.get_explained(candidate, ctx);
+        if let Some(warning) = warning {
+            tracing::warn!("{warning}");
+        }
+        result
+    }
+
+    fn get_explained(
+        &self,
+        candidate: &Candidate,
+        _ctx: &LookupContext,
+    ) -> (
+        Result<Option<SkillDefinition>, ProviderError>,
+        Option<String>,
+    ) {
         match self.load(candidate) {
-            Ok(d) => Ok(d),
-            Err(LoadError::Invalid { path, reason }) => {
-                tracing::warn!(%path, %reason, "skill file is no longer loadable");
-                Ok(None)
-            }
-            Err(e) => Err(ProviderError(e.to_string())),
+            Ok(d) => (Ok(d), None),
+            Err(LoadError::Invalid { path, reason }) => (
+                Ok(None),
+                Some(format!("skill file {path} skipped: {reason}")),
+            ),
+            Err(e) => (Err(ProviderError(e.to_string())), None),
         }
     }
 
