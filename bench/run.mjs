@@ -1,4 +1,5 @@
-// Runs every benchmark in this directory (`bench/*.mjs` except this file) one
+// Runs every benchmark in this directory (`bench/*.mjs` except this file and the
+// shared fixtures module) one
 // after another, each in its own Node process so they do not share a heap or JIT.
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
@@ -8,7 +9,7 @@ import { fileURLToPath } from 'node:url'
 const dir = path.dirname(fileURLToPath(import.meta.url))
 const self = path.basename(fileURLToPath(import.meta.url))
 const files = readdirSync(dir)
-  .filter((f) => f.endsWith('.mjs') && f !== self)
+  .filter((f) => f.endsWith('.mjs') && f !== self && f !== 'fixtures.mjs')
   .sort()
 
 let failed = false
