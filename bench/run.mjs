@@ -1,6 +1,6 @@
 // Runs every benchmark in this directory (`bench/*.mjs` except this file and the
-// shared fixtures module) one
-// after another, each in its own Node process so they do not share a heap or JIT.
+// shared fixtures module) one after another, each in its own Node process so
+// they do not share a heap or JIT.
 import { spawnSync } from 'node:child_process'
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
