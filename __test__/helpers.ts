@@ -57,3 +57,23 @@ export function write(file: string, text: string | Buffer): string {
 export function skillFile(name: string, description: string): string {
   return `---\nname: ${name}\ndescription: ${description}\n---\n\nBody of ${name} (${description}).\n`
 }
+
+/**
+ * A git project under `root` (with a `.git` directory), a working directory two
+ * levels inside it, and the paths of a home, a custom root and a bundled root
+ * next to it (not created).
+ */
+export function projectLayout(root: string) {
+  const project = path.join(root, 'project')
+  fs.mkdirSync(path.join(project, '.git'), { recursive: true })
+  const cwd = path.join(project, 'src', 'deep')
+  fs.mkdirSync(cwd, { recursive: true })
+  return {
+    root,
+    project,
+    cwd,
+    home: path.join(root, 'home'),
+    custom: path.join(root, 'custom'),
+    bundled: path.join(root, 'bundled'),
+  }
+}

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
-import { pkg, recorder, skillFile, tempDirs, write } from './helpers'
+import { pkg, projectLayout, recorder, skillFile, tempDirs, write } from './helpers'
 import type { SkillFileSystem, SkillFsEntry, SkillFsStat, SkillFsTarget } from '../index'
 
 const { SkillRegistry, LocalSkillProvider } = pkg
@@ -126,14 +126,7 @@ function translate(error: unknown): unknown {
 }
 
 function workspace() {
-  const root = tempDir()
-  const project = path.join(root, 'project')
-  fs.mkdirSync(path.join(project, '.git'), { recursive: true })
-  const cwd = path.join(project, 'src', 'deep')
-  fs.mkdirSync(cwd, { recursive: true })
-  const home = path.join(root, 'home')
-  const custom = path.join(root, 'custom')
-  const bundled = path.join(root, 'bundled')
+  const { root, project, cwd, home, custom, bundled } = projectLayout(tempDir())
   const userDsh = path.join(home, '.dsh', 'skills')
   write(path.join(project, '.dsh', 'skills', 'shared', 'SKILL.md'), skill('shared', 'project dsh'))
   write(path.join(project, '.agents', 'skills', 'agents.md'), skill('agents', 'project agents'))

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import fs from 'node:fs'
 import path from 'node:path'
-import { pkg, recorder, skillFile, tempDirs, write } from './helpers'
+import { pkg, projectLayout, recorder, skillFile, tempDirs, write } from './helpers'
 
 const { SkillRegistry, LocalSkillProvider } = pkg
 
@@ -11,13 +11,7 @@ afterAll(temps.cleanup)
 const skill = skillFile
 
 function workspace() {
-  const root = tempDir()
-  const project = path.join(root, 'project')
-  fs.mkdirSync(path.join(project, '.git'), { recursive: true })
-  const cwd = path.join(project, 'src', 'deep')
-  fs.mkdirSync(cwd, { recursive: true })
-  const home = path.join(root, 'home')
-  const custom = path.join(root, 'custom')
+  const { root, project, cwd, home, custom } = projectLayout(tempDir())
   return { root, project, cwd, home, custom, config: { dshHome: path.join(home, '.dsh'), agentsHome: path.join(home, '.agents'), customSkillDirs: [custom], watch: false } }
 }
 

@@ -385,6 +385,7 @@ impl LocalProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::local::tests::{names, pairs};
     use crate::local::{LocalOptions, PROVIDER_NAME};
     use crate::model::{Candidate, Locator, ResourceBase, SkillSummary};
     use std::fs;
@@ -483,20 +484,6 @@ mod tests {
             }
         }
         provider.finish_service_scan(scan, reads, &CancelToken::new())
-    }
-
-    fn names(d: &crate::local::Discovery) -> Vec<(String, String)> {
-        d.observation
-            .candidates
-            .iter()
-            .map(|c| (c.summary.name.clone(), c.summary.source.clone()))
-            .collect()
-    }
-
-    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
-        list.iter()
-            .map(|(a, b)| (a.to_string(), b.to_string()))
-            .collect()
     }
 
     #[test]

@@ -78,7 +78,8 @@ fn ctx(cwd: Option<&Path>) -> LookupContext {
     LookupContext::new(cwd.map(Path::to_path_buf))
 }
 
-fn names(d: &Discovery) -> Vec<(String, String)> {
+/// `(name, source)` of every candidate, in order (shared with the service tests).
+pub(super) fn names(d: &Discovery) -> Vec<(String, String)> {
     d.observation
         .candidates
         .iter()
@@ -86,7 +87,8 @@ fn names(d: &Discovery) -> Vec<(String, String)> {
         .collect()
 }
 
-fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+/// Owned `(name, source)` pairs for comparisons.
+pub(super) fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
     list.iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect()
