@@ -180,7 +180,7 @@ describe('dsh-skills on the example workspace', () => {
     expect(userOnly.stderr).toContain('model invocation is disabled for "local-setup"')
   })
 
-  it('explains every file with doctor and exits 1 when something is skipped', () => {
+  it('explains every file with doctor and exits 1 when a skill is broken', () => {
     const result = run(['doctor', ...roots])
     expect(result.code).toBe(1)
     const out = result.stdout
@@ -201,7 +201,8 @@ describe('dsh-skills on the example workspace', () => {
     expect(out).toMatch(/shadowed\s+incident-report\s+incident-report\.md\n\s+by \.agents\/skills\/incident-report\.md/)
     expect(out).not.toContain('harness-internals')
     expect(out).toMatch(/\n\s+ignored\s+\.system\n/)
-    expect(out).toContain('10 loaded, 2 shadowed, 4 skipped, 1 ignored')
+    expect(out).toMatch(/Deploy_Prod\/SKILL\.md\n.*\n\s+hint: did you mean `deploy-prod`\?\n/)
+    expect(out).toContain('10 loaded, 2 shadowed, 4 broken, 1 ignored')
     // Warnings are part of the report, not repeated on stderr.
     expect(result.stderr).toBe('')
 
@@ -216,7 +217,7 @@ describe('dsh-skills on the example workspace', () => {
     expect(shadowed.shadowedBy).toMatchObject({ name: 'code-review', source: 'project-dsh' })
   })
 
-  it('exits 0 from doctor when nothing is skipped', () => {
+  it('exits 0 from doctor when nothing is broken', () => {
     const clean = temps.make()
     fs.mkdirSync(path.join(clean, '.git'))
     fs.mkdirSync(path.join(clean, '.agents', 'skills', 'ok'), { recursive: true })
@@ -224,7 +225,7 @@ describe('dsh-skills on the example workspace', () => {
     const empty = temps.make()
     const result = run(['doctor', '--dsh-home', empty, '--agents-home', empty], { cwd: clean })
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain('1 loaded, 0 shadowed, 0 skipped')
+    expect(result.stdout).toContain('1 loaded, 0 shadowed, 0 broken, 0 ignored')
   })
 
   it('runs the demo on the real example workspace and exits 0', () => {
@@ -232,7 +233,7 @@ describe('dsh-skills on the example workspace', () => {
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('== dsh-skills list ==')
     expect(result.stdout).toContain('<available_skills>')
-    expect(result.stdout).toContain('10 loaded, 2 shadowed, 4 skipped')
+    expect(result.stdout).toContain('10 loaded, 2 shadowed, 4 broken, 1 ignored')
     expect(result.stdout).not.toContain('home-leak')
     expect(fs.statSync(path.join(example, '.git')).isDirectory()).toBe(true)
     expectOneLineError(run(['demo', '--cwd', ws]), 2)
