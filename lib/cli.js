@@ -132,17 +132,18 @@ const PARSE_OPTIONS = Object.fromEntries(
   ]),
 )
 
-/** Levenshtein distance, for "did you mean". */
+/** Edit distance counting a swap of two neighbours as one edit, for "did you mean". */
 function distance(a, b) {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i)
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)])
+  for (let j = 1; j <= b.length; j++) d[0][j] = j
   for (let i = 1; i <= a.length; i++) {
-    const current = [i]
     for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
     }
-    previous = current
   }
-  return previous[b.length]
+  return d[a.length][b.length]
 }
 
 /** The closest candidate to `word`, if close enough to be a likely typo. */
