@@ -573,3 +573,19 @@ describe('dsh-skills watch --json', () => {
     for (const line of stdout.trimEnd().split('\n')) expect(line).toMatch(/^\{.*\}$/)
   })
 })
+
+describe('DSH_SKILL_LOG', () => {
+  it('logs discovery at debug (roots, entries, skipped with reason, time), without ANSI codes when not a terminal', () => {
+    const result = spawnSync(process.execPath, [bin, 'list', '--quiet', ...roots], {
+      cwd: ws,
+      env: { ...env(), DSH_SKILL_LOG: 'debug' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    })
+    expect(result.status).toBe(0)
+    expect(result.stderr).not.toContain('\u001b')
+    expect(result.stderr).toMatch(/DEBUG skill_core::local::discover: skill root scanned root=\S+ source="project-dsh" status=Scanned entries=\d+/)
+    expect(result.stderr).toMatch(/skill entry skipped path=\S+perf-profile\.md reason=frontmatter field `description` is required/)
+    expect(result.stderr).toMatch(/skill discovery finished roots=\d+ entries=\d+ complete=true elapsed_ms=[\d.]+/)
+  })
+})

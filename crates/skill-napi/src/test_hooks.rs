@@ -17,7 +17,10 @@ fn quiet_test_panics() {
     HOOK.call_once(|| {
         let previous = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
-            if info.location().is_some_and(|at| at.file().ends_with("test_hooks.rs")) {
+            if info
+                .location()
+                .is_some_and(|at| at.file().ends_with("test_hooks.rs"))
+            {
                 return;
             }
             previous(info);
