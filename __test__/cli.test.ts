@@ -245,6 +245,27 @@ describe('dsh-skills on the example workspace', () => {
 
 /** Whether the local provider watches (it reports host mutations as invalidations). */
 
+/** `dsh-skills watch ...args` running in `project`, with its output and a bounded wait on it. */
+function spawnWatch(project: string, args: string[]) {
+  const child = spawn(process.execPath, [bin, 'watch', ...args], {
+    cwd: project,
+    env: env(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const out = { stdout: '', stderr: '' }
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (out.stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (out.stderr += chunk))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const until = async (condition: () => boolean, what: string) => {
+    const deadline = Date.now() + 15_000
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr}`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+  return { child, out, exited, until }
+}
+
 describe('dsh-skills watch', () => {
   it('prints a replacement catalog when the catalog changes, until SIGINT', async () => {
     const project = temps.make()
@@ -253,33 +274,17 @@ describe('dsh-skills watch', () => {
     fs.mkdirSync(path.join(skills, 'first'), { recursive: true })
     fs.writeFileSync(path.join(skills, 'first', 'SKILL.md'), '---\nname: first\ndescription: First skill.\n---\nBody.\n')
     const empty = temps.make()
-    const child = spawn(process.execPath, [bin, 'watch', '--dsh-home', empty, '--agents-home', empty], {
-      cwd: project,
-      env: env(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-    const until = async (condition: () => boolean, what: string) => {
-      const deadline = Date.now() + 15_000
-      while (!condition()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nstdout:\n${stdout}\nstderr:\n${stderr}`)
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-    }
+    const { child, out, exited, until } = spawnWatch(project, ['--dsh-home', empty, '--agents-home', empty])
     try {
-      await until(() => stdout.includes('# initial catalog'), 'the initial catalog')
-      expect(stdout).toContain('`first`')
+      await until(() => out.stdout.includes('# initial catalog'), 'the initial catalog')
+      expect(out.stdout).toContain('`first`')
       fs.writeFileSync(path.join(skills, 'second.md'), '---\nname: second\ndescription: Second skill.\n---\nBody.\n')
-      await until(() => stdout.includes('# replacement catalog'), 'a replacement catalog')
-      await until(() => /# replacement catalog[^]*`second`/.test(stdout), 'the new skill')
-      const count = stdout.split('# replacement catalog').length
+      await until(() => out.stdout.includes('# replacement catalog'), 'a replacement catalog')
+      await until(() => /# replacement catalog[^]*`second`/.test(out.stdout), 'the new skill')
+      const count = out.stdout.split('# replacement catalog').length
       fs.rmSync(path.join(skills, 'first'), { recursive: true })
-      await until(() => stdout.split('# replacement catalog').length > count, 'the removal')
-      expect(stdout.slice(stdout.lastIndexOf('# replacement catalog'))).not.toContain('`first`')
+      await until(() => out.stdout.split('# replacement catalog').length > count, 'the removal')
+      expect(out.stdout.slice(out.stdout.lastIndexOf('# replacement catalog'))).not.toContain('`first`')
     } finally {
       child.kill('SIGINT')
     }
@@ -514,23 +519,10 @@ describe('dsh-skills watch --json', () => {
     write(path.join(skills, 'first', 'SKILL.md'), '---\nname: first\ndescription: First skill.\n---\nBody.\n')
     write(path.join(skills, 'stays.md'), '---\nname: stays\ndescription: Unchanged.\n---\nBody.\n')
     const empty = temps.make()
-    const child = spawn(process.execPath, [bin, 'watch', '--json', '--dsh-home', empty, '--agents-home', empty], {
-      cwd: project,
-      env: env(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-    const events = () => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))
+    const { child, out, exited, until } = spawnWatch(project, ['--json', '--dsh-home', empty, '--agents-home', empty])
+    const events = () => out.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))
     const nth = async (n: number) => {
-      const deadline = Date.now() + 15_000
-      while (events().length < n) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for event ${n}\nstdout:\n${stdout}\nstderr:\n${stderr}`)
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
+      await until(() => events().length >= n, `event ${n}`)
       return events()[n - 1]
     }
     const skill = (name: string, description: string) => ({
@@ -570,7 +562,7 @@ describe('dsh-skills watch --json', () => {
       child.kill('SIGINT')
     }
     expect(await exited).toBe(0)
-    for (const line of stdout.trimEnd().split('\n')) expect(line).toMatch(/^\{.*\}$/)
+    for (const line of out.stdout.trimEnd().split('\n')) expect(line).toMatch(/^\{.*\}$/)
   })
 })
 
