@@ -181,12 +181,6 @@ export declare class NativeServiceScan {
  */
 export declare function __localeCompareForTest(a: string, b: string): number
 
-/** Test hook: panics inside an export so the tests can prove the panic policy. */
-export declare function __panicForTest(message: string): void
-
-/** Test hook: panics inside work run off the JS thread. */
-export declare function __panicOffThreadForTest(message: string): Promise<unknown>
-
 /**
  * Digest of the catalog held by a stored message text, or `null` when the
  * text holds none.

@@ -45,6 +45,9 @@ function env() {
   delete clean.DSH_AGENTS_HOME
   delete clean.DSH_BUNDLED_SKILL_DIR
   delete clean.DSH_SKILLS_DEBUG
+  delete clean.DSH_SKILL_LOG
+  delete clean.FORCE_COLOR
+  delete clean.NO_COLOR
   return clean
 }
 
@@ -180,7 +183,7 @@ describe('dsh-skills on the example workspace', () => {
     expect(userOnly.stderr).toContain('model invocation is disabled for "local-setup"')
   })
 
-  it('explains every file with doctor and exits 1 when something is skipped', () => {
+  it('explains every file with doctor and exits 1 when a skill is broken', () => {
     const result = run(['doctor', ...roots])
     expect(result.code).toBe(1)
     const out = result.stdout
@@ -201,7 +204,8 @@ describe('dsh-skills on the example workspace', () => {
     expect(out).toMatch(/shadowed\s+incident-report\s+incident-report\.md\n\s+by \.agents\/skills\/incident-report\.md/)
     expect(out).not.toContain('harness-internals')
     expect(out).toMatch(/\n\s+ignored\s+\.system\n/)
-    expect(out).toContain('10 loaded, 2 shadowed, 4 skipped, 1 ignored')
+    expect(out).toMatch(/Deploy_Prod\/SKILL\.md\n.*\n\s+hint: did you mean `deploy-prod`\?\n/)
+    expect(out).toContain('10 loaded, 2 shadowed, 4 broken, 1 ignored')
     // Warnings are part of the report, not repeated on stderr.
     expect(result.stderr).toBe('')
 
@@ -216,7 +220,7 @@ describe('dsh-skills on the example workspace', () => {
     expect(shadowed.shadowedBy).toMatchObject({ name: 'code-review', source: 'project-dsh' })
   })
 
-  it('exits 0 from doctor when nothing is skipped', () => {
+  it('exits 0 from doctor when nothing is broken', () => {
     const clean = temps.make()
     fs.mkdirSync(path.join(clean, '.git'))
     fs.mkdirSync(path.join(clean, '.agents', 'skills', 'ok'), { recursive: true })
@@ -224,7 +228,7 @@ describe('dsh-skills on the example workspace', () => {
     const empty = temps.make()
     const result = run(['doctor', '--dsh-home', empty, '--agents-home', empty], { cwd: clean })
     expect(result.code).toBe(0)
-    expect(result.stdout).toContain('1 loaded, 0 shadowed, 0 skipped')
+    expect(result.stdout).toContain('1 loaded, 0 shadowed, 0 broken, 0 ignored')
   })
 
   it('runs the demo on the real example workspace and exits 0', () => {
@@ -232,7 +236,7 @@ describe('dsh-skills on the example workspace', () => {
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('== dsh-skills list ==')
     expect(result.stdout).toContain('<available_skills>')
-    expect(result.stdout).toContain('10 loaded, 2 shadowed, 4 skipped')
+    expect(result.stdout).toContain('10 loaded, 2 shadowed, 4 broken, 1 ignored')
     expect(result.stdout).not.toContain('home-leak')
     expect(fs.statSync(path.join(example, '.git')).isDirectory()).toBe(true)
     expectOneLineError(run(['demo', '--cwd', ws]), 2)
@@ -240,6 +244,27 @@ describe('dsh-skills on the example workspace', () => {
 })
 
 /** Whether the local provider watches (it reports host mutations as invalidations). */
+
+/** `dsh-skills watch ...args` running in `project`, with its output and a bounded wait on it. */
+function spawnWatch(project: string, args: string[]) {
+  const child = spawn(process.execPath, [bin, 'watch', ...args], {
+    cwd: project,
+    env: env(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const out = { stdout: '', stderr: '' }
+  child.stdout.setEncoding('utf8').on('data', (chunk) => (out.stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk) => (out.stderr += chunk))
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const until = async (condition: () => boolean, what: string) => {
+    const deadline = Date.now() + 15_000
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr}`)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+  }
+  return { child, out, exited, until }
+}
 
 describe('dsh-skills watch', () => {
   it('prints a replacement catalog when the catalog changes, until SIGINT', async () => {
@@ -249,36 +274,310 @@ describe('dsh-skills watch', () => {
     fs.mkdirSync(path.join(skills, 'first'), { recursive: true })
     fs.writeFileSync(path.join(skills, 'first', 'SKILL.md'), '---\nname: first\ndescription: First skill.\n---\nBody.\n')
     const empty = temps.make()
-    const child = spawn(process.execPath, [bin, 'watch', '--dsh-home', empty, '--agents-home', empty], {
-      cwd: project,
-      env: env(),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-    const until = async (condition: () => boolean, what: string) => {
-      const deadline = Date.now() + 15_000
-      while (!condition()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nstdout:\n${stdout}\nstderr:\n${stderr}`)
-        await new Promise((resolve) => setTimeout(resolve, 20))
-      }
-    }
+    const { child, out, exited, until } = spawnWatch(project, ['--dsh-home', empty, '--agents-home', empty])
     try {
-      await until(() => stdout.includes('# initial catalog'), 'the initial catalog')
-      expect(stdout).toContain('`first`')
+      await until(() => out.stdout.includes('# initial catalog'), 'the initial catalog')
+      expect(out.stdout).toContain('`first`')
       fs.writeFileSync(path.join(skills, 'second.md'), '---\nname: second\ndescription: Second skill.\n---\nBody.\n')
-      await until(() => stdout.includes('# replacement catalog'), 'a replacement catalog')
-      await until(() => /# replacement catalog[^]*`second`/.test(stdout), 'the new skill')
-      const count = stdout.split('# replacement catalog').length
+      await until(() => out.stdout.includes('# replacement catalog'), 'a replacement catalog')
+      await until(() => /# replacement catalog[^]*`second`/.test(out.stdout), 'the new skill')
+      const count = out.stdout.split('# replacement catalog').length
       fs.rmSync(path.join(skills, 'first'), { recursive: true })
-      await until(() => stdout.split('# replacement catalog').length > count, 'the removal')
-      expect(stdout.slice(stdout.lastIndexOf('# replacement catalog'))).not.toContain('`first`')
+      await until(() => out.stdout.split('# replacement catalog').length > count, 'the removal')
+      expect(out.stdout.slice(out.stdout.lastIndexOf('# replacement catalog'))).not.toContain('`first`')
     } finally {
       child.kill('SIGINT')
     }
     expect(await exited).toBe(0)
+  })
+})
+
+/** A skills folder as cloned collections look: skills next to things that are not skills. */
+function collection() {
+  const dir = temps.make()
+  const skill = (rel: string, text: string) => write(path.join(dir, rel), text)
+  skill('good/SKILL.md', '---\nname: good\ndescription: A good skill.\n---\nBody.\n')
+  skill('README.md', '# My skill collection\n')
+  skill('.git/HEAD', 'ref: refs/heads/main\n')
+  skill('node_modules/left-pad/index.js', 'module.exports = 1\n')
+  skill('.claude-plugin/plugin.json', '{}\n')
+  skill('assets/logo.svg', '<svg/>\n')
+  return dir
+}
+
+function doctorOf(dir: string, extra: string[] = []) {
+  const empty = temps.make()
+  return run(['doctor', '--skill-dir', dir, '--dsh-home', empty, '--agents-home', empty, '--cwd', empty, ...extra])
+}
+
+describe('dsh-skills doctor verdicts', () => {
+  it('shows what is not a skill as ignored and exits 0', () => {
+    const dir = collection()
+    const result = doctorOf(dir)
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    for (const entry of ['README.md', '.git/', 'node_modules/', '.claude-plugin/', 'assets/']) {
+      expect(result.stdout, entry).toMatch(new RegExp(`\\n\\s+ignored\\s+${entry.replace('.', '\\.')}\\n\\s+not a skill`))
+    }
+    expect(result.stdout).toContain('1 loaded, 0 shadowed, 0 broken, 5 ignored')
+    const json = JSON.parse(doctorOf(dir, ['--json']).stdout)
+    const verdicts = Object.fromEntries(
+      json.files.map((f: { path: string; verdict: string }) => [path.relative(dir, f.path), f.verdict]),
+    )
+    expect(verdicts).toMatchObject({ 'good/SKILL.md': 'loaded', 'README.md': 'ignored', [path.join('.git', 'SKILL.md')]: 'ignored' })
+    // The library and `list` keep warning about the skipped README.md, as before.
+    const list = run(['list', '--skill-dir', dir, '--dsh-home', dir, '--agents-home', dir, '--cwd', dir])
+    expect(list.code).toBe(0)
+    expect(list.stderr).toContain(`warning: skill file ${path.join(dir, 'README.md')} skipped: missing frontmatter`)
+  })
+
+  it('exits 1 for a broken skill: frontmatter present but invalid', () => {
+    const dir = collection()
+    write(path.join(dir, 'half-done', 'SKILL.md'), '---\nname: half-done\n---\nNo description yet.\n')
+    const result = doctorOf(dir)
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/\n\s+broken\s+half-done\/SKILL\.md\n\s+because frontmatter field `description` is required\n/)
+    expect(result.stdout).toContain('1 loaded, 0 shadowed, 1 broken, 5 ignored')
+  })
+
+  it('gives fix hints: a kebab-case name, skill folders too deep, a name that differs from its folder', () => {
+    const dir = collection()
+    write(path.join(dir, 'ahrefs', 'SKILL.md'), '---\nname: Ahrefs_Automation\ndescription: SEO reports.\n---\n')
+    for (let i = 0; i < 17; i++) {
+      write(path.join(dir, 'anthropic-skills', `group-${i % 3}`, `skill-${i}`, 'SKILL.md'), `---\nname: s${i}\ndescription: d\n---\n`)
+    }
+    write(path.join(dir, 'pdf-tools', 'SKILL.md'), '---\nname: pdf\ndescription: Work with PDFs.\n---\n')
+    const result = doctorOf(dir)
+    expect(result.code).toBe(1)
+    expect(result.stdout).toMatch(/ahrefs\/SKILL\.md\n.*because frontmatter field `name` must be kebab-case.*\n\s+hint: did you mean `ahrefs-automation`\?\n/)
+    expect(result.stdout).toMatch(
+      /ignored\s+anthropic-skills\/\n.*\n\s+hint: 17 SKILL\.md files below `anthropic-skills\/` are deeper than one level; only one level is scanned \(link or copy the skill folders up\)\n/,
+    )
+    expect(result.stdout).toMatch(/loaded\s+pdf\s+pdf-tools\/SKILL\.md\n\s+hint: name `pdf` differs from its folder `pdf-tools\/`\n/)
+    const json = JSON.parse(doctorOf(dir, ['--json']).stdout)
+    const ahrefs = json.files.find((f: { path: string }) => f.path.endsWith(path.join('ahrefs', 'SKILL.md')))
+    expect(ahrefs).toMatchObject({ verdict: 'broken', hints: ['did you mean `ahrefs-automation`?'] })
+  })
+})
+
+describe('dsh-skills command line', () => {
+  it('has help per command: dsh-skills help list and dsh-skills list --help', () => {
+    const help = run(['help', 'list'])
+    expect(help.code).toBe(0)
+    expect(help.stdout).toMatch(/^Usage: dsh-skills list \[options\]\n/)
+    expect(run(['list', '--help']).stdout).toBe(help.stdout)
+    expect(run(['list', '-h']).stdout).toBe(help.stdout)
+    expect(help.stdout).toContain('--skill-dir DIR')
+    expect(help.stdout).not.toContain('--poll')
+    expect(run(['help', 'watch']).stdout).toContain('--poll')
+    expect(run(['help', 'show']).stdout).toMatch(/^Usage: dsh-skills show NAME/)
+    expectOneLineError(run(['help', 'lst']), 2)
+  })
+
+  it('suggests the command or option meant', () => {
+    const command = run(['lsit'])
+    expectOneLineError(command, 2)
+    expect(command.stderr).toContain('unknown command "lsit"; did you mean list?')
+    const option = run(['list', '--jsn'])
+    expectOneLineError(option, 2)
+    expect(option.stderr).toContain('unknown option --jsn; did you mean --json?')
+    expect(run(['catalog', '--max-lenght', '9']).stderr).toContain('did you mean --max-length?')
+    expect(run(['show', 'code-reveiw', ...roots, '--quiet']).stderr).toContain(
+      'unknown skill "code-reveiw"; did you mean code-review? (see: dsh-skills list)',
+    )
+  })
+
+  it('rejects flags that do not apply to the command', () => {
+    for (const [args, message] of [
+      [['doctor', '--max-length', '10'], 'doctor does not take --max-length (see: dsh-skills help doctor)'],
+      [['list', '--poll'], 'list does not take --poll'],
+      [['doctor', '--quiet'], 'doctor does not take --quiet'],
+      [['demo', '--skill-dir', '.'], 'demo does not take --skill-dir'],
+    ] as const) {
+      const result = run([...args])
+      expectOneLineError(result, 2)
+      expect(result.stderr).toContain(message)
+    }
+  })
+
+  it('warns about directory options that name no directory, and goes on', () => {
+    const missing = path.join(ws, 'no-such-dir')
+    const file = path.join(ws, 'src', 'checkout.mjs')
+    const result = run(['list', ...roots, '--skill-dir', missing, '--bundled-dir', file, '--dsh-home', missing])
+    expect(result.code).toBe(0)
+    expect(result.stderr).toContain(`dsh-skills: warning: --skill-dir ${missing}: no such directory\n`)
+    expect(result.stderr).toContain(`dsh-skills: warning: --bundled-dir ${file}: not a directory\n`)
+    expect(result.stderr).toContain(`dsh-skills: warning: --dsh-home ${missing}: no such directory\n`)
+    expect(result.stdout).toContain('code-review')
+    expect(run(['list', ...roots, '--skill-dir', missing, '--quiet']).stderr).toBe('')
+  })
+})
+
+/** An in-memory stream, optionally posing as a terminal of `columns` columns. */
+function stream(tty?: { columns: number }) {
+  const chunks: string[] = []
+  return {
+    isTTY: tty !== undefined,
+    columns: tty?.columns,
+    write(chunk: string) {
+      chunks.push(String(chunk))
+      return true
+    },
+    text: () => chunks.join(''),
+  }
+}
+
+async function runInProcess(args: string[], env: NodeJS.ProcessEnv, tty?: { columns: number }) {
+  const { main } = require('../lib/cli.js') as {
+    main(argv: string[], io: object): Promise<number>
+  }
+  const stdout = stream(tty)
+  const stderr = stream(tty)
+  const code = await main(args, { stdout, stderr, env: { ...env } })
+  return { code, stdout: stdout.text(), stderr: stderr.text() }
+}
+
+describe('dsh-skills on a terminal', () => {
+  const ESC = '\u001b'
+
+  it('colours verdicts only on a terminal, honouring NO_COLOR and FORCE_COLOR', async () => {
+    const plain = await runInProcess(['doctor', ...roots, '--cwd', ws], {})
+    expect(plain.stdout).not.toContain(ESC)
+    const tty = await runInProcess(['doctor', ...roots, '--cwd', ws], {}, { columns: 200 })
+    expect(tty.stdout).toContain(`${ESC}[32mloaded`)
+    expect(tty.stdout).toContain(`${ESC}[33mshadowed`)
+    expect(tty.stdout).toContain(`${ESC}[31mbroken`)
+    const noColor = await runInProcess(['doctor', ...roots, '--cwd', ws], { NO_COLOR: '1' }, { columns: 200 })
+    expect(noColor.stdout).not.toContain(ESC)
+    const piped = run(['doctor', ...roots])
+    expect(piped.stdout).not.toContain(ESC)
+    const forcedColor = spawnSync(process.execPath, [bin, 'doctor', ...roots], {
+      cwd: ws,
+      env: { ...env(), FORCE_COLOR: '1' },
+      encoding: 'utf8',
+    })
+    expect(forcedColor.stdout).toContain(`${ESC}[32mloaded`)
+  })
+
+  it('fits list and doctor lines to the terminal width with an ellipsis', async () => {
+    const dir = temps.make()
+    const long = `a-very-long-skill-name-${'x'.repeat(60)}`
+    write(path.join(dir, long, 'SKILL.md'), `---\nname: ${long}\ndescription: Long.\n---\n`)
+    write(path.join(dir, 'short', 'SKILL.md'), '---\nname: short\ndescription: Short.\n---\n')
+    const args = ['--skill-dir', dir, '--dsh-home', dir, '--agents-home', dir, '--cwd', dir]
+    const narrow = await runInProcess(['list', ...args], { NO_COLOR: '1' }, { columns: 50 })
+    const lines = narrow.stdout.trimEnd().split('\n')
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(50)
+    expect(lines.find((line) => line.startsWith('a-very-long'))).toMatch(/^a-very-long-skill-\S*…  custom  local  +model, user$/)
+    expect(lines.find((line) => line.startsWith('short'))).toMatch(/^short\s+custom\s+local\s+model, user$/)
+    const doctor = await runInProcess(['doctor', ...args], { NO_COLOR: '1' }, { columns: 60 })
+    const fileLines = doctor.stdout.split('\n').filter((line) => line.startsWith('    loaded'))
+    expect(fileLines).toHaveLength(2)
+    for (const line of fileLines) expect(line.length, line).toBeLessThanOrEqual(60)
+    expect(fileLines.join('\n')).toContain('…')
+    // Not a terminal: nothing is cut.
+    const piped = await runInProcess(['list', ...args], {})
+    expect(piped.stdout).toContain(long)
+  })
+
+  it('shows control characters from skill files as visible escapes; --json stays byte-exact', async () => {
+    const catalogLib = require('../lib/catalog.js')
+    const dir = temps.make()
+    const hostile = `Clears the screen ${ESC}[2J${ESC}]0;pwned\u0007 and \u009b31m C1, \u0000\u007f done.`
+    write(path.join(dir, 'evil', 'SKILL.md'), `---\nname: evil\ndescription: "${hostile.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"\n---\nBody ${ESC}[31mred${ESC}[0m.\rX\n`)
+    write(path.join(dir, `bad${ESC}[2Jname.md`), '---\nname: Bad\ndescription: x\n---\n')
+    const args = ['--skill-dir', dir, '--dsh-home', dir, '--agents-home', dir, '--cwd', dir]
+    const raw = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/
+    for (const command of [['catalog'], ['show', 'evil'], ['doctor'], ['list']]) {
+      const result = await runInProcess([...command, ...args], {})
+      expect(result.stdout, command[0]).not.toMatch(raw)
+      expect(result.stderr, command[0]).not.toMatch(raw)
+    }
+    const catalog = await runInProcess(['catalog', ...args], {})
+    expect(catalog.stdout).toContain('Clears the screen \\x1b[2J\\x1b]0;pwned\\x07 and \\u009b31m C1, \\x00\\x7f done.')
+    const show = await runInProcess(['show', 'evil', ...args], {})
+    expect(show.stdout).toContain('Body \\x1b[31mred\\x1b[0m.\\x0dX')
+    const doctor = await runInProcess(['doctor', ...args], {})
+    expect(doctor.stdout).toContain('bad\\x1b[2Jname.md')
+    const list = await runInProcess(['list', ...args], {})
+    expect(list.stderr).toContain('bad\\x1b[2Jname.md skipped')
+    // JSON: exactly the library's text.
+    const json = JSON.parse((await runInProcess(['catalog', '--json', ...args], {})).stdout)
+    const snapshot = JSON.parse((await runInProcess(['list', '--json', '--quiet', ...args], {})).stdout)
+    expect(snapshot.skills[0].description).toBe(hostile)
+    expect(json.message).toBe(catalogLib.renderCatalogMessage(snapshot.skills))
+    expect(json.message).toContain(`${ESC}[2J`)
+  })
+})
+
+describe('dsh-skills watch --json', () => {
+  it('prints one JSON object per catalog change: digest and added, removed, changed names', async () => {
+    const catalogLib = require('../lib/catalog.js')
+    const project = temps.make()
+    fs.mkdirSync(path.join(project, '.git'))
+    const skills = path.join(project, '.agents', 'skills')
+    write(path.join(skills, 'first', 'SKILL.md'), '---\nname: first\ndescription: First skill.\n---\nBody.\n')
+    write(path.join(skills, 'stays.md'), '---\nname: stays\ndescription: Unchanged.\n---\nBody.\n')
+    const empty = temps.make()
+    const { child, out, exited, until } = spawnWatch(project, ['--json', '--dsh-home', empty, '--agents-home', empty])
+    const events = () => out.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))
+    const nth = async (n: number) => {
+      await until(() => events().length >= n, `event ${n}`)
+      return events()[n - 1]
+    }
+    const skill = (name: string, description: string) => ({
+      name,
+      description,
+      invocation: { modelInvocable: true, userInvocable: true },
+      source: 'project-agents',
+      provider: 'local',
+    })
+    // Replace files atomically, so no watcher sees a half-written one.
+    const replace = (file: string, text: string) => {
+      write(`${file}.tmp`, text)
+      fs.renameSync(`${file}.tmp`, file)
+    }
+    try {
+      expect(await nth(1)).toEqual({
+        kind: 'initial',
+        digest: catalogLib.catalogDigest([skill('first', 'First skill.'), skill('stays', 'Unchanged.')]),
+        added: ['first', 'stays'],
+        removed: [],
+        changed: [],
+      })
+      replace(path.join(skills, 'second.md'), '---\nname: second\ndescription: Second skill.\n---\nBody.\n')
+      expect(await nth(2)).toMatchObject({ kind: 'replacement', added: ['second'], removed: [], changed: [] })
+      replace(path.join(skills, 'first', 'SKILL.md'), '---\nname: first\ndescription: First, reworded.\n---\nBody.\n')
+      expect(await nth(3)).toMatchObject({ kind: 'replacement', added: [], removed: [], changed: ['first'] })
+      fs.rmSync(path.join(skills, 'second.md'))
+      const last = await nth(4)
+      expect(last).toEqual({
+        kind: 'replacement',
+        digest: catalogLib.catalogDigest([skill('first', 'First, reworded.'), skill('stays', 'Unchanged.')]),
+        added: [],
+        removed: ['second'],
+        changed: [],
+      })
+    } finally {
+      child.kill('SIGINT')
+    }
+    expect(await exited).toBe(0)
+    for (const line of out.stdout.trimEnd().split('\n')) expect(line).toMatch(/^\{.*\}$/)
+  })
+})
+
+describe('DSH_SKILL_LOG', () => {
+  it('logs discovery at debug (roots, entries, skipped with reason, time), without ANSI codes when not a terminal', () => {
+    const result = spawnSync(process.execPath, [bin, 'list', '--quiet', ...roots], {
+      cwd: ws,
+      env: { ...env(), DSH_SKILL_LOG: 'debug' },
+      encoding: 'utf8',
+      timeout: 30_000,
+    })
+    expect(result.status).toBe(0)
+    expect(result.stderr).not.toContain('\u001b')
+    expect(result.stderr).toMatch(/DEBUG skill_core::local::discover: skill root scanned root=\S+ source="project-dsh" status=Scanned entries=\d+/)
+    expect(result.stderr).toMatch(/skill entry skipped path=\S+perf-profile\.md reason=frontmatter field `description` is required/)
+    expect(result.stderr).toMatch(/skill discovery finished roots=\d+ entries=\d+ complete=true elapsed_ms=[\d.]+/)
   })
 })

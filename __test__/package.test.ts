@@ -88,7 +88,7 @@ describe('the packed package', () => {
       expect(files).toContain(file)
     }
     const installed = path.join(project, 'node_modules', '@deepseek-ai', 'dsh-skill-native')
-    const metadata = spawnSync('cargo', ['metadata', '--no-deps', '--offline', '--format-version', '1'], {
+    const metadata = spawnSync('cargo', ['metadata', '--no-deps', '--offline', '--locked', '--format-version', '1'], {
       cwd: installed,
       encoding: 'utf8',
       timeout: 60_000,
@@ -116,6 +116,17 @@ describe('the packed package', () => {
     const result = node(['--input-type=module', '-e', script])
     expect(result.stderr).toBe('')
     expect(JSON.parse(result.stdout)).toEqual([true, ['hello']])
+  })
+
+  it('ships an addon without the test-only exports', () => {
+    const script = `
+      const dir = require('node:path').dirname(require.resolve('@deepseek-ai/dsh-skill-native/package.json'))
+      const binding = require(dir + '/binding.js')
+      console.log(typeof binding.isSkillName, typeof binding.__panicForTest, typeof binding.__panicOffThreadForTest)
+    `
+    const result = node(['-e', script])
+    expect(result.stderr).toBe('')
+    expect(result.stdout.trim()).toBe('function undefined undefined')
   })
 
   it('requires from CommonJS', () => {
@@ -149,5 +160,124 @@ describe('the packed package', () => {
     expect(catalog.stderr).toBe('')
     expect(catalog.status).toBe(0)
     expect(catalog.stdout).toContain('- `greet`: Greet the user.')
+  })
+})
+
+// The install step on a platform without a prebuilt addon, run on the installed
+// tarball's own files. A stand-in `cargo` records how it was called and
+// produces the library by copying the addon built for the tests, so the test
+// checks the install step itself (progress line, temporary target directory,
+// cleanup, messages) in a second instead of a multi-minute compile.
+describe.skipIf(process.platform === 'win32')('install from source', () => {
+  const FAKE_CARGO = `#!/usr/bin/env node
+const fs = require('node:fs')
+const path = require('node:path')
+const args = process.argv.slice(2)
+if (args[0] === '--version') { console.log('cargo 1.0.0 (stand-in)'); process.exit(0) }
+const targetDir = args[args.indexOf('--target-dir') + 1]
+fs.appendFileSync(process.env.FAKE_CARGO_LOG, JSON.stringify({ args, cwd: process.cwd() }) + '\\n')
+fs.mkdirSync(path.join(targetDir, 'release', 'deps'), { recursive: true })
+fs.writeFileSync(path.join(targetDir, 'release', 'deps', 'libbig.rlib'), Buffer.alloc(1 << 20))
+if (process.env.FAKE_CARGO_FAIL) { console.error('error: could not compile'); process.exit(101) }
+fs.copyFileSync(process.env.FAKE_CARGO_ADDON, path.join(targetDir, 'release', 'libskill_napi.so'))
+`
+  const PROGRESS = '@deepseek-ai/dsh-skill-native: building the native addon from source, this takes a minute or two\n'
+  let withCargo: string
+  let withoutCargo: string
+  let addon: string
+
+  beforeAll(() => {
+    addon = path.join(root, fs.readdirSync(root).find((file) => file.endsWith('.node'))!)
+    const bin = path.join(base, 'fake-bin')
+    fs.mkdirSync(bin)
+    fs.writeFileSync(path.join(bin, 'cargo'), FAKE_CARGO, { mode: 0o755 })
+    // PATH entries holding a real cargo are left out.
+    const rest = (process.env.PATH ?? '')
+      .split(path.delimiter)
+      .filter((dir) => dir && !fs.existsSync(path.join(dir, 'cargo')))
+    withoutCargo = [path.dirname(process.execPath), ...rest].join(path.delimiter)
+    withCargo = [bin, withoutCargo].join(path.delimiter)
+  })
+
+  function withoutTargetDir(environment: NodeJS.ProcessEnv) {
+    const copy = { ...environment }
+    delete copy.CARGO_TARGET_DIR
+    return copy
+  }
+
+  /** A copy of the installed package without its prebuilt addon, inside a node_modules directory. */
+  function installedWithoutAddon(name: string) {
+    const from = path.join(project, 'node_modules', '@deepseek-ai', 'dsh-skill-native')
+    const to = path.join(base, name, 'node_modules', '@deepseek-ai', 'dsh-skill-native')
+    fs.cpSync(from, to, { recursive: true, filter: (src) => !src.endsWith('.node') })
+    return to
+  }
+
+  function install(pkg: string, extra: NodeJS.ProcessEnv) {
+    const tmp = fs.mkdtempSync(path.join(base, 'tmp-'))
+    const log = `${tmp}.log`
+    const result = spawnSync(process.execPath, [path.join('scripts', 'install.js')], {
+      cwd: pkg,
+      env: { ...withoutTargetDir(env), TMPDIR: tmp, FAKE_CARGO_LOG: log, FAKE_CARGO_ADDON: addon, ...extra },
+      encoding: 'utf8',
+      timeout: 60_000,
+    })
+    const calls = fs.existsSync(log)
+      ? fs.readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { args: string[] })
+      : []
+    return { code: result.status, stdout: result.stdout, stderr: result.stderr, calls, tmp }
+  }
+
+  it('builds in a temporary target directory, removes it, and says so in one line', () => {
+    const pkg = installedWithoutAddon('source-ok')
+    const result = install(pkg, { PATH: withCargo })
+    expect(result.stderr).toBe(PROGRESS)
+    expect(result.code).toBe(0)
+    expect(result.calls).toHaveLength(1)
+    const { args } = result.calls[0]
+    expect(args.slice(0, 2)).toEqual(['build', '--release'])
+    expect(args).toContain('--locked')
+    expect(args[args.indexOf('--manifest-path') + 1]).toBe(path.join(pkg, 'crates', 'skill-napi', 'Cargo.toml'))
+    const targetDir = args[args.indexOf('--target-dir') + 1]
+    expect(path.dirname(targetDir)).toBe(result.tmp)
+    expect(fs.existsSync(targetDir)).toBe(false)
+    expect(fs.readdirSync(result.tmp)).toEqual([])
+    expect(fs.existsSync(path.join(pkg, 'target'))).toBe(false)
+    expect(fs.readdirSync(pkg).filter((file) => file.endsWith('.node'))).toEqual([path.basename(addon)])
+    const loaded = spawnSync(process.execPath, ['-e', `console.log(require(${JSON.stringify(pkg)}).isSkillName('ok'))`], {
+      encoding: 'utf8',
+      env,
+    })
+    expect(loaded.stdout.trim()).toBe('true')
+    // Installed again: the addon loads, nothing is built.
+    const again = install(pkg, { PATH: withCargo, FAKE_CARGO_LOG: path.join(base, 'again.log') })
+    expect(again.code).toBe(0)
+    expect(again.stderr).toBe('')
+    expect(fs.existsSync(path.join(base, 'again.log'))).toBe(false)
+  })
+
+  it('removes the temporary target directory when the build fails', () => {
+    const pkg = installedWithoutAddon('source-fails')
+    const result = install(pkg, { PATH: withCargo, FAKE_CARGO_FAIL: '1' })
+    expect(result.code).toBe(1)
+    expect(result.stderr.startsWith(PROGRESS)).toBe(true)
+    expect(result.stderr).toContain('building the addon from source failed')
+    expect(result.calls).toHaveLength(1)
+    expect(fs.readdirSync(result.tmp)).toEqual([])
+    expect(fs.readdirSync(pkg).some((file) => file.endsWith('.node'))).toBe(false)
+  })
+
+  it('without cargo, fails with one message naming the prebuilt platforms and how to get a toolchain', () => {
+    const pkg = installedWithoutAddon('no-cargo')
+    const result = install(pkg, { PATH: withoutCargo })
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe('')
+    const lines = result.stderr.trimEnd().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toMatch(/^@deepseek-ai\/dsh-skill-native: no prebuilt addon for linux-\w+-(gnu|musl) \(prebuilt: Linux x64 and arm64/)
+    expect(lines[0]).toContain('macOS x64 and arm64, Windows x64')
+    expect(lines[0]).toContain('https://rustup.rs')
+    expect(lines[0]).toContain('npm rebuild @deepseek-ai/dsh-skill-native')
+    expect(fs.readdirSync(result.tmp)).toEqual([])
   })
 })

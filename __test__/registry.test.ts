@@ -417,17 +417,6 @@ describe('registry: change listeners', () => {
 })
 
 describe('native safety', () => {
-  it('turns Rust panics into JS errors, on and off the JS thread', async () => {
-    const binding = pkg as unknown as Record<string, unknown>
-    const native = (await import('../binding.js')) as unknown as {
-      __panicForTest(message: string): void
-      __panicOffThreadForTest(message: string): Promise<void>
-    }
-    expect(binding).toBeDefined()
-    expect(() => native.__panicForTest('boom')).toThrow(/boom/)
-    await expect(native.__panicOffThreadForTest('off-thread boom')).rejects.toThrow(/internal error: off-thread boom/)
-  })
-
   it('an unused registry holding JS callbacks does not keep Node alive', () => {
     const script = `
       const { SkillRegistry } = require(${JSON.stringify(path.resolve(__dirname, '..', 'index.js'))})

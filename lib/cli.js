@@ -1,14 +1,257 @@
 'use strict'
 // `dsh-skills`: inspect what the local skill provider sees from a directory —
 // the skills, the model-facing catalog, one skill's tool result, why a file
-// was loaded, shadowed or skipped — and follow catalog changes live.
+// was loaded, shadowed, skipped or ignored — and follow catalog changes live.
 // Plain Node; the only dependency is this package.
+//
+// Commands and options are tables (COMMANDS, OPTIONS): adding a command or a
+// flag is one entry there plus its handler.
 
 const fs = require('node:fs')
 const path = require('node:path')
+const util = require('node:util')
+const term = require('./cli-term.js')
+const { classify, deepSkillFiles } = require('./cli-doctor.js')
 
 const PACKAGE_ROOT = path.resolve(__dirname, '..')
 const EXAMPLE_WORKSPACE = path.join(PACKAGE_ROOT, 'examples', 'workspace')
+
+/** A mistake in the command line: one line on stderr, exit code 2. */
+class UsageError extends Error {
+  /** @param {string} message @param {string} [command] the command whose help to point at */
+  constructor(message, command) {
+    super(message)
+    this.command = command
+  }
+}
+/** A failure to report as one line on stderr, exit code 1. */
+class CliError extends Error {}
+
+/**
+ * Every option. `key` is the property in the parsed options; `dir` marks a
+ * directory option (`'error'`: must exist; `'warn'`: a warning when missing).
+ */
+const OPTIONS = {
+  cwd: {
+    type: 'string',
+    value: 'DIR',
+    dir: 'error',
+    help: 'directory to look from (default: the current one); its project root is the nearest ancestor holding .git',
+  },
+  'dsh-home': {
+    type: 'string',
+    value: 'DIR',
+    dir: 'warn',
+    help: 'user DSH home, skills in DIR/skills (default: $DSH_HOME or ~/.dsh)',
+  },
+  'agents-home': {
+    type: 'string',
+    value: 'DIR',
+    dir: 'warn',
+    help: 'user agents home, skills in DIR/skills (default: $DSH_AGENTS_HOME or ~/.agents)',
+  },
+  'skill-dir': {
+    type: 'string',
+    value: 'DIR',
+    multiple: true,
+    dir: 'warn',
+    help: 'extra skill root (source "custom"); repeatable',
+  },
+  'bundled-dir': {
+    type: 'string',
+    value: 'DIR',
+    dir: 'warn',
+    help: 'skills shipped with the deployment (default: $DSH_BUNDLED_SKILL_DIR when set)',
+  },
+  'max-length': { type: 'string', value: 'N', help: 'catalog description limit (default 500, minimum 3)' },
+  poll: { type: 'boolean', help: 'poll instead of native filesystem events' },
+  json: { type: 'boolean', help: 'machine-readable output' },
+  quiet: { type: 'boolean', short: 'q', help: 'do not print warnings on stderr' },
+  help: { type: 'boolean', short: 'h', help: 'show help (for a command: dsh-skills help COMMAND)' },
+  version: { type: 'boolean', short: 'v', help: 'show the package version' },
+}
+
+/** Options every command accepts. */
+const GLOBAL = ['help', 'version']
+/** The options that choose the skill roots. */
+const ROOTS = ['cwd', 'dsh-home', 'agents-home', 'skill-dir', 'bundled-dir']
+
+const COMMANDS = {
+  list: {
+    summary: 'skills that won their name: name, source, provider, invocation',
+    options: [...ROOTS, 'json', 'quiet'],
+    json: 'the snapshot: { skills, complete }',
+    run: commandList,
+  },
+  catalog: {
+    summary: 'the exact model-facing catalog message and its sha256 digest',
+    options: [...ROOTS, 'max-length', 'json', 'quiet'],
+    json: '{ complete, message, entries, digest }, byte-exact',
+    run: commandCatalog,
+  },
+  show: {
+    args: 'NAME',
+    summary: 'the `skill` tool result for NAME',
+    options: [...ROOTS, 'json', 'quiet'],
+    json: '{ definition, toolResult }',
+    run: commandShow,
+  },
+  doctor: {
+    summary: 'every entry considered: loaded, shadowed (and by what), broken (why, with a fix hint) or ignored (not a skill); exits 1 when a skill is broken',
+    details:
+      'Ignored, not counted as problems: folders without SKILL.md (node_modules/, .git/, ...),\n' +
+      'dot-directories, and flat .md files without frontmatter (README.md). Broken: a\n' +
+      'SKILL.md, or a flat .md file with frontmatter, that does not load.',
+    options: [...ROOTS, 'json'],
+    json: 'the diagnosis, each file with its verdict and hints',
+    run: commandDoctor,
+  },
+  watch: {
+    summary: 'print a replacement catalog each time the catalog changes, until Ctrl-C',
+    options: [...ROOTS, 'max-length', 'poll', 'json', 'quiet'],
+    json: 'one JSON object per line and catalog change: { kind, digest, added, removed, changed }',
+    run: commandWatch,
+  },
+  demo: {
+    summary: 'tour of examples/workspace (source checkout only): list, catalog and doctor with the example\'s own roots; exits 0',
+    options: ['json'],
+    json: '{ config, snapshot, catalog, diagnosis }',
+    run: commandDemo,
+  },
+  help: {
+    args: '[COMMAND]',
+    summary: 'this help, or the help of one command',
+    options: [],
+  },
+}
+
+const PARSE_OPTIONS = Object.fromEntries(
+  Object.entries(OPTIONS).map(([name, o]) => [
+    name,
+    { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) },
+  ]),
+)
+
+/** Edit distance counting a swap of two neighbours as one edit, for "did you mean". */
+function distance(a, b) {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)])
+  for (let j = 1; j <= b.length; j++) d[0][j] = j
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost)
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1)
+    }
+  }
+  return d[a.length][b.length]
+}
+
+/** The closest candidate to `word`, if close enough to be a likely typo. */
+function closest(word, candidates) {
+  let best
+  let bestDistance = Infinity
+  for (const candidate of candidates) {
+    const d = candidate.startsWith(word) && word.length >= 2 ? 0.5 : distance(word, candidate)
+    if (d < bestDistance) {
+      best = candidate
+      bestDistance = d
+    }
+  }
+  return bestDistance <= Math.max(1, Math.floor(word.length / 3)) ? best : undefined
+}
+
+function didYouMean(suggestion) {
+  return suggestion === undefined ? '' : `; did you mean ${suggestion}?`
+}
+
+/**
+ * Parse the command line with `util.parseArgs` (tokens), then check each
+ * option against the command: unknown options get a "did you mean", options
+ * that do not apply to the command are errors.
+ * @param {string[]} argv arguments after the program name
+ */
+function parseArgs(argv) {
+  const { tokens } = util.parseArgs({
+    args: argv,
+    options: PARSE_OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  })
+  const positionals = tokens.filter((t) => t.kind === 'positional').map((t) => t.value)
+  const [command, ...args] = positionals
+  if (command !== undefined && !Object.hasOwn(COMMANDS, command)) {
+    throw new UsageError(`unknown command "${command}"${didYouMean(closest(command, Object.keys(COMMANDS)))}`)
+  }
+  const allowed = new Set([...GLOBAL, ...(command ? COMMANDS[command].options : Object.keys(OPTIONS))])
+  const options = { skillDirs: [], json: false, poll: false, quiet: false, help: false, version: false }
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue
+    const flag = token.rawName
+    const spec = OPTIONS[token.name]
+    if (!spec || (token.rawName.startsWith('--') && spec.short === token.name)) {
+      const known = Object.keys(OPTIONS).map((name) => `--${name}`)
+      const hint = flag.startsWith('--') ? closest(flag, known) : undefined
+      throw new UsageError(`unknown option ${flag}${didYouMean(hint)}`, command)
+    }
+    const long = `--${token.name}`
+    if (!allowed.has(token.name)) throw new UsageError(`${command} does not take ${long}`, command)
+    if (spec.type === 'boolean') {
+      if (token.value !== undefined) throw new UsageError(`${long} takes no value`, command)
+      options[camel(token.name)] = true
+      continue
+    }
+    const value = token.value
+    if (value === undefined || value === '' || (!token.inlineValue && value.startsWith('-'))) {
+      throw new UsageError(`${long} needs a value (${spec.value})`, command)
+    }
+    if (spec.multiple) options.skillDirs.push(value)
+    else options[camel(token.name)] = value
+  }
+  if (options.maxLength !== undefined) {
+    const text = options.maxLength
+    const n = Number(text)
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < 3) {
+      throw new UsageError(`--max-length must be an integer >= 3 (got ${JSON.stringify(text)})`, command)
+    }
+    options.maxLength = n
+  }
+  return { command, args, options }
+}
+
+function camel(name) {
+  return name.replace(/-(\w)/g, (_, c) => c.toUpperCase())
+}
+
+/** Two-column help rows, the second column wrapped to 80 columns. */
+function helpRows(rows) {
+  const width = Math.max(...rows.map(([left]) => left.length)) + 2
+  const room = Math.max(30, 80 - 2 - width)
+  return rows
+    .map(([left, right]) => {
+      const lines = ['']
+      for (const word of right.split(' ')) {
+        const last = lines.length - 1
+        if (lines[last] && lines[last].length + 1 + word.length > room) lines.push(word)
+        else lines[last] = lines[last] ? `${lines[last]} ${word}` : word
+      }
+      return lines.map((line, i) => `  ${(i === 0 ? left : '').padEnd(width)}${line}`).join('\n')
+    })
+    .join('\n')
+}
+
+function optionLines(names) {
+  return helpRows(
+    names.map((name) => {
+      const spec = OPTIONS[name]
+      return [`${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.value ? ` ${spec.value}` : ''}`, spec.help]
+    }),
+  )
+}
+
+function commandLines() {
+  return helpRows(Object.entries(COMMANDS).map(([name, c]) => [c.args ? `${name} ${c.args}` : name, c.summary]))
+}
 
 const HELP = `Usage: dsh-skills <command> [options]
 
@@ -16,108 +259,27 @@ Inspect the skills an agent harness would discover from a directory, with the
 native local provider of @deepseek-ai/dsh-skill-native.
 
 Commands:
-  list           skills that won their name: name, source, provider, invocation
-  catalog        the exact model-facing catalog message and its sha256 digest
-  show NAME      the \`skill\` tool result for NAME
-  doctor         every file considered: loaded, shadowed (and by what) or
-                 skipped (and why); exits 1 when something was skipped
-  watch          print a replacement catalog each time the catalog changes,
-                 until Ctrl-C
-  demo           tour of examples/workspace (source checkout only): list,
-                 catalog and doctor with the example's own project and user
-                 roots; exits 0
+${commandLines()}
 
-Options:
-  --cwd DIR              directory to look from (default: the current one); its
-                         project root is the nearest ancestor holding .git
-  --dsh-home DIR         user DSH home, skills in DIR/skills
-                         (default: $DSH_HOME or ~/.dsh)
-  --agents-home DIR      user agents home, skills in DIR/skills
-                         (default: $DSH_AGENTS_HOME or ~/.agents)
-  --skill-dir DIR        extra skill root (source "custom"); repeatable
-  --bundled-dir DIR      skills shipped with the deployment
-                         (default: $DSH_BUNDLED_SKILL_DIR when set)
-  --max-length N         catalog description limit (default 500, minimum 3)
-  --poll                 watch: poll instead of native filesystem events
-  --json                 machine-readable output (list, catalog, show, doctor)
-  -q, --quiet            do not print discovery warnings on stderr
-  -h, --help             show this help
-  -v, --version          show the package version
+Options (each command takes the ones its help lists):
+${optionLines(Object.keys(OPTIONS))}
 
+Run \`dsh-skills help COMMAND\` (or \`dsh-skills COMMAND --help\`) for one command.
 Relative paths are resolved against the current directory.
-Exit codes: 0 success, 1 failure or doctor found skipped files, 2 usage error.
+Exit codes: 0 success, 1 failure or doctor found a broken skill, 2 usage error.
 `
 
-/** A mistake in the command line: one line on stderr, exit code 2. */
-class UsageError extends Error {}
-/** A failure to report as one line on stderr, exit code 1. */
-class CliError extends Error {}
-
-const VALUE_FLAGS = new Map([
-  ['--cwd', 'cwd'],
-  ['--dsh-home', 'dshHome'],
-  ['--agents-home', 'agentsHome'],
-  ['--skill-dir', 'skillDirs'],
-  ['--bundled-dir', 'bundledDir'],
-  ['--max-length', 'maxLength'],
-])
-const BOOLEAN_FLAGS = new Map([
-  ['--json', 'json'],
-  ['--poll', 'poll'],
-  ['--quiet', 'quiet'],
-  ['-q', 'quiet'],
-  ['--help', 'help'],
-  ['-h', 'help'],
-  ['--version', 'version'],
-  ['-v', 'version'],
-])
-const COMMANDS = new Set(['list', 'catalog', 'show', 'doctor', 'watch', 'demo', 'help'])
-
-/**
- * @param {string[]} argv arguments after the program name
- */
-function parseArgs(argv) {
-  const options = { skillDirs: [], json: false, poll: false, quiet: false, help: false, version: false }
-  const positionals = []
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]
-    if (arg === '--') {
-      positionals.push(...argv.slice(i + 1))
-      break
-    }
-    if (!arg.startsWith('-') || arg === '-') {
-      positionals.push(arg)
-      continue
-    }
-    const eq = arg.indexOf('=')
-    const flag = eq > 0 && arg.startsWith('--') ? arg.slice(0, eq) : arg
-    if (BOOLEAN_FLAGS.has(flag)) {
-      if (flag !== arg) throw new UsageError(`${flag} takes no value`)
-      options[BOOLEAN_FLAGS.get(flag)] = true
-      continue
-    }
-    const key = VALUE_FLAGS.get(flag)
-    if (key === undefined) throw new UsageError(`unknown option ${flag}`)
-    let value
-    if (flag !== arg) value = arg.slice(eq + 1)
-    else if (i + 1 < argv.length) value = argv[++i]
-    if (value === undefined || value === '') throw new UsageError(`${flag} needs a value`)
-    if (key === 'skillDirs') options.skillDirs.push(value)
-    else options[key] = value
-  }
-  if (options.maxLength !== undefined) {
-    const text = options.maxLength
-    const n = Number(text)
-    if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < 3) {
-      throw new UsageError(`--max-length must be an integer >= 3 (got ${JSON.stringify(text)})`)
-    }
-    options.maxLength = n
-  }
-  const [command, ...args] = positionals
-  if (command !== undefined && !COMMANDS.has(command)) {
-    throw new UsageError(`unknown command "${command}"`)
-  }
-  return { command, args, options }
+/** The help of one command. */
+function commandHelp(name) {
+  const c = COMMANDS[name]
+  const options = [...c.options, ...GLOBAL]
+  return (
+    `Usage: dsh-skills ${name}${c.args ? ` ${c.args}` : ''}${options.length ? ' [options]' : ''}\n\n` +
+    `${helpRows([['', `${c.summary[0].toUpperCase()}${c.summary.slice(1)}.`]]).replace(/^ +/gm, '')}\n` +
+    (c.details ? `\n${c.details}\n` : '') +
+    (c.json ? `\nWith --json: ${c.json}.\n` : '') +
+    `\nOptions:\n${optionLines(options)}\n`
+  )
 }
 
 function loadPackage() {
@@ -136,17 +298,22 @@ function firstLine(error) {
   return message.split('\n')[0]
 }
 
-/** `dir` as an absolute path that must be an existing directory. */
+/** `dir` as an absolute path; a usage error unless it is an existing directory. */
 function existingDir(dir, flag) {
-  const absolute = path.resolve(dir)
+  const problem = dirProblem(dir)
+  if (problem) throw new UsageError(`${flag}: ${problem}: ${dir}`)
+  return path.resolve(dir)
+}
+
+/** Why `dir` is not an existing directory, or undefined when it is one. */
+function dirProblem(dir) {
   let stat
   try {
-    stat = fs.statSync(absolute)
+    stat = fs.statSync(path.resolve(dir))
   } catch {
-    throw new UsageError(`${flag}: no such directory: ${dir}`)
+    return 'no such directory'
   }
-  if (!stat.isDirectory()) throw new UsageError(`${flag}: not a directory: ${dir}`)
-  return absolute
+  return stat.isDirectory() ? undefined : 'not a directory'
 }
 
 /** Path for display: relative to the current directory when inside it. */
@@ -165,14 +332,6 @@ function invocationLabel(invocation) {
   return surfaces.length ? surfaces.join(', ') : 'none'
 }
 
-function table(rows, header) {
-  const all = [header, ...rows]
-  const widths = header.map((_, col) => Math.max(...all.map((row) => row[col].length)))
-  return all
-    .map((row) => row.map((cell, col) => (col === row.length - 1 ? cell : cell.padEnd(widths[col]))).join('  '))
-    .join('\n')
-}
-
 function json(value) {
   return `${JSON.stringify(value, null, 2)}\n`
 }
@@ -181,8 +340,8 @@ function json(value) {
  * The local provider configuration from the command line.
  * @param {ReturnType<typeof parseArgs>['options']} options
  */
-function providerConfig(options, extra) {
-  const config = { ...extra }
+function providerConfig(options) {
+  const config = {}
   if (options.dshHome !== undefined) config.dshHome = path.resolve(options.dshHome)
   if (options.agentsHome !== undefined) config.agentsHome = path.resolve(options.agentsHome)
   if (options.skillDirs.length) config.customSkillDirs = options.skillDirs.map((dir) => path.resolve(dir))
@@ -190,15 +349,28 @@ function providerConfig(options, extra) {
   return config
 }
 
+/** Warnings for directory options that name nothing usable (`--cwd` is an error instead). */
+function checkDirOptions(options, warn) {
+  for (const [name, spec] of Object.entries(OPTIONS)) {
+    if (spec.dir !== 'warn') continue
+    const value = options[camel(name)]
+    for (const dir of name === 'skill-dir' ? options.skillDirs : value === undefined ? [] : [value]) {
+      const problem = dirProblem(dir)
+      if (problem) warn(`--${name} ${dir}: ${problem}`)
+    }
+  }
+}
+
 class Session {
   /**
    * @param {ReturnType<typeof parseArgs>['options']} options
-   * @param {{ stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream }} io
+   * @param {{ stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, out: term.Output, err: term.Output }} io
    * @param {{ watch?: boolean, printWarnings?: boolean, config?: object }} [mode]
    */
   constructor(options, io, mode = {}) {
     this.cwd = options.cwd !== undefined ? existingDir(options.cwd, '--cwd') : process.cwd()
     const { api, catalog } = loadPackage()
+    this.api = api
     this.catalog = catalog
     this.io = io
     this.options = options
@@ -211,13 +383,14 @@ class Session {
         this.warnings.push(message)
         if (!printWarnings || printed.has(message)) return
         printed.add(message)
-        io.stderr.write(`dsh-skills: warning: ${message}\n`)
+        io.err.warning(message)
       },
     }
+    if (!mode.config && !options.quiet) checkDirOptions(options, (message) => io.err.warning(message))
     this.registry = new api.SkillRegistry({ logger })
     try {
       this.provider = this.registry.registerLocalProvider({
-        ...(mode.config ?? providerConfig(options, {})),
+        ...(mode.config ?? providerConfig(options)),
         watch: mode.watch === true,
         ...(mode.watch && options.poll ? { watchUsePolling: true } : {}),
         logger,
@@ -243,13 +416,15 @@ class Session {
   }
 }
 
+const OUTCOME_STYLE = { loaded: 'green', shadowed: 'yellow', broken: 'red', skipped: 'red', ignored: 'dim' }
+
 async function commandList(session) {
   const { io, options } = session
   const snapshot = await session.snapshot()
   if (options.json) {
     io.stdout.write(json(snapshot))
   } else if (snapshot.skills.length === 0) {
-    io.stdout.write('No skills found.\n')
+    io.out.line('No skills found.')
   } else {
     const rows = snapshot.skills.map((skill) => [
       skill.name,
@@ -257,9 +432,9 @@ async function commandList(session) {
       skill.provider,
       invocationLabel(skill.invocation),
     ])
-    io.stdout.write(`${table(rows, ['NAME', 'SOURCE', 'PROVIDER', 'INVOCATION'])}\n`)
+    io.out.table(['NAME', 'SOURCE', 'PROVIDER', 'INVOCATION'], rows)
   }
-  if (!snapshot.complete) io.stderr.write('dsh-skills: discovery was incomplete: some skills may be missing\n')
+  if (!snapshot.complete) io.err.line('dsh-skills: discovery was incomplete: some skills may be missing')
   return 0
 }
 
@@ -282,39 +457,42 @@ async function commandCatalog(session) {
       json({ complete: snapshot.complete, message: rendered.message, entries: rendered.entries, digest: rendered.digest }),
     )
   } else if (rendered.message === null) {
-    io.stderr.write('dsh-skills: no model-invocable skills: no catalog would be published\n')
+    io.err.line('dsh-skills: no model-invocable skills: no catalog would be published')
   } else {
-    io.stdout.write(`${rendered.message}\n\ndigest: ${rendered.digest}\n`)
+    io.out.text(`${rendered.message}\n\ndigest: ${rendered.digest}\n`)
   }
   if (!snapshot.complete) {
-    io.stderr.write('dsh-skills: discovery was incomplete: a harness would keep its previous catalog\n')
+    io.err.line('dsh-skills: discovery was incomplete: a harness would keep its previous catalog')
   }
   return 0
 }
 
 async function commandShow(session, args) {
-  const { io, options, catalog } = session
-  const { api } = loadPackage()
-  if (args.length !== 1) throw new UsageError(args.length ? 'show takes one skill name' : 'show needs a skill name')
+  const { io, options, catalog, api } = session
+  if (args.length !== 1) {
+    throw new UsageError(args.length ? 'show takes one skill name' : 'show needs a skill name', 'show')
+  }
   const name = args[0]
   if (!api.isSkillName(name)) {
-    throw new UsageError(`invalid skill name "${name}" (names are kebab-case: lowercase letters, digits, "-")`)
+    throw new UsageError(`invalid skill name "${name}" (names are kebab-case: lowercase letters, digits, "-")`, 'show')
   }
   const definition = await session.registry.get(name, session.lookup())
   if (definition === undefined) {
-    const listed = (await session.registry.list(session.lookup())).some((skill) => skill.name === name)
+    const names = (await session.registry.list(session.lookup())).map((skill) => skill.name)
     throw new CliError(
-      listed ? `skill "${name}" is no longer available` : `unknown skill "${name}" (see: dsh-skills list)`,
+      names.includes(name)
+        ? `skill "${name}" is no longer available`
+        : `unknown skill "${name}"${didYouMean(closest(name, names))} (see: dsh-skills list)`,
     )
   }
   const text = catalog.renderSkillContent(definition)
   if (options.json) {
     io.stdout.write(json({ definition, toolResult: text }))
   } else {
-    io.stdout.write(`${text}\n`)
+    io.out.text(`${text}\n`)
   }
   if (!definition.invocation.modelInvocable) {
-    io.stderr.write(`dsh-skills: note: model invocation is disabled for "${name}": the skill tool would refuse it\n`)
+    io.err.line(`dsh-skills: note: model invocation is disabled for "${name}": the skill tool would refuse it`)
   }
   return 0
 }
@@ -332,35 +510,25 @@ function normalizeDiagnosis(value) {
   }
 }
 
+/** The diagnosis with each file's doctor verdict (`loaded`, `shadowed`, `broken`, `ignored`) and hints. */
 async function diagnose(session) {
-  return normalizeDiagnosis(await session.provider.diagnose(session.lookup()))
+  const diagnosis = normalizeDiagnosis(await session.provider.diagnose(session.lookup()))
+  const rootOf = (file) => diagnosis.roots.find((root) => isInside(String(file.path), root.path))
+  const files = diagnosis.files.map((file) => {
+    const root = rootOf(file)
+    return { ...file, ...classify(file, root, session.api.isSkillName) }
+  })
+  return { ...diagnosis, files }
 }
 
-/**
- * The `.system` child of the user DSH root is reserved for the harness: the
- * provider reports it as skipped on purpose, so doctor shows it as `ignored`
- * and does not count it as a problem.
- */
-function isReserved(file) {
-  return file.outcome === 'skipped' && file.source === 'user-dsh' && path.basename(String(file.path)) === '.system'
-}
-
-function outcomeOf(file) {
-  return isReserved(file) ? 'ignored' : String(file.outcome)
-}
-
-function countOutcomes(files) {
-  const counts = { loaded: 0, shadowed: 0, skipped: 0, ignored: 0 }
-  for (const file of files) {
-    const outcome = outcomeOf(file)
-    if (Object.hasOwn(counts, outcome)) counts[outcome]++
-  }
+function countVerdicts(files) {
+  const counts = { loaded: 0, shadowed: 0, broken: 0, ignored: 0 }
+  for (const file of files) if (Object.hasOwn(counts, file.verdict)) counts[file.verdict]++
   return counts
 }
 
 function summary(counts) {
-  const ignored = counts.ignored ? `, ${counts.ignored} ignored` : ''
-  return `${counts.loaded} loaded, ${counts.shadowed} shadowed, ${counts.skipped} skipped${ignored}`
+  return `${counts.loaded} loaded, ${counts.shadowed} shadowed, ${counts.broken} broken, ${counts.ignored} ignored`
 }
 
 function isInside(file, dir) {
@@ -368,58 +536,113 @@ function isInside(file, dir) {
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)
 }
 
-function formatDoctor(session, diagnosis) {
-  const lines = [`Looking from ${shown(session.cwd)}`]
-  if (diagnosis.projectRoot) lines.push(`Project root: ${shown(diagnosis.projectRoot)}`)
-  const nameWidth = Math.max(4, ...diagnosis.files.map((file) => (file.name ?? '').length))
+/** Where a file is shown: relative to its root (bundles by folder), else its path and source. */
+function fileLabel(file, root) {
+  if (!root) return `${shown(file.path)} [${file.source}]`
+  const relative = path.relative(root.path, file.path)
+  // A folder without SKILL.md is reported at `<dir>/SKILL.md`: show the folder.
+  return file.verdict === 'ignored' && file.layout === 'bundle' && !file.hasSkillFile
+    ? `${path.dirname(relative)}/`
+    : relative
+}
+
+function formatDoctor(session, diagnosis, out) {
+  out.line(`Looking from ${shown(session.cwd)}`)
+  if (diagnosis.projectRoot) out.line(`Project root: ${shown(diagnosis.projectRoot)}`)
+  const nameWidth = Math.min(32, Math.max(4, ...diagnosis.files.map((file) => (file.name ?? '').length)))
+  const indent = ' '.repeat(4 + 8 + 2)
   const fileLines = (file, root) => {
-    const where = root ? path.relative(root.path, file.path) : `${shown(file.path)} [${file.source}]`
-    const outcome = outcomeOf(file).padEnd(8)
-    const name = (file.outcome === 'skipped' ? '' : (file.name ?? '')).padEnd(nameWidth)
-    const out = [`    ${outcome}  ${name}  ${where}`]
-    const indent = ' '.repeat(4 + 8 + 2)
-    if (file.outcome === 'shadowed') {
+    const verdict = file.verdict.padEnd(8)
+    const name = file.verdict === 'loaded' || file.verdict === 'shadowed' ? (file.name ?? '') : ''
+    out.fit([
+      ['    ', null],
+      [verdict, OUTCOME_STYLE[file.verdict]],
+      ['  ', null],
+      [term.fitCell(name, nameWidth).padEnd(nameWidth), null],
+      ['  ', null],
+      [fileLabel(file, root), null],
+    ])
+    if (file.verdict === 'shadowed') {
       const winner = file.shadowedBy
-      out.push(`${indent}by ${winner ? `${shown(winner.path)} [${winner.source}]` : file.reason || 'a higher-ranked skill'}`)
-    } else if (file.outcome !== 'loaded') {
-      out.push(`${indent}because ${file.reason ?? 'of an unknown problem'}`)
+      out.line(`${indent}by ${winner ? `${shown(winner.path)} [${winner.source}]` : file.reason || 'a higher-ranked skill'}`)
+    } else if (file.verdict === 'broken') {
+      out.line(`${indent}because ${file.reason ?? 'of an unknown problem'}`)
+    } else if (file.verdict === 'ignored') {
+      out.line(`${indent}${file.why}`)
     }
-    return out
+    for (const hint of file.hints) out.styled(`${indent}hint: ${hint}`, 'cyan')
   }
   const placed = new Set()
   for (const root of diagnosis.roots) {
     const status = root.reason ? `${root.status}: ${root.reason}` : root.status
-    lines.push('', `${root.source} (rank ${root.rank})  ${shown(root.path)}${status && status !== 'scanned' ? `  [${status}]` : ''}`)
+    out.line('')
+    out.line(`${root.source} (rank ${root.rank})  ${shown(root.path)}${status && status !== 'scanned' ? `  [${status}]` : ''}`)
     const files = diagnosis.files.filter((file) => !placed.has(file) && isInside(file.path, root.path))
-    if (files.length === 0) lines.push('    (no skill files)')
+    if (files.length === 0) out.line('    (no skill files)')
     for (const file of files) {
       placed.add(file)
-      lines.push(...fileLines(file, root))
+      fileLines(file, root)
     }
   }
   const others = diagnosis.files.filter((file) => !placed.has(file))
   if (others.length) {
-    lines.push('', diagnosis.roots.length ? 'Other files:' : 'Files:')
-    for (const file of others) lines.push(...fileLines(file, undefined))
+    out.line('')
+    out.line(diagnosis.roots.length ? 'Other files:' : 'Files:')
+    for (const file of others) fileLines(file, undefined)
   }
-  lines.push('', summary(countOutcomes(diagnosis.files)))
-  if (!diagnosis.complete) lines.push('Discovery was incomplete: some roots could not be read.')
-  return `${lines.join('\n')}\n`
+  out.line('')
+  out.line(summary(countVerdicts(diagnosis.files)))
+  if (!diagnosis.complete) out.line('Discovery was incomplete: some roots could not be read.')
+}
+
+/** Adds the hint about skill folders nested deeper than the one level that is scanned. */
+function addDepthHints(diagnosis) {
+  for (const file of diagnosis.files) {
+    if (file.verdict !== 'ignored' || file.layout !== 'bundle' || file.hasSkillFile) continue
+    const dir = path.dirname(String(file.path))
+    if (path.basename(dir).startsWith('.')) continue
+    const count = deepSkillFiles(dir)
+    if (count > 0) {
+      const files = count === 1 ? '1 SKILL.md file' : `${count} SKILL.md files`
+      file.hints.push(
+        `${files} below \`${path.basename(dir)}/\` ${count === 1 ? 'is' : 'are'} deeper than one level; ` +
+          'only one level is scanned (link or copy the skill folders up)',
+      )
+    }
+  }
 }
 
 async function commandDoctor(session) {
   const { io, options } = session
   const diagnosis = await diagnose(session)
-  const counts = countOutcomes(diagnosis.files)
+  addDepthHints(diagnosis)
+  const counts = countVerdicts(diagnosis.files)
   if (options.json) io.stdout.write(json(diagnosis))
-  else io.stdout.write(formatDoctor(session, diagnosis))
-  return counts.skipped > 0 || !diagnosis.complete ? 1 : 0
+  else formatDoctor(session, diagnosis, io.out)
+  return counts.broken > 0 || !diagnosis.complete ? 1 : 0
+}
+
+/** Catalog entries by skill name (the model-visible line of each). */
+function entriesByName(session, skills) {
+  const visible = skills.filter((skill) => skill.invocation.modelInvocable)
+  const lines = session.catalog.renderCatalogEntries(visible, session.options.maxLength).split('\n')
+  const sorted = [...visible].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+  return new Map(sorted.map((skill, i) => [skill.name, lines[i]]))
+}
+
+/** Names added, removed and changed between two catalogs (`entriesByName` maps). */
+function catalogChanges(before, after) {
+  const added = [...after.keys()].filter((name) => !before.has(name))
+  const removed = [...before.keys()].filter((name) => !after.has(name))
+  const changed = [...after.keys()].filter((name) => before.has(name) && before.get(name) !== after.get(name))
+  return { added, removed, changed }
 }
 
 async function commandWatch(session) {
-  const { io, catalog } = session
+  const { io, catalog, options } = session
   let published = false
   let visibleDigest
+  let visibleEntries = new Map()
   let running = false
   let again = false
   let stopped = false
@@ -439,20 +662,27 @@ async function commandWatch(session) {
           snapshot,
           visibleDigest,
           published,
-          maxLength: session.options.maxLength,
+          maxLength: options.maxLength,
         })
         if (plan.kind !== 'initial' && plan.kind !== 'replacement') continue
         const { digest } = renderCatalog(session, snapshot.skills)
-        const message =
-          plan.kind === 'initial'
-            ? catalog.renderCatalogMessage(snapshot.skills, session.options.maxLength)
-            : catalog.renderCatalogUpdate(snapshot.skills, session.options.maxLength)
-        io.stdout.write(`# ${plan.kind} catalog, digest ${digest}\n${message}\n\n`)
+        const entries = entriesByName(session, snapshot.skills)
+        if (options.json) {
+          const changes = catalogChanges(visibleEntries, entries)
+          io.stdout.write(`${JSON.stringify({ kind: plan.kind, digest, ...changes })}\n`)
+        } else {
+          const message =
+            plan.kind === 'initial'
+              ? catalog.renderCatalogMessage(snapshot.skills, options.maxLength)
+              : catalog.renderCatalogUpdate(snapshot.skills, options.maxLength)
+          io.out.text(`# ${plan.kind} catalog, digest ${digest}\n${message}\n\n`)
+        }
         published = true
         visibleDigest = digest
+        visibleEntries = entries
       } while (again && !stopped)
     } catch (error) {
-      io.stderr.write(`dsh-skills: catalog refresh failed: ${firstLine(error)}\n`)
+      io.err.line(`dsh-skills: catalog refresh failed: ${firstLine(error)}`)
     } finally {
       running = false
     }
@@ -476,9 +706,9 @@ async function commandWatch(session) {
     }
     process.on('SIGINT', stop)
     process.on('SIGTERM', stop)
-    io.stderr.write(`dsh-skills: watching skills for ${shown(session.cwd)} (Ctrl-C to stop)\n`)
+    if (!options.quiet) io.err.line(`dsh-skills: watching skills for ${shown(session.cwd)} (Ctrl-C to stop)`)
     refresh().then(() => {
-      if (!published && !stopped) io.stderr.write('dsh-skills: no model-invocable skills yet\n')
+      if (!published && !stopped && !options.quiet) io.err.line('dsh-skills: no model-invocable skills yet')
     })
   })
 }
@@ -490,10 +720,6 @@ function ensureProjectMarker(dir) {
 }
 
 async function commandDemo(options, io) {
-  for (const flag of ['cwd', 'dshHome', 'agentsHome', 'bundledDir']) {
-    if (options[flag] !== undefined) throw new UsageError('demo takes no root options: it uses the example workspace')
-  }
-  if (options.skillDirs.length) throw new UsageError('demo takes no root options: it uses the example workspace')
   if (!fs.existsSync(path.join(EXAMPLE_WORKSPACE, '.agents'))) {
     throw new CliError('the example workspace is part of the source repository only (examples/workspace)')
   }
@@ -513,13 +739,14 @@ async function commandDemo(options, io) {
   try {
     const snapshot = await session.snapshot()
     const diagnosis = await diagnose(session)
+    addDepthHints(diagnosis)
     const rendered = renderCatalog(session, snapshot.skills)
     if (options.json) {
       io.stdout.write(json({ config, snapshot, catalog: rendered, diagnosis }))
       return 0
     }
-    const section = (title) => io.stdout.write(`\n== ${title} ==\n\n`)
-    io.stdout.write(
+    const section = (title) => io.out.text(`\n== ${title} ==\n\n`)
+    io.out.text(
       `Example workspace: ${shown(EXAMPLE_WORKSPACE)}\n` +
         `User roots: ${shown(config.dshHome)}, ${shown(config.agentsHome)} (not your home directory)\n` +
         `Custom root: ${shown(config.customSkillDirs[0])}; bundled root: ${shown(config.bundledSkillDir)}\n`,
@@ -527,12 +754,12 @@ async function commandDemo(options, io) {
     section('dsh-skills list')
     await commandList(session)
     section('dsh-skills catalog (what the model sees)')
-    if (rendered.message !== null) io.stdout.write(`${rendered.message}\n\ndigest: ${rendered.digest}\n`)
+    if (rendered.message !== null) io.out.text(`${rendered.message}\n\ndigest: ${rendered.digest}\n`)
     section('dsh-skills doctor')
-    io.stdout.write(formatDoctor(session, diagnosis))
-    const counts = countOutcomes(diagnosis.files)
-    io.stdout.write(
-      `\nThe ${counts.skipped} skipped files are deliberate: the example shows what doctor explains.\n` +
+    formatDoctor(session, diagnosis, io.out)
+    const counts = countVerdicts(diagnosis.files)
+    io.out.text(
+      `\nThe ${counts.broken} broken files are deliberate: the example shows what doctor explains.\n` +
         'Try: node bin/dsh-skills.js show release-notes --cwd examples/workspace\n',
     )
     return 0
@@ -544,61 +771,65 @@ async function commandDemo(options, io) {
 /**
  * Run the CLI.
  * @param {string[]} argv arguments after the program name
- * @param {{ stdout?: NodeJS.WritableStream, stderr?: NodeJS.WritableStream }} [streams]
+ * @param {{ stdout?: NodeJS.WritableStream, stderr?: NodeJS.WritableStream, env?: NodeJS.ProcessEnv }} [streams]
  * @returns {Promise<number>} the exit code
  */
 async function main(argv, streams = {}) {
-  const io = { stdout: streams.stdout ?? process.stdout, stderr: streams.stderr ?? process.stderr }
+  const stdout = streams.stdout ?? process.stdout
+  const stderr = streams.stderr ?? process.stderr
+  const env = streams.env ?? process.env
+  const io = { stdout, stderr, out: term.output(stdout, env), err: term.output(stderr, env) }
   let session
   try {
     const { command, args, options } = parseArgs(argv)
     if (options.version) {
-      io.stdout.write(`${require('../package.json').version}\n`)
+      stdout.write(`${require('../package.json').version}\n`)
       return 0
     }
-    if (options.help || command === 'help') {
-      io.stdout.write(HELP)
+    if (command === 'help') {
+      const [topic, ...rest] = args
+      if (rest.length) throw new UsageError('help takes one command name', 'help')
+      if (topic !== undefined && !Object.hasOwn(COMMANDS, topic)) {
+        throw new UsageError(`unknown command "${topic}"${didYouMean(closest(topic, Object.keys(COMMANDS)))}`)
+      }
+      stdout.write(topic === undefined ? HELP : commandHelp(topic))
+      return 0
+    }
+    if (options.help) {
+      stdout.write(command === undefined ? HELP : commandHelp(command))
       return 0
     }
     if (command === undefined) {
-      io.stderr.write(HELP)
+      stderr.write(HELP)
       return 2
     }
-    if (command !== 'show' && args.length) throw new UsageError(`${command} takes no arguments (got "${args[0]}")`)
-    if (command === 'demo') return await commandDemo(options, io)
-    const watch = command === 'watch'
-    // doctor reports the warnings itself; show is about one skill.
-    session = new Session(options, io, { watch, printWarnings: command !== 'doctor' && command !== 'show' })
-    switch (command) {
-      case 'list':
-        return await commandList(session)
-      case 'catalog':
-        return await commandCatalog(session)
-      case 'show':
-        return await commandShow(session, args)
-      case 'doctor':
-        return await commandDoctor(session)
-      case 'watch':
-        return await commandWatch(session)
-      default:
-        throw new UsageError(`unknown command "${command}"`)
+    if (!COMMANDS[command].args && args.length) {
+      throw new UsageError(`${command} takes no arguments (got "${args[0]}")`, command)
     }
+    if (command === 'demo') return await commandDemo(options, io)
+    // doctor reports the warnings itself; show is about one skill.
+    session = new Session(options, io, {
+      watch: command === 'watch',
+      printWarnings: command !== 'doctor' && command !== 'show',
+    })
+    return await COMMANDS[command].run(session, args)
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(`dsh-skills: ${error.message} (see: dsh-skills --help)\n`)
+      const see = error.command ? `dsh-skills help ${error.command}` : 'dsh-skills --help'
+      io.err.line(`dsh-skills: ${error.message} (see: ${see})`)
       return 2
     }
     if (error instanceof CliError) {
-      io.stderr.write(`dsh-skills: ${error.message}\n`)
+      io.err.line(`dsh-skills: ${error.message}`)
       return 1
     }
     // Not a user mistake: keep the details available without flooding users.
-    if (process.env.DSH_SKILLS_DEBUG) io.stderr.write(`${error && error.stack ? error.stack : error}\n`)
-    io.stderr.write(`dsh-skills: ${firstLine(error)}\n`)
+    if (env.DSH_SKILLS_DEBUG) io.err.text(`${error && error.stack ? error.stack : error}\n`)
+    io.err.line(`dsh-skills: ${firstLine(error)}`)
     return 1
   } finally {
     if (session) await session.dispose()
   }
 }
 
-module.exports = { main, parseArgs, HELP }
+module.exports = { main, parseArgs, HELP, COMMANDS, OPTIONS }

@@ -1,16 +1,26 @@
 #!/usr/bin/env node
 // Install step: make sure a native addon for this platform is loadable.
-// 1. a prebuilt `.node` next to the package (release tarball or local build), or
-// 2. the per-platform package from `npm/` (installed as an optional dependency), or
-// 3. build it from the bundled Rust sources with cargo (fresh clones, unsupported
-//    platforms). Nothing is downloaded from anywhere but the package registries.
+// 1. a prebuilt addon: the per-platform package from `npm/` (an optional
+//    dependency) or a `.node` file next to the package (a tarball packed from a
+//    checkout): nothing to do;
+// 2. a development checkout (`npm ci` in a clone): the same `napi build` as
+//    `npm run build`, into `target/`, so the build in `npm test` is a no-op;
+// 3. otherwise build from the bundled Rust sources with cargo, in a temporary
+//    target directory that is deleted afterwards.
+// Nothing is downloaded from anywhere but the package registries.
 'use strict'
 
-const { execFileSync } = require('node:child_process')
+const { spawnSync } = require('node:child_process')
 const fs = require('node:fs')
+const os = require('node:os')
 const path = require('node:path')
 
 const root = path.resolve(__dirname, '..')
+const NAME = '@deepseek-ai/dsh-skill-native'
+
+/** The platforms with a prebuilt addon, as people name them. */
+const PREBUILT_PLATFORMS =
+  'Linux x64 and arm64 (glibc and musl), macOS x64 and arm64, Windows x64'
 
 function loads() {
   try {
@@ -21,62 +31,127 @@ function loads() {
   }
 }
 
-function platformSuffix() {
-  const { platform, arch } = process
-  if (platform === 'linux') {
-    let musl = false
+/** Whether this Linux runs on musl libc (same checks as the generated loader). */
+function isMusl() {
+  try {
+    return fs.readFileSync('/usr/bin/ldd', 'utf8').includes('musl')
+  } catch {
     try {
-      musl = !process.report.getReport().header.glibcVersionRuntime
+      return !process.report.getReport().header.glibcVersionRuntime
     } catch {
-      musl = false
+      return false
     }
-    return `linux-${arch}-${musl ? 'musl' : 'gnu'}`
   }
+}
+
+/**
+ * The napi-rs platform name (`linux-x64-gnu`, `darwin-arm64`, `win32-x64-msvc`):
+ * the suffix of the addon file and of the per-platform package.
+ */
+function platformArchAbi(platform = process.platform, arch = process.arch, musl = platform === 'linux' && isMusl()) {
+  if (platform === 'linux') return `linux-${arch}-${musl ? 'musl' : 'gnu'}`
   if (platform === 'win32') return `win32-${arch}-msvc`
   return `${platform}-${arch}`
 }
 
-function libraryName() {
-  if (process.platform === 'win32') return 'skill_napi.dll'
-  if (process.platform === 'darwin') return 'libskill_napi.dylib'
+function libraryName(platform = process.platform) {
+  if (platform === 'win32') return 'skill_napi.dll'
+  if (platform === 'darwin') return 'libskill_napi.dylib'
   return 'libskill_napi.so'
+}
+
+/** A failure reported as one message. */
+class InstallError extends Error {}
+
+function fail(message) {
+  throw new InstallError(message)
+}
+
+/** A clone of the repository (not an installed dependency), with the napi CLI of its devDependencies. */
+function napiCliOfCheckout() {
+  if (root.split(path.sep).includes('node_modules')) return undefined
+  const cli = path.join(root, 'node_modules', '@napi-rs', 'cli', 'dist', 'cli.js')
+  return fs.existsSync(cli) ? cli : undefined
+}
+
+function run(command, args, env = process.env) {
+  const result = spawnSync(command, args, { cwd: root, env, stdio: 'inherit' })
+  if (result.error) return result.error.message
+  if (result.status !== 0) return `${path.basename(command)} exited with ${result.status ?? result.signal}`
+  return undefined
+}
+
+/** Development checkout: exactly `npm run build` (one build path, one target directory). */
+function buildCheckout(cli) {
+  const script = require(path.join(root, 'package.json')).scripts.build
+  const [program, ...args] = script.split(/\s+/)
+  if (program !== 'napi') fail(`unexpected build script: ${script}`)
+  console.error(`${NAME}: building the native addon (npm run build), this takes a minute or two`)
+  const error = run(process.execPath, [cli, ...args])
+  if (error) fail(`building the addon failed (${error}).`)
+}
+
+function hasCargo() {
+  const probe = spawnSync('cargo', ['--version'], { stdio: 'ignore' })
+  return !probe.error && probe.status === 0
+}
+
+/** Installed dependency without a prebuilt addon: cargo, in a temporary target directory. */
+function buildFromSource() {
+  const manifest = path.join(root, 'crates', 'skill-napi', 'Cargo.toml')
+  const platform = platformArchAbi()
+  const noPrebuilt = `no prebuilt addon for ${platform} (prebuilt: ${PREBUILT_PLATFORMS})`
+  if (!fs.existsSync(manifest)) fail(`${noPrebuilt}, and no Rust sources to build one.`)
+  if (!hasCargo()) {
+    fail(
+      `${noPrebuilt}, and building it from source needs a Rust toolchain: ` +
+        'install one from https://rustup.rs (or your system packages: rustc and cargo), ' +
+        `then run \`npm rebuild ${NAME}\`.`,
+    )
+  }
+  // A target directory chosen by the user is theirs to keep; ours is removed.
+  const own = !process.env.CARGO_TARGET_DIR
+  const targetDir = own
+    ? fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-skill-native-build-'))
+    : path.resolve(root, process.env.CARGO_TARGET_DIR)
+  console.error(`${NAME}: building the native addon from source, this takes a minute or two`)
+  try {
+    const error = run('cargo', [
+      'build',
+      '--release',
+      '--locked',
+      '--quiet',
+      '--manifest-path',
+      manifest,
+      '-p',
+      'skill-napi',
+      '--target-dir',
+      targetDir,
+    ])
+    if (error) fail(`building the addon from source failed (${error}).`)
+    fs.copyFileSync(path.join(targetDir, 'release', libraryName()), path.join(root, `dsh-skill-native.${platform}.node`))
+  } finally {
+    if (own) fs.rmSync(targetDir, { recursive: true, force: true })
+  }
 }
 
 function main() {
   if (process.env.DSH_SKILL_NATIVE_SKIP_INSTALL === '1') return
   if (loads()) return
-  const manifest = path.join(root, 'crates', 'skill-napi', 'Cargo.toml')
-  if (!fs.existsSync(manifest)) {
-    console.error(
-      '@deepseek-ai/dsh-skill-native: no prebuilt addon for ' +
-        `${process.platform}-${process.arch} and no Rust sources to build one.`,
-    )
-    process.exit(1)
-  }
-  console.log('@deepseek-ai/dsh-skill-native: building the native addon with cargo (release)...')
+  const cli = napiCliOfCheckout()
+  if (cli) buildCheckout(cli)
+  else buildFromSource()
+  if (!loads()) fail(`built the addon for ${platformArchAbi()} but it does not load.`)
+}
+
+if (require.main === module) {
   try {
-    execFileSync('cargo', ['build', '--release', '--manifest-path', manifest, '-p', 'skill-napi'], {
-      cwd: root,
-      stdio: 'inherit',
-    })
+    main()
   } catch (error) {
-    console.error(
-      '@deepseek-ai/dsh-skill-native: building the addon failed. Install Rust (https://rustup.rs) ' +
-        'and run `npm rebuild @deepseek-ai/dsh-skill-native`.',
-    )
-    console.error(String(error && error.message ? error.message : error))
-    process.exit(1)
-  }
-  const targetDir = process.env.CARGO_TARGET_DIR
-    ? path.resolve(root, process.env.CARGO_TARGET_DIR)
-    : path.join(root, 'target')
-  const built = path.join(targetDir, 'release', libraryName())
-  const dest = path.join(root, `dsh-skill-native.${platformSuffix()}.node`)
-  fs.copyFileSync(built, dest)
-  if (!loads()) {
-    console.error(`@deepseek-ai/dsh-skill-native: built ${dest} but it does not load.`)
-    process.exit(1)
+    if (!(error instanceof InstallError)) throw error
+    console.error(`${NAME}: ${error.message}`)
+    process.exitCode = 1
   }
 }
 
-main()
+module.exports = { platformArchAbi, libraryName, PREBUILT_PLATFORMS }

@@ -8,4 +8,6 @@ pub mod local;
 pub mod local_fs;
 pub mod raw;
 pub mod registry;
+#[cfg(feature = "test-hooks")]
+pub mod test_hooks;
 pub mod util;

@@ -7,6 +7,7 @@
 
 use napi::{Error, Status};
 use std::fmt::Display;
+use std::io::IsTerminal;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// A JS `Error` for caller misuse (bad arguments, bad config).
@@ -41,7 +42,8 @@ pub fn guard<T>(f: impl FnOnce() -> napi::Result<T>) -> napi::Result<T> {
 }
 
 /// Turn on `tracing` output on stderr when `DSH_SKILL_LOG` is set (for example
-/// `DSH_SKILL_LOG=debug` or `DSH_SKILL_LOG=skill_core=trace`).
+/// `DSH_SKILL_LOG=debug` or `DSH_SKILL_LOG=skill_core=trace`). Colours only when
+/// stderr is a terminal, so a redirected log holds no escape codes.
 #[napi_derive::module_init]
 fn init() {
     if let Ok(filter) = std::env::var("DSH_SKILL_LOG") {
@@ -51,38 +53,7 @@ fn init() {
         let _ = tracing_subscriber::fmt()
             .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
             .with_writer(std::io::stderr)
+            .with_ansi(std::io::stderr().is_terminal())
             .try_init();
-    }
-}
-
-/// Test hook: panics inside an export so the tests can prove the panic policy.
-#[napi_derive::napi(catch_unwind, js_name = "__panicForTest")]
-pub fn panic_for_test(message: String) -> napi::Result<()> {
-    if message.is_empty() {
-        return Ok(());
-    }
-    panic!("{message}")
-}
-
-/// Test hook: panics inside work run off the JS thread.
-#[napi_derive::napi(js_name = "__panicOffThreadForTest")]
-pub fn panic_off_thread_for_test(message: String) -> napi::bindgen_prelude::AsyncTask<PanicTask> {
-    napi::bindgen_prelude::AsyncTask::new(PanicTask(message))
-}
-
-/// Task that panics in `compute`.
-pub struct PanicTask(String);
-
-impl napi::Task for PanicTask {
-    type Output = ();
-    type JsValue = ();
-
-    fn compute(&mut self) -> napi::Result<()> {
-        let message = self.0.clone();
-        guard(move || panic!("{message}"))
-    }
-
-    fn resolve(&mut self, _env: napi::Env, _output: ()) -> napi::Result<()> {
-        Ok(())
     }
 }

@@ -384,11 +384,14 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
 
 /// Scan `roots`.
 pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken) -> Scan {
+    let started = std::time::Instant::now();
     let mut items = Vec::new();
     let mut statuses = Vec::with_capacity(roots.len());
     let mut complete = true;
     for (index, root) in roots.iter().enumerate() {
+        let before = items.len();
         let status = list_root(fs, index, root, &mut items);
+        tracing::debug!(root = %root.path.display(), source = root.source.as_str(), ?status, entries = items.len() - before, "skill root scanned");
         if matches!(status, RootStatus::Failed(_)) {
             complete = false;
         }
@@ -410,8 +413,15 @@ pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken
                 FileOutcome::Failed("not processed".into())
             }
         };
-        if matches!(outcome, FileOutcome::Failed(_)) {
-            complete = false;
+        match &outcome {
+            FileOutcome::Skipped { reason, .. } => {
+                tracing::debug!(path = %item.path.display(), %reason, "skill entry skipped");
+            }
+            FileOutcome::Failed(reason) => {
+                tracing::debug!(path = %item.path.display(), %reason, "skill entry failed");
+                complete = false;
+            }
+            FileOutcome::Parsed(_) => {}
         }
         files.push(FileScan {
             root: item.root,
@@ -421,6 +431,13 @@ pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken
             outcome,
         });
     }
+    tracing::debug!(
+        roots = statuses.len(),
+        entries = files.len(),
+        complete = complete && !cancelled,
+        elapsed_ms = started.elapsed().as_secs_f64() * 1e3,
+        "skill discovery finished"
+    );
     Scan {
         roots: statuses,
         files,
