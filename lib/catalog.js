@@ -166,11 +166,11 @@ function registryCatalog(skills) {
 const NO_CHUNKS = Object.freeze([])
 const NO_LENGTHS = new Uint32Array(0)
 
-// Results rendered from registry catalogs, by catalog handle (most recent
-// last) and then by operation and arguments. A registry catalog never changes,
-// so the same arguments give the same result: a consumer planning every model
-// step from an unchanged snapshot gets the answer without rendering again.
-// Bounded, and only for arrays that passed `registryCatalog`.
+// Results rendered from registry catalogs, by catalog handle and then by
+// operation and arguments (both least recently used first). A registry catalog
+// never changes, so the same arguments give the same result: a consumer
+// planning every model step from an unchanged snapshot gets the answer without
+// rendering again. Bounded, and only for arrays that passed `registryCatalog`.
 const MEMO_CATALOGS = 8
 const MEMO_RESULTS = 8
 const memo = new Map()
@@ -184,9 +184,14 @@ function memoized(handle, key, compute) {
     memo.delete(handle)
   }
   memo.set(handle, results)
-  if (results.has(key)) return results.get(key)
-  const result = compute()
-  if (results.size >= MEMO_RESULTS) results.delete(results.keys().next().value)
+  let result
+  if (results.has(key)) {
+    result = results.get(key)
+    results.delete(key)
+  } else {
+    result = compute()
+    if (results.size >= MEMO_RESULTS) results.delete(results.keys().next().value)
+  }
   results.set(key, result)
   return result
 }

@@ -145,8 +145,63 @@ struct Desc {
     /// UTF-16 units of the normalised text before escaping (`maxLength` when
     /// the full rendering was cut).
     norm: usize,
+    /// Whether the rendering is ASCII (then bytes are UTF-16 units).
+    ascii: bool,
     /// Its escapes in [`Layout::escapes`].
     escapes: Range<usize>,
+}
+
+/// Length of the escape starting at `at` in a rendered description: `&amp;`,
+/// or `&lt;` / `&gt;`.
+fn escape_len(bytes: &[u8], at: usize) -> usize {
+    if bytes.get(at + 1) == Some(&b'a') {
+        5
+    } else {
+        4
+    }
+}
+
+/// [`measure`] for ASCII text, where bytes are units: records the escapes and
+/// returns the units they add, or `None` (escapes half recorded) when the text
+/// is not ASCII. Eight bytes at a time: this runs over every description.
+fn measure_ascii(bytes: &[u8], escapes: &mut Vec<(usize, usize)>) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut extra = 0;
+    let mut found = |at: usize, extra: &mut usize| {
+        let len = escape_len(bytes, at);
+        escapes.push((at - *extra, len - 1));
+        *extra += len - 1;
+    };
+    let mut chunks = bytes.chunks_exact(8);
+    let mut at = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        if word & HIGH != 0 {
+            return None;
+        }
+        // Any byte equal to `&` (exact for "any"; the bytes are then checked).
+        let x = word ^ (ONES * u64::from(b'&'));
+        if x.wrapping_sub(ONES) & !x & HIGH != 0 {
+            for (k, &b) in chunk.iter().enumerate() {
+                if b == b'&' {
+                    found(at + k, &mut extra);
+                }
+            }
+        }
+        at += 8;
+    }
+    for (k, &b) in chunks.remainder().iter().enumerate() {
+        if b >= 0x80 {
+            return None;
+        }
+        if b == b'&' {
+            found(at + k, &mut extra);
+        }
+    }
+    Some(extra)
 }
 
 /// Measures a rendered description; every `&` in it starts an escape, since a
@@ -155,24 +210,21 @@ struct Desc {
 fn measure(rendered: &str, escapes: &mut Vec<(usize, usize)>) -> Desc {
     let start = escapes.len();
     let bytes = rendered.as_bytes();
-    if rendered.is_ascii() && !bytes.contains(&b'&') {
+    if let Some(extra) = measure_ascii(bytes, escapes) {
         return Desc {
             units: bytes.len(),
-            norm: bytes.len(),
-            escapes: start..start,
+            norm: bytes.len() - extra,
+            ascii: true,
+            escapes: start..escapes.len(),
         };
     }
+    escapes.truncate(start);
     let (mut units, mut norm, mut i) = (0, 0, 0);
     while i < bytes.len() {
         // (units written, bytes, normalised units)
         let (width, step, count) = match bytes[i] {
             b'&' => {
-                // `&amp;` or `&lt;` / `&gt;`.
-                let len = if bytes.get(i + 1) == Some(&b'a') {
-                    5
-                } else {
-                    4
-                };
+                let len = escape_len(bytes, i);
                 escapes.push((norm, len - 1));
                 (len, len, 1)
             }
@@ -188,6 +240,7 @@ fn measure(rendered: &str, escapes: &mut Vec<(usize, usize)>) -> Desc {
     Desc {
         units,
         norm,
+        ascii: false,
         escapes: start..escapes.len(),
     }
 }
@@ -205,21 +258,26 @@ struct Layout<'c, 'a> {
 }
 
 impl Layout<'_, '_> {
-    /// Length of description `i` cut to `cap` (whole when it is not longer).
-    fn desc_len(&self, i: usize, cap: usize) -> usize {
-        let desc = &self.descs[i];
-        if desc.norm <= cap {
-            return desc.units;
-        }
-        let keep = cap - 3;
-        let mut len = keep + 3;
-        for &(at, extra) in &self.escapes[desc.escapes.clone()] {
+    /// Units taken by the first `keep` normalised units of description `i`
+    /// once escaped.
+    fn prefix_len(&self, i: usize, keep: usize) -> usize {
+        let mut len = keep;
+        for &(at, extra) in &self.escapes[self.descs[i].escapes.clone()] {
             if at >= keep {
                 break;
             }
             len += extra;
         }
         len
+    }
+
+    /// Length of description `i` cut to `cap` (whole when it is not longer).
+    fn desc_len(&self, i: usize, cap: usize) -> usize {
+        let desc = &self.descs[i];
+        if desc.norm <= cap {
+            return desc.units;
+        }
+        self.prefix_len(i, cap - 3) + 3
     }
 
     fn line_len(&self, i: usize, shape: Shape) -> usize {
@@ -273,44 +331,61 @@ impl Layout<'_, '_> {
     /// Takes the steps of the module docs on `group` (entries in priority
     /// order, all in full) until the block fits; false when it still does not.
     fn degrade(&mut self, group: &[usize], budget: usize) -> bool {
+        self.shorten(group, budget) || self.names(group, budget) || self.omit(group, budget)
+    }
+
+    /// Step 1: the largest common description length that fits; when even the
+    /// shortest does not, every description of `group` is left at it.
+    fn shorten(&mut self, group: &[usize], budget: usize) -> bool {
         let max_len = self.catalog.max_len;
         let floor = MIN_SHORTENED_LENGTH;
-        if floor < max_len {
-            let others = self.total()
-                - group
-                    .iter()
-                    .map(|&i| self.line_len(i, self.shapes[i]))
-                    .sum::<usize>();
-            let with_cap = |cap: usize| {
-                others
-                    + group
-                        .iter()
-                        .map(|&i| 6 + self.catalog.items[i].0.len() + self.desc_len(i, cap))
-                        .sum::<usize>()
-            };
-            if with_cap(floor) <= budget {
-                // Past the longest description nothing is cut, which does not fit.
-                let longest = group.iter().map(|&i| self.descs[i].norm).max().unwrap_or(0);
-                let (mut lo, mut hi) = (floor, (max_len - 1).min(longest.max(floor)));
-                while lo < hi {
-                    let mid = lo + (hi - lo).div_ceil(2);
-                    if with_cap(mid) <= budget {
-                        lo = mid;
-                    } else {
-                        hi = mid - 1;
-                    }
-                }
-                self.cut_to(group, lo);
-                return true;
-            }
-            self.cut_to(group, floor);
+        if floor >= max_len {
+            return false;
         }
+        let others = self.total()
+            - group
+                .iter()
+                .map(|&i| self.line_len(i, self.shapes[i]))
+                .sum::<usize>();
+        let with_cap = |cap: usize| {
+            others
+                + group
+                    .iter()
+                    .map(|&i| 6 + self.catalog.items[i].0.len() + self.desc_len(i, cap))
+                    .sum::<usize>()
+        };
+        if with_cap(floor) > budget {
+            self.cut_to(group, floor);
+            return false;
+        }
+        // Past the longest description nothing is cut, which does not fit.
+        let longest = group.iter().map(|&i| self.descs[i].norm).max().unwrap_or(0);
+        let (mut lo, mut hi) = (floor, (max_len - 1).min(longest.max(floor)));
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if with_cap(mid) <= budget {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        self.cut_to(group, lo);
+        true
+    }
+
+    /// Step 2: name-only entries, lowest priority first.
+    fn names(&mut self, group: &[usize], budget: usize) -> bool {
         for &i in group.iter().rev() {
             self.set(i, Shape::NameOnly);
             if self.total() <= budget {
                 return true;
             }
         }
+        false
+    }
+
+    /// Step 3: entries left out, lowest priority first.
+    fn omit(&mut self, group: &[usize], budget: usize) -> bool {
         for &i in group.iter().rev() {
             self.set(i, Shape::Omitted);
             if self.total() <= budget {
@@ -342,7 +417,15 @@ impl Layout<'_, '_> {
                 }
                 Shape::Cut(cap) => {
                     out.push_str("`: ");
-                    push_description(&mut out, description, cap);
+                    if self.descs[i].ascii {
+                        // The cut text is a prefix of the full rendering (`cap`
+                        // is below `maxLength`), escapes kept whole.
+                        let (start, _) = spans[i];
+                        out.push_str(&full[start..start + self.prefix_len(i, cap - 3)]);
+                        out.push_str("...");
+                    } else {
+                        push_description(&mut out, description, cap);
+                    }
                 }
                 Shape::NameOnly | Shape::Omitted => out.push('`'),
             }
@@ -398,34 +481,75 @@ fn groups(items: &[(&str, &str)], pinned: &[String]) -> (Vec<usize>, Vec<usize>)
 /// The entries of `catalog` fitted into `budget` (see the module docs).
 pub(super) fn render(catalog: &Catalog<'_>, budget: &Budget) -> Entries {
     let total = catalog.len();
-    let mut full = String::new();
+    let items = &catalog.items;
+    let (pinned, rest) = groups(items, &budget.pinned);
+    // When every entry name-only is already too long, no unpinned description
+    // can be shown (the steps end in omissions): they are not even rendered.
+    let names_len = items.iter().map(|(n, _)| 4 + n.len()).sum::<usize>() + total.saturating_sub(1);
+    let names_only = names_len > budget.chars;
+    let mut described = vec![!names_only; total];
+    for &i in &pinned {
+        described[i] = true;
+    }
+    // The unbudgeted rendering of the described entries, each description
+    // measured while it is fresh in cache.
+    let mut full = String::with_capacity(if names_only { 0 } else { catalog.size_hint() });
     let mut spans = Vec::with_capacity(total);
-    catalog.write_full(&mut full, Some(&mut spans));
-    let full_chars = utf16_len(&full);
-    if full_chars <= budget.chars {
+    let mut descs = Vec::with_capacity(total);
+    let mut shapes = Vec::with_capacity(total);
+    let mut escapes = Vec::new();
+    let mut listed_len = 0;
+    for (i, (name, description)) in items.iter().enumerate() {
+        if !described[i] {
+            listed_len += 4 + name.len();
+            spans.push((0, 0));
+            descs.push(Desc {
+                units: 0,
+                norm: 0,
+                ascii: true,
+                escapes: 0..0,
+            });
+            shapes.push(Shape::NameOnly);
+            continue;
+        }
+        if i > 0 {
+            full.push('\n');
+        }
+        full.push_str("- `");
+        full.push_str(name);
+        full.push_str("`: ");
+        let start = full.len();
+        push_description(&mut full, description, catalog.max_len);
+        let desc = measure(&full[start..], &mut escapes);
+        listed_len += 6 + name.len() + desc.units;
+        spans.push((start, full.len()));
+        descs.push(desc);
+        shapes.push(Shape::Full);
+    }
+    let full_chars = listed_len + total.saturating_sub(1);
+    if !names_only && full_chars <= budget.chars {
         return Entries {
             text: full,
             report: CatalogReport::unbudgeted(total, full_chars),
         };
     }
-    let mut escapes = Vec::new();
-    let descs = spans
-        .iter()
-        .map(|&(start, end)| measure(&full[start..end], &mut escapes))
-        .collect();
     let mut layout = Layout {
         catalog,
         descs,
         escapes,
-        shapes: vec![Shape::Full; total],
-        listed_len: 0,
+        shapes,
+        listed_len,
         listed: total,
         omitted: 0,
     };
-    layout.listed_len = (0..total).map(|i| layout.line_len(i, Shape::Full)).sum();
-    let (pinned, rest) = groups(&catalog.items, &budget.pinned);
-    // When neither fits, everything is left out and the notice line remains.
-    if !layout.degrade(&rest, budget.chars) {
+    let fits = if names_only {
+        layout.omit(&rest, budget.chars)
+    } else {
+        layout.degrade(&rest, budget.chars)
+    };
+    // When this does not fit either, everything is left out and the notice
+    // line remains.
+    if !fits {
         layout.degrade(&pinned, budget.chars);
     }
     let chars = layout.total();
@@ -536,6 +660,44 @@ mod tests {
             }
         }
         render(&shapes)
+    }
+
+    #[test]
+    fn measures_escapes_at_every_offset() {
+        for text in ["abc", "&amp;", "&lt;x&gt;", "é&amp;", "😀&lt;"] {
+            for lead in 0..20 {
+                for tail in [0, 1, 7, 8, 9] {
+                    let rendered = format!("{}{text}{}", "x".repeat(lead), "y".repeat(tail));
+                    let mut escapes = Vec::new();
+                    let desc = measure(&rendered, &mut escapes);
+                    // Naive: normalised units count an escape as one unit.
+                    let plain = rendered
+                        .replace("&amp;", "&")
+                        .replace("&lt;", "<")
+                        .replace("&gt;", ">");
+                    assert_eq!(desc.units, utf16_len(&rendered), "{rendered:?}");
+                    assert_eq!(desc.norm, utf16_len(&plain), "{rendered:?}");
+                    assert_eq!(desc.ascii, rendered.is_ascii());
+                    let mut expected = Vec::new();
+                    let mut units = 0;
+                    let mut rest = rendered.as_str();
+                    while let Some(c) = rest.chars().next() {
+                        let len = ["&amp;", "&lt;", "&gt;"]
+                            .iter()
+                            .find(|e| rest.starts_with(**e))
+                            .map_or(c.len_utf8(), |e| e.len());
+                        if len > c.len_utf8() {
+                            expected.push((units, len - 1));
+                            units += 1;
+                        } else {
+                            units += c.len_utf16();
+                        }
+                        rest = &rest[len..];
+                    }
+                    assert_eq!(escapes, expected, "{rendered:?}");
+                }
+            }
+        }
     }
 
     #[test]

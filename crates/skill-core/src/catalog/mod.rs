@@ -390,9 +390,8 @@ impl<'a> Catalog<'a> {
             )
     }
 
-    /// Appends every entry in full (no budget) to `out`; `spans` receives the
-    /// byte range of each description in `out`.
-    fn write_full(&self, out: &mut String, mut spans: Option<&mut Vec<(usize, usize)>>) {
+    /// Appends every entry in full (no budget) to `out`.
+    fn write_full(&self, out: &mut String) {
         out.reserve(self.size_hint());
         for (i, (name, description)) in self.items.iter().enumerate() {
             if i > 0 {
@@ -401,11 +400,7 @@ impl<'a> Catalog<'a> {
             out.push_str("- `");
             out.push_str(name);
             out.push_str("`: ");
-            let start = out.len();
             push_description(out, description, self.max_len);
-            if let Some(spans) = spans.as_deref_mut() {
-                spans.push((start, out.len()));
-            }
         }
     }
 
@@ -415,7 +410,7 @@ impl<'a> Catalog<'a> {
             Some(budget) => budget::render(self, budget),
             None => {
                 let mut text = String::new();
-                self.write_full(&mut text, None);
+                self.write_full(&mut text);
                 let report = CatalogReport::unbudgeted(self.len(), utf16_len(&text));
                 Entries { text, report }
             }
@@ -451,7 +446,7 @@ impl<'a> Catalog<'a> {
         text.push_str(OPEN_TAG);
         text.push('\n');
         let start = text.len();
-        self.write_full(&mut text, None);
+        self.write_full(&mut text);
         let digest = digest_hex(&text[start..]);
         let report = CatalogReport::unbudgeted(self.len(), utf16_len(&text[start..]));
         if !self.is_empty() {
