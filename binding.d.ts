@@ -188,22 +188,22 @@ export declare function __localeCompareForTest(a: string, b: string): number
 export declare function catalogContentDigest(text: string): string | null
 
 /** Digest (lowercase hex SHA-256) of the catalog entries. */
-export declare function catalogDigest(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, maxLength: number, budget?: number | undefined | null, pinned?: Array<string> | undefined | null): string
+export declare function catalogDigest(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout): string
 
 /** Joined catalog entries (see the module docs for the arguments). */
-export declare function catalogEntries(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, maxLength: number, budget?: number | undefined | null, pinned?: Array<string> | undefined | null): string
+export declare function catalogEntries(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout): string
 
 /** Initial (`replacement: false`) or replacement catalog message. */
-export declare function catalogMessage(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, maxLength: number, budget: number | undefined | null, pinned: Array<string> | undefined | null, replacement: boolean): string
+export declare function catalogMessage(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout, replacement: boolean): string
 
 /**
  * Plans the catalog message for a complete snapshot; `null` when nothing
  * needs publishing.
  */
-export declare function catalogPlan(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, maxLength: number, budget: number | undefined | null, pinned: Array<string> | undefined | null, visibleDigest: string | undefined | null, published: boolean): NapiCatalogUpdate | null
+export declare function catalogPlan(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout, visibleDigest: string | undefined | null, published: boolean): NapiCatalogUpdate | null
 
 /** Entries, their digest and the report in one crossing. */
-export declare function catalogRender(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, maxLength: number, budget?: number | undefined | null, pinned?: Array<string> | undefined | null): NapiCatalogEntries
+export declare function catalogRender(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout): NapiCatalogEntries
 
 /** A provider slot JS must call during a collection. */
 export interface ExternalSlot {
@@ -255,6 +255,16 @@ export interface NapiCatalogUpdate {
   digest: string
   /** How each skill appears in the entries. */
   report: NapiCatalogReport
+}
+
+/** How the entries are laid out (checked by the JS layer). */
+export interface NapiLayout {
+  /** Description limit (`maxLength`). */
+  max: number
+  /** Most UTF-16 units the entries block may take; none: every entry in full. */
+  budget?: number
+  /** Names that keep their description under the budget, highest priority first. */
+  pinned?: Array<string>
 }
 
 /** `resourceBase` of a loaded skill, checked by the JS layer. */

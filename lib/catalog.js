@@ -203,14 +203,13 @@ function memoized(handle, key, compute) {
  * Objects in the result may be shared: callers copy them.
  */
 function render(op, skills, layout, fn, ...extra) {
-  const { max, budget, pinned } = layout
   const registry = registryCatalog(skills)
   if (registry === undefined) {
     const { chunks, lengths } = pack(skills, fn)
-    return native[op](undefined, chunks, lengths, max, budget, pinned, ...extra)
+    return native[op](undefined, chunks, lengths, layout, ...extra)
   }
-  const key = JSON.stringify([op, max, budget, pinned, ...extra])
-  return memoized(registry, key, () => native[op](registry, NO_CHUNKS, NO_LENGTHS, max, budget, pinned, ...extra))
+  const key = JSON.stringify([op, layout.max, layout.budget, layout.pinned, ...extra])
+  return memoized(registry, key, () => native[op](registry, NO_CHUNKS, NO_LENGTHS, layout, ...extra))
 }
 
 /**

@@ -14,9 +14,9 @@
 //! the chunks are then empty): the names and descriptions are read in place from
 //! the merged catalog, and nothing is packed or converted.
 //!
-//! Every render export takes `(registry, chunks, lengths, maxLength, budget,
-//! pinned)`; `budget` is `undefined` for an unbudgeted catalog (then `pinned`
-//! is ignored).
+//! Every render export takes `(registry, chunks, lengths, layout)` and then its
+//! own arguments; `layout` is `{ max, budget, pinned }` (`budget` undefined for
+//! an unbudgeted catalog, and then `pinned` is ignored).
 
 // Unit-test builds do not register the exports, which then look unused.
 #![cfg_attr(test, allow(dead_code))]
@@ -136,27 +136,38 @@ fn unpack<'a, S: AsRef<str>>(
     Ok(items)
 }
 
+/// How the entries are laid out (checked by the JS layer).
+#[napi(object, object_to_js = false)]
+pub struct NapiLayout {
+    /// Description limit (`maxLength`).
+    pub max: u32,
+    /// Most UTF-16 units the entries block may take; none: every entry in full.
+    pub budget: Option<u32>,
+    /// Names that keep their description under the budget, highest priority first.
+    pub pinned: Option<Vec<String>>,
+}
+
 /// The catalog an export renders: the registry's own merged catalog when JS
 /// passes one (names and descriptions are read in place, nothing is packed),
-/// else the packed chunks. `budget` (with `pinned`) fits the entries block.
+/// else the packed chunks, laid out as `layout` says.
 fn with_catalog<T>(
     registry: Option<&NativeCatalog>,
     chunks: &[String],
     lengths: &Uint32Array,
-    max_length: u32,
-    budget: Option<u32>,
-    pinned: Option<Vec<String>>,
+    layout: NapiLayout,
     f: impl FnOnce(&Catalog<'_>) -> T,
 ) -> napi::Result<T> {
-    let budget = budget
-        .map(|chars| Budget::new(chars as usize, pinned.unwrap_or_default()))
+    let max_len = layout.max as usize;
+    let budget = layout
+        .budget
+        .map(|chars| Budget::new(chars as usize, layout.pinned.unwrap_or_default()))
         .transpose()
         .map_err(catalog_error)?;
     let catalog = match registry {
-        Some(registry) => Catalog::from_summaries(&registry.catalog().skills, max_length as usize),
+        Some(registry) => Catalog::from_summaries(&registry.catalog().skills, max_len),
         None => {
             let items = unpack(chunks, lengths.as_ref()).map_err(invalid_arg)?;
-            Catalog::new(items, max_length as usize)
+            Catalog::new(items, max_len)
         }
     }
     .map_err(catalog_error)?
@@ -200,19 +211,11 @@ pub fn catalog_entries(
     registry: Option<ClassInstance<NativeCatalog>>,
     chunks: Vec<String>,
     lengths: Uint32Array,
-    max_length: u32,
-    budget: Option<u32>,
-    pinned: Option<Vec<String>>,
+    layout: NapiLayout,
 ) -> napi::Result<Text> {
-    with_catalog(
-        registry.as_deref(),
-        &chunks,
-        &lengths,
-        max_length,
-        budget,
-        pinned,
-        |c| Text(c.entries()),
-    )
+    with_catalog(registry.as_deref(), &chunks, &lengths, layout, |c| {
+        Text(c.entries())
+    })
 }
 
 /// Digest (lowercase hex SHA-256) of the catalog entries.
@@ -221,19 +224,11 @@ pub fn catalog_digest(
     registry: Option<ClassInstance<NativeCatalog>>,
     chunks: Vec<String>,
     lengths: Uint32Array,
-    max_length: u32,
-    budget: Option<u32>,
-    pinned: Option<Vec<String>>,
+    layout: NapiLayout,
 ) -> napi::Result<String> {
-    with_catalog(
-        registry.as_deref(),
-        &chunks,
-        &lengths,
-        max_length,
-        budget,
-        pinned,
-        |c| c.digest(),
-    )
+    with_catalog(registry.as_deref(), &chunks, &lengths, layout, |c| {
+        c.digest()
+    })
 }
 
 /// Entries, their digest and the report in one call.
@@ -254,38 +249,25 @@ pub fn catalog_render(
     registry: Option<ClassInstance<NativeCatalog>>,
     chunks: Vec<String>,
     lengths: Uint32Array,
-    max_length: u32,
-    budget: Option<u32>,
-    pinned: Option<Vec<String>>,
+    layout: NapiLayout,
 ) -> napi::Result<NapiCatalogEntries> {
-    with_catalog(
-        registry.as_deref(),
-        &chunks,
-        &lengths,
-        max_length,
-        budget,
-        pinned,
-        |c| {
-            let Entries { text, report } = c.render();
-            NapiCatalogEntries {
-                digest: catalog::digest_hex(&text),
-                entries: Text(text),
-                report: report.into(),
-            }
-        },
-    )
+    with_catalog(registry.as_deref(), &chunks, &lengths, layout, |c| {
+        let Entries { text, report } = c.render();
+        NapiCatalogEntries {
+            digest: catalog::digest_hex(&text),
+            entries: Text(text),
+            report: report.into(),
+        }
+    })
 }
 
 /// Initial (`replacement: false`) or replacement catalog message.
 #[napi(catch_unwind, js_name = "catalogMessage", ts_return_type = "string")]
-#[allow(clippy::too_many_arguments)]
 pub fn catalog_message(
     registry: Option<ClassInstance<NativeCatalog>>,
     chunks: Vec<String>,
     lengths: Uint32Array,
-    max_length: u32,
-    budget: Option<u32>,
-    pinned: Option<Vec<String>>,
+    layout: NapiLayout,
     replacement: bool,
 ) -> napi::Result<Text> {
     let kind = if replacement {
@@ -293,15 +275,9 @@ pub fn catalog_message(
     } else {
         MessageKind::Initial
     };
-    with_catalog(
-        registry.as_deref(),
-        &chunks,
-        &lengths,
-        max_length,
-        budget,
-        pinned,
-        |c| Text(c.message(kind).text),
-    )
+    with_catalog(registry.as_deref(), &chunks, &lengths, layout, |c| {
+        Text(c.message(kind).text)
+    })
 }
 
 /// A catalog message to publish.
@@ -321,33 +297,22 @@ pub struct NapiCatalogUpdate {
 /// Plans the catalog message for a complete snapshot; `null` when nothing
 /// needs publishing.
 #[napi(catch_unwind, js_name = "catalogPlan")]
-#[allow(clippy::too_many_arguments)]
 pub fn catalog_plan(
     registry: Option<ClassInstance<NativeCatalog>>,
     chunks: Vec<String>,
     lengths: Uint32Array,
-    max_length: u32,
-    budget: Option<u32>,
-    pinned: Option<Vec<String>>,
+    layout: NapiLayout,
     visible_digest: Option<String>,
     published: bool,
 ) -> napi::Result<Option<NapiCatalogUpdate>> {
-    with_catalog(
-        registry.as_deref(),
-        &chunks,
-        &lengths,
-        max_length,
-        budget,
-        pinned,
-        |c| {
-            catalog::plan_step(c, visible_digest.as_deref(), published).map(|u| NapiCatalogUpdate {
-                kind: u.kind.as_str().to_string(),
-                text: Text(u.text),
-                digest: u.digest,
-                report: u.report.into(),
-            })
-        },
-    )
+    with_catalog(registry.as_deref(), &chunks, &lengths, layout, |c| {
+        catalog::plan_step(c, visible_digest.as_deref(), published).map(|u| NapiCatalogUpdate {
+            kind: u.kind.as_str().to_string(),
+            text: Text(u.text),
+            digest: u.digest,
+            report: u.report.into(),
+        })
+    })
 }
 
 /// Digest of the catalog held by a stored message text, or `null` when the

@@ -331,7 +331,9 @@ impl Layout<'_, '_> {
     /// Takes the steps of the module docs on `group` (entries in priority
     /// order, all in full) until the block fits; false when it still does not.
     fn degrade(&mut self, group: &[usize], budget: usize) -> bool {
-        self.shorten(group, budget) || self.names(group, budget) || self.omit(group, budget)
+        self.shorten(group, budget)
+            || self.give_way(group, Shape::NameOnly, budget)
+            || self.give_way(group, Shape::Omitted, budget)
     }
 
     /// Step 1: the largest common description length that fits; when even the
@@ -373,21 +375,11 @@ impl Layout<'_, '_> {
         true
     }
 
-    /// Step 2: name-only entries, lowest priority first.
-    fn names(&mut self, group: &[usize], budget: usize) -> bool {
+    /// Steps 2 and 3: entries of `group` take `shape` (name-only, then left
+    /// out), lowest priority first, until the block fits.
+    fn give_way(&mut self, group: &[usize], shape: Shape, budget: usize) -> bool {
         for &i in group.iter().rev() {
-            self.set(i, Shape::NameOnly);
-            if self.total() <= budget {
-                return true;
-            }
-        }
-        false
-    }
-
-    /// Step 3: entries left out, lowest priority first.
-    fn omit(&mut self, group: &[usize], budget: usize) -> bool {
-        for &i in group.iter().rev() {
-            self.set(i, Shape::Omitted);
+            self.set(i, shape);
             if self.total() <= budget {
                 return true;
             }
@@ -543,7 +535,7 @@ pub(super) fn render(catalog: &Catalog<'_>, budget: &Budget) -> Entries {
         omitted: 0,
     };
     let fits = if names_only {
-        layout.omit(&rest, budget.chars)
+        layout.give_way(&rest, Shape::Omitted, budget.chars)
     } else {
         layout.degrade(&rest, budget.chars)
     };
@@ -959,13 +951,7 @@ mod tests {
             "\u{fffd}",
         ];
         let names = ["a", "b", "c-d", "e", "f-g-h", "i", "j", "k", "lm", "n"];
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = crate::catalog::tests::xorshift(0x2545_f491_4f6c_dd1d);
         let mut seen = [0usize; 4];
         for round in 0..1500 {
             let count = (next() % 8) as usize;

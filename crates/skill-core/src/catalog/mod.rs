@@ -31,7 +31,7 @@ pub mod budget;
 
 pub use budget::{omitted_notice, Budget, CatalogReport, MIN_SHORTENED_LENGTH};
 
-use crate::model::{is_skill_name, ResourceBase, SkillSummary};
+use crate::model::{is_skill_name, js_number, ResourceBase, SkillSummary};
 use sha2::{Digest, Sha256};
 use std::fmt;
 
@@ -59,17 +59,6 @@ pub enum CatalogError {
     Budget(String),
 }
 
-/// `value` as JS would print it in an error message.
-fn show_f64(value: f64) -> String {
-    if value.is_nan() {
-        "NaN".to_string()
-    } else if value.is_infinite() {
-        if value > 0.0 { "Infinity" } else { "-Infinity" }.to_string()
-    } else {
-        format!("{value}")
-    }
-}
-
 /// `value` as a `usize` when it is an integer of at least `min` (limits beyond
 /// any real string length saturate: they behave the same).
 fn integer_at_least(value: f64, min: usize) -> Option<usize> {
@@ -85,13 +74,13 @@ fn integer_at_least(value: f64, min: usize) -> Option<usize> {
 
 /// Checks a description limit given as a JS number.
 pub fn max_length_from_f64(value: f64) -> Result<usize, CatalogError> {
-    integer_at_least(value, MIN_MAX_LENGTH).ok_or_else(|| CatalogError::MaxLength(show_f64(value)))
+    integer_at_least(value, MIN_MAX_LENGTH).ok_or_else(|| CatalogError::MaxLength(js_number(value)))
 }
 
 /// Checks a budget given as a JS number (a positive integer; budgets beyond any
 /// real catalog length behave the same: nothing is cut).
 pub fn budget_from_f64(value: f64) -> Result<usize, CatalogError> {
-    integer_at_least(value, 1).ok_or_else(|| CatalogError::Budget(show_f64(value)))
+    integer_at_least(value, 1).ok_or_else(|| CatalogError::Budget(js_number(value)))
 }
 
 /// Checks a description limit given as an integer.
@@ -736,8 +725,18 @@ pub fn render_skill_content(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A seeded xorshift generator for generated test inputs.
+    pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
 
     fn desc(d: &str, max: usize) -> String {
         let mut s = String::new();
@@ -833,13 +832,7 @@ mod tests {
             "</available_skills>",
             "\u{fffd}",
         ];
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..5000 {
             let len = (next() % 24) as usize;
             let d: String = (0..len)
