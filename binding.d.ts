@@ -187,23 +187,23 @@ export declare function __localeCompareForTest(a: string, b: string): number
  */
 export declare function catalogContentDigest(text: string): string | null
 
-/** Digest (lowercase hex SHA-256) of the entries of a packed catalog. */
-export declare function catalogDigestPacked(chunks: Array<string>, lengths: Uint32Array, maxLength: number): string
+/** Digest (lowercase hex SHA-256) of the catalog entries. */
+export declare function catalogDigest(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout): string
 
-/** Joined catalog entries of a packed catalog (see the module docs). */
-export declare function catalogEntriesPacked(chunks: Array<string>, lengths: Uint32Array, maxLength: number): string
+/** Joined catalog entries (see the module docs for the arguments). */
+export declare function catalogEntries(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout): string
 
-/** Initial (`replacement: false`) or replacement catalog message of a packed catalog. */
-export declare function catalogMessagePacked(chunks: Array<string>, lengths: Uint32Array, maxLength: number, replacement: boolean): string
+/** Initial (`replacement: false`) or replacement catalog message. */
+export declare function catalogMessage(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout, replacement: boolean): string
 
 /**
- * Plans the catalog message for a complete packed snapshot; `null` when
- * nothing needs publishing.
+ * Plans the catalog message for a complete snapshot; `null` when nothing
+ * needs publishing.
  */
-export declare function catalogPlanPacked(chunks: Array<string>, lengths: Uint32Array, maxLength: number, visibleDigest: string | undefined | null, published: boolean): NapiCatalogUpdate | null
+export declare function catalogPlan(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout, visibleDigest: string | undefined | null, published: boolean): NapiCatalogUpdate | null
 
-/** Entries and their digest of a packed catalog in one crossing. */
-export declare function catalogRenderPacked(chunks: Array<string>, lengths: Uint32Array, maxLength: number): NapiCatalogEntries
+/** Entries, their digest and the report in one crossing. */
+export declare function catalogRender(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout): NapiCatalogEntries
 
 /** A provider slot JS must call during a collection. */
 export interface ExternalSlot {
@@ -219,12 +219,30 @@ export interface ExternalSlot {
  */
 export declare function isSkillName(name: unknown): boolean
 
-/** Entries and digest of a packed catalog in one call. */
+/** Entries, their digest and the report in one call. */
 export interface NapiCatalogEntries {
   /** Joined entries. */
   entries: string
   /** Digest of `entries`. */
   digest: string
+  /** How each skill appears in `entries`. */
+  report: NapiCatalogReport
+}
+
+/** How each model-invocable skill appears in the entries block. */
+export interface NapiCatalogReport {
+  /** Model-invocable skills. */
+  total: number
+  /** Entries shown as without a budget. */
+  full: number
+  /** Entries whose description the budget cut. */
+  shortened: number
+  /** Entries shown by name only. */
+  nameOnly: number
+  /** Skills left out (counted by the last line). */
+  omitted: number
+  /** Length of the entries block in UTF-16 code units. */
+  chars: number
 }
 
 /** A catalog message to publish. */
@@ -235,6 +253,18 @@ export interface NapiCatalogUpdate {
   text: string
   /** Digest of the entries in `text`. */
   digest: string
+  /** How each skill appears in the entries. */
+  report: NapiCatalogReport
+}
+
+/** How the entries are laid out (checked by the JS layer). */
+export interface NapiLayout {
+  /** Description limit (`maxLength`). */
+  max: number
+  /** Most UTF-16 units the entries block may take; none: every entry in full. */
+  budget?: number
+  /** Names that keep their description under the budget, highest priority first. */
+  pinned?: Array<string>
 }
 
 /** `resourceBase` of a loaded skill, checked by the JS layer. */

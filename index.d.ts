@@ -24,6 +24,8 @@ export { SkillRegistry, isSkillName, isModelInvocable, isUserInvocable } from '.
 export type {
   CatalogSkill,
   CatalogSnapshot,
+  CatalogOptions,
+  CatalogReport,
   RenderedCatalog,
   CatalogStepInput,
   CatalogStep,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 
@@ -263,9 +263,18 @@ describe('maxLength', () => {
       (max) => catalog.planCatalogStep({ snapshot: { skills, complete: true }, published: false, maxLength: max as number }),
     ]
     for (const call of calls) {
-      for (const bad of [2, 0, -1, 2.5, 3.5, Number.NaN, Infinity, '500', null, {}]) {
+      for (const bad of [2, 0, -1, 2.5, 3.5, Number.NaN, Infinity, '500', null]) {
         expect(() => call(bad)).toThrow(/maxLength must be an integer >= 3/)
       }
+    }
+  })
+
+  it('is also taken as an option, with the same checks', () => {
+    const skills = [skill('a', 'abcdefgh')]
+    expect(catalog.renderCatalogEntries(skills, { maxLength: 6 })).toBe('- `a`: abc...')
+    expect(catalog.renderCatalogEntries(skills, {})).toBe('- `a`: abcdefgh')
+    for (const bad of [2, 2.5, '500', null]) {
+      expect(() => catalog.renderCatalog(skills, { maxLength: bad as number })).toThrow(/maxLength must be an integer >= 3/)
     }
   })
 })
@@ -388,13 +397,19 @@ describe('planCatalogStep', () => {
     }
   })
 
-  it('returns the same text and digest as the message renderers', () => {
+  it('returns the same text, digest and report as the message renderers', () => {
+    const { report } = catalog.renderCatalog(b)
     const initial = plan(b, true, false)
-    expect(initial).toEqual({ kind: 'initial', text: catalog.renderCatalogMessage(b), digest: catalog.catalogDigest(b) })
+    expect(initial).toEqual({ kind: 'initial', text: catalog.renderCatalogMessage(b), digest: catalog.catalogDigest(b), report })
     const replacement = plan(b, true, true, digestA)
-    expect(replacement).toEqual({ kind: 'replacement', text: catalog.renderCatalogUpdate(b), digest: catalog.catalogDigest(b) })
+    expect(replacement).toEqual({ kind: 'replacement', text: catalog.renderCatalogUpdate(b), digest: catalog.catalogDigest(b), report })
     const tombstone = plan([], true, true, digestA)
-    expect(tombstone).toEqual({ kind: 'replacement', text: catalog.renderCatalogUpdate([]), digest: sha256('') })
+    expect(tombstone).toEqual({
+      kind: 'replacement',
+      text: catalog.renderCatalogUpdate([]),
+      digest: sha256(''),
+      report: { total: 0, full: 0, shortened: 0, nameOnly: 0, omitted: 0, chars: 0 },
+    })
   })
 
   it('honours maxLength', () => {
@@ -542,5 +557,321 @@ describe('renderSkillContent', () => {
     expect(() =>
       catalog.renderSkillContent({ name: 'a', provider: 'p', content: 'x', resourceBase: { kind: 'url', path: '/x' } } as never),
     ).toThrow(/resourceBase\.url/)
+  })
+})
+
+// ---------------------------------------------------------------------------
+// Budgets
+// ---------------------------------------------------------------------------
+
+const MIN_SHORTENED = 40
+const EMPTY_REPORT = { total: 0, full: 0, shortened: 0, nameOnly: 0, omitted: 0 }
+
+/** The documented last line of a budgeted catalog that left `n` skills out. */
+function notice(n: number): string {
+  return n === 1
+    ? '(1 more skill is available but not listed here; load it by its exact name with the `skill` tool.)'
+    : `(${n} more skills are available but not listed here; load one by its exact name with the \`skill\` tool.)`
+}
+
+/**
+ * The budget rules of `CatalogOptions.budget` taken literally, on top of the
+ * plain JS oracle: every candidate block is rendered and measured with
+ * `.length`, the longest common description length first.
+ */
+function oracleBudgeted(skills: readonly Summary[], max: number, budget: number, pinned: readonly string[]): string {
+  const items = skills
+    .filter((s) => s.invocation.modelInvocable)
+    .map((s, i) => [s, i] as const)
+    .sort(([a, i], [b, j]) => (a.name < b.name ? -1 : a.name > b.name ? 1 : i - j))
+    .map(([s]) => s)
+  type Shape = number | 'name' | 'out'
+  const render = (shapes: Shape[]) => {
+    const lines: string[] = []
+    let out = 0
+    items.forEach((s, i) => {
+      const shape = shapes[i]
+      if (shape === 'out') out++
+      else if (shape === 'name') lines.push(`- \`${s.name}\``)
+      else lines.push(`- \`${s.name}\`: ${oracleDescription(s.description, shape)}`)
+    })
+    if (out > 0) lines.push(notice(out))
+    return lines.join('\n')
+  }
+  const fits = (shapes: Shape[]) => render(shapes).length <= budget
+  const shapes: Shape[] = items.map(() => max)
+  if (fits(shapes)) return render(shapes)
+  const first: number[] = []
+  for (const name of pinned) items.forEach((s, i) => s.name === name && !first.includes(i) && first.push(i))
+  const rest = items.map((_, i) => i).filter((i) => !first.includes(i))
+  // Lengths at or past the longest normalised description cut nothing.
+  const longest = Math.max(0, ...items.map((s) => s.description.replace(/\s+/g, ' ').trim().length))
+  for (const group of [rest, first]) {
+    for (let cap = Math.min(max - 1, longest); cap >= MIN_SHORTENED; cap--) {
+      const trial = [...shapes]
+      for (const i of group) trial[i] = cap
+      if (fits(trial)) return render(trial)
+    }
+    if (MIN_SHORTENED < max) for (const i of group) shapes[i] = MIN_SHORTENED
+    for (const i of [...group].reverse()) {
+      shapes[i] = 'name'
+      if (fits(shapes)) return render(shapes)
+    }
+    for (const i of [...group].reverse()) {
+      shapes[i] = 'out'
+      if (fits(shapes)) return render(shapes)
+    }
+  }
+  return render(shapes)
+}
+
+describe('budget', () => {
+  it('with every option at its default, bytes and digest are the oracle corpus ones', () => {
+    const rand = mulberry32(0xb0d6e7)
+    for (let round = 0; round < 250; round++) {
+      const max = pick(rand, MAX_CHOICES)
+      const skills = randomCatalog(rand, max ?? 500)
+      const expected = oracleEntries(skills, max)
+      const total = skills.filter((s) => s.invocation.modelInvocable).length
+      const variants: Array<number | import('../types/catalog').CatalogOptions | undefined> = [
+        max,
+        { maxLength: max },
+        { maxLength: max, budget: undefined, pinned: undefined },
+        { maxLength: max, pinned: skills.map((s) => s.name) },
+        { maxLength: max, budget: 2 ** 40 },
+        { maxLength: max, budget: Math.max(1, expected.length), pinned: ['not-here'] },
+      ]
+      if (max === undefined) variants.push(undefined, {})
+      for (const options of variants) {
+        const label = `round ${round} ${JSON.stringify(options)}`
+        const rendered = catalog.renderCatalog(skills, options)
+        expect(rendered.entries, label).toBe(wellFormed(expected))
+        expect(rendered.digest, label).toBe(sha256(expected))
+        expect(rendered.report, label).toEqual({ ...EMPTY_REPORT, total, full: total, chars: expected.length })
+        expect(catalog.renderCatalogEntries(skills, options)).toBe(wellFormed(expected))
+        expect(catalog.catalogDigest(skills, options)).toBe(sha256(expected))
+        expect(catalog.renderCatalogMessage(skills, options)).toBe(catalog.renderCatalogMessage(skills, max))
+        expect(catalog.renderCatalogUpdate(skills, options)).toBe(catalog.renderCatalogUpdate(skills, max))
+      }
+    }
+  })
+
+  it('matches the literal rules over a generated corpus', () => {
+    const rand = mulberry32(0xbd6e7)
+    const seen = { shortened: 0, nameOnly: 0, omitted: 0, noticeOnly: 0, pinnedKept: 0 }
+    for (let round = 0; round < 250; round++) {
+      const max = pick(rand, [10, 39, 40, 41, 60, 120, 500])
+      const count = Math.floor(rand() * 14)
+      const skills: Summary[] = []
+      for (let i = 0; i < count; i++) {
+        let description = ''
+        const parts = Math.floor(rand() * 30)
+        for (let j = 0; j < parts; j++) description += pick(rand, [...FRAGMENTS, 'some words ', 'x'.repeat(20)])
+        skills.push(skill(`${pick(rand, ['a', 'b', 'c', 'skill'])}-${Math.floor(rand() * 30)}`, description, rand() > 0.1))
+      }
+      const full = oracleEntries(skills, max).length
+      const budget = 1 + Math.floor(rand() * (full + 10))
+      const pinned = skills.filter(() => rand() < 0.15).map((s) => s.name)
+      if (rand() < 0.2) pinned.push('not-listed')
+      const expected = oracleBudgeted(skills, max, budget, pinned)
+      const label = `round ${round}: max ${max} budget ${budget} pinned ${pinned}`
+      const options = { maxLength: max, budget, pinned }
+      const { entries, digest, report } = catalog.renderCatalog(skills, options)
+      expect(entries, label).toBe(wellFormed(expected))
+      expect(digest, label).toBe(sha256(expected))
+      expect(catalog.catalogDigest(skills, options)).toBe(digest)
+      const total = skills.filter((s) => s.invocation.modelInvocable).length
+      expect(report.total).toBe(total)
+      expect(report.full + report.shortened + report.nameOnly + report.omitted).toBe(total)
+      expect(report.chars).toBe(entries.length)
+      const lines = entries === '' ? [] : entries.split('\n')
+      expect(lines.filter((l) => /^- `[a-z0-9-]+`$/.test(l))).toHaveLength(report.nameOnly)
+      if (report.omitted > 0) expect(lines.at(-1)).toBe(notice(report.omitted))
+      if (report.chars > budget) expect(entries).toBe(notice(total))
+      for (const message of [catalog.renderCatalogMessage(skills, options), catalog.renderCatalogUpdate(skills, options)]) {
+        expect(catalog.catalogContentDigest(message)).toBe(digest)
+      }
+      seen.shortened += Number(report.shortened > 0)
+      seen.nameOnly += Number(report.nameOnly > 0)
+      seen.omitted += Number(report.omitted > 0)
+      seen.noticeOnly += Number(report.chars > budget)
+      seen.pinnedKept += Number(pinned.length > 0 && report.full > 0 && report.full < total)
+    }
+    for (const [what, n] of Object.entries(seen)) expect(n, what).toBeGreaterThan(10)
+  })
+
+  it('shortens fairly, then lists names, then counts what it leaves out', () => {
+    const d = (c: string, n: number) => c.repeat(n)
+    const skills = [skill('a', d('x', 100)), skill('b', d('y', 60)), skill('c', d('z', 10))]
+    // 7 + 50 + 1 + 7 + 50 + 1 + 7 + 10: both long ones at 50, the short one whole.
+    expect(catalog.renderCatalog(skills, { budget: 133 })).toEqual({
+      entries: `- \`a\`: ${d('x', 47)}...\n- \`b\`: ${d('y', 47)}...\n- \`c\`: ${d('z', 10)}`,
+      digest: sha256(`- \`a\`: ${d('x', 47)}...\n- \`b\`: ${d('y', 47)}...\n- \`c\`: ${d('z', 10)}`),
+      report: { total: 3, full: 1, shortened: 2, nameOnly: 0, omitted: 0, chars: 133 },
+    })
+    expect(catalog.renderCatalog(skills, { budget: 17 }).entries).toBe('- `a`\n- `b`\n- `c`')
+    // Pinned: `b` keeps its description while the others give way.
+    expect(catalog.renderCatalog(skills, { budget: 80, pinned: ['b'] }).entries).toBe(`- \`a\`\n- \`b\`: ${d('y', 60)}\n- \`c\``)
+    const many = Array.from({ length: 30 }, (_, i) => skill(`s-${String(i).padStart(2, '0')}`, d('d', 80)))
+    const { entries, report } = catalog.renderCatalog(many, { budget: 268 })
+    expect(entries).toBe(`${many.slice(0, 18).map((s) => `- \`${s.name}\``).join('\n')}\n${notice(12)}`)
+    expect(report).toEqual({ total: 30, full: 0, shortened: 0, nameOnly: 18, omitted: 12, chars: entries.length })
+    expect(catalog.renderCatalog(many, { budget: 1 }).entries).toBe(notice(30))
+  })
+
+  it('applies to every renderer and to planCatalogStep, and a changed budget is a new catalog', () => {
+    const many = Array.from({ length: 30 }, (_, i) => skill(`s-${String(i).padStart(2, '0')}`, `Skill ${i} & more`))
+    const options = { budget: 200, pinned: ['s-29'] }
+    const rendered = catalog.renderCatalog(many, options)
+    expect(rendered.report.omitted).toBeGreaterThan(0)
+    expect(catalog.renderCatalogEntries(many, options)).toBe(rendered.entries)
+    const update = catalog.renderCatalogUpdate(many, options)
+    expect(update).toContain('its last line counts the available skills it does not show')
+    expect(update).not.toContain('no longer available')
+    expect(parseEntries(update)).toEqual(rendered.entries.split('\n'))
+    const step = catalog.planCatalogStep({ snapshot: { skills: many, complete: true }, published: false, ...options })
+    expect(step).toEqual({ kind: 'initial', text: catalog.renderCatalogMessage(many, options), digest: rendered.digest, report: rendered.report })
+    expect(catalog.planCatalogStep({ snapshot: { skills: many, complete: true }, published: true, visibleDigest: rendered.digest, ...options })).toEqual({ kind: 'none' })
+    const wider = catalog.planCatalogStep({ snapshot: { skills: many, complete: true }, published: true, visibleDigest: rendered.digest, budget: 10_000 })
+    expect(wider.kind).toBe('replacement')
+    expect(wider.kind !== 'none' && wider.report).toEqual({ ...EMPTY_REPORT, total: 30, full: 30, chars: catalog.renderCatalogEntries(many).length })
+  })
+
+  it('rejects a budget that is not a positive integer and pinned that is not an array of strings', () => {
+    const skills = [skill('a', 'x')]
+    const calls: Array<(options: never) => unknown> = [
+      (options) => catalog.renderCatalogEntries(skills, options),
+      (options) => catalog.catalogDigest(skills, options),
+      (options) => catalog.renderCatalog(skills, options),
+      (options) => catalog.renderCatalogMessage(skills, options),
+      (options) => catalog.renderCatalogUpdate(skills, options),
+      (options: object) => catalog.planCatalogStep({ snapshot: { skills, complete: true }, published: false, ...options }),
+    ]
+    for (const call of calls) {
+      for (const budget of [0, -1, 1.5, Number.NaN, Infinity, '100', null, {}]) {
+        expect(() => call({ budget } as never)).toThrow(/budget must be a positive integer/)
+      }
+      for (const pinned of ['a', { 0: 'a' }, null]) {
+        expect(() => call({ budget: 10, pinned } as never)).toThrow(/pinned must be an array of skill names/)
+      }
+      expect(() => call({ budget: 10, pinned: ['a', 3] } as never)).toThrow(/pinned\[1\] must be a skill name string/)
+      // Names not in the catalog are ignored.
+      expect(() => call({ budget: 10, pinned: ['Not A Name', 'b'] } as never)).not.toThrow()
+    }
+    expect(() => catalog.renderCatalog(skills, [] as never)).toThrow(/options an object/)
+    expect(catalog.renderCatalog(skills, { budget: 2 ** 53 }).entries).toBe('- `a`: x')
+  })
+})
+
+// ---------------------------------------------------------------------------
+// Rendering what the registry returned
+// ---------------------------------------------------------------------------
+
+describe('rendering a registry snapshot', () => {
+  const native = require('../binding.js') as Record<string, (...args: unknown[]) => unknown> & {
+    NativeCatalog: new (...args: never[]) => unknown
+  }
+  const { SkillRegistry } = require('../lib/registry.js') as typeof import('../types/registry')
+
+  async function registryWith(count: number) {
+    const registry = new SkillRegistry({ logger: { warn() {} } })
+    for (let i = 0; i < count; i++) {
+      registry.register({
+        name: `skill-${String(i).padStart(3, '0')}`,
+        description: `Skill number ${i}:\n  handles <things> & more.${i % 7 === 0 ? ' ' + 'long '.repeat(40) : ''}`,
+        content: 'body',
+        source: 'runtime',
+        invocation: { modelInvocable: i % 5 !== 0, userInvocable: true },
+      })
+    }
+    return registry
+  }
+
+  /** Calls of `op` made by `run`, with whether each got the registry's catalog. */
+  function calls(op: string, run: () => void): Array<'registry' | 'packed'> {
+    const spy = vi.spyOn(native, op)
+    try {
+      run()
+      return spy.mock.calls.map((args) => (args[0] instanceof native.NativeCatalog ? 'registry' : 'packed'))
+    } finally {
+      spy.mockRestore()
+    }
+  }
+
+  it('renders an unchanged snapshot from the native catalog, with the same bytes as packing', async () => {
+    const registry = await registryWith(40)
+    const { skills } = await registry.snapshot()
+    const listed = await registry.list()
+    for (const options of [undefined, 60, { budget: 900, pinned: ['skill-039'] }, { budget: 50 }]) {
+      const label = JSON.stringify(options)
+      const copy = [...skills]
+      expect(calls('catalogRender', () => catalog.renderCatalog(skills, options)), label).toEqual(['registry'])
+      expect(calls('catalogRender', () => catalog.renderCatalog(copy, options)), label).toEqual(['packed'])
+      expect(catalog.renderCatalog(skills, options), label).toEqual(catalog.renderCatalog(copy, options))
+      expect(catalog.renderCatalog(listed, options), label).toEqual(catalog.renderCatalog(copy, options))
+      expect(catalog.renderCatalogEntries(skills, options)).toBe(catalog.renderCatalogEntries(copy, options))
+      expect(catalog.catalogDigest(skills, options)).toBe(catalog.catalogDigest(copy, options))
+      expect(catalog.renderCatalogMessage(skills, options)).toBe(catalog.renderCatalogMessage(copy, options))
+      expect(catalog.renderCatalogUpdate(skills, options)).toBe(catalog.renderCatalogUpdate(copy, options))
+      const layout = typeof options === 'number' ? { maxLength: options } : options
+      for (const history of [{ published: false }, { published: true }, { published: true, visibleDigest: 'x' }]) {
+        const input = (s: Summary[]) => ({ snapshot: { skills: s, complete: true }, ...history, ...layout })
+        expect(catalog.planCatalogStep(input(skills))).toEqual(catalog.planCatalogStep(input(copy)))
+      }
+    }
+    const { entries } = catalog.renderCatalog(skills)
+    expect(entries).toBe(oracleEntries(skills as Summary[]))
+  })
+
+  it('falls back to packing when the array or a summary changed', async () => {
+    const registry = await registryWith(12)
+    const mutations: Array<[string, (skills: Summary[]) => void]> = [
+      ['description replaced', (s) => (s[3] = { ...s[3], description: 'changed & <new>' })],
+      ['name replaced', (s) => (s[1] = { ...s[1], name: 'zz-renamed' })],
+      ['made model-invocable', (s) => (s[0] = { ...s[0], invocation: { modelInvocable: true, userInvocable: true } })],
+      ['made model-disabled', (s) => (s[2] = { ...s[2], invocation: { modelInvocable: false, userInvocable: true } })],
+      ['truthy but not boolean', (s) => (s[2] = { ...s[2], invocation: { modelInvocable: 1 as never, userInvocable: true } })],
+      ['added', (s) => s.push(skill('added-skill', 'new one'))],
+      ['removed', (s) => s.pop()],
+      ['reordered', (s) => s.reverse()],
+      ['swapped for an equal copy of another', (s) => (s[4] = { ...s[5] })],
+    ]
+    for (const [label, mutate] of mutations) {
+      const { skills } = (await registry.snapshot()) as { skills: Summary[] }
+      // (Unchanged, it comes from the native catalog, or from memory after the first time.)
+      expect(calls('catalogRender', () => catalog.renderCatalog(skills)), label).not.toContain('packed')
+      mutate(skills)
+      expect(calls('catalogRender', () => catalog.renderCatalog(skills)), label).toEqual(['packed'])
+      expect(catalog.renderCatalog(skills).entries, label).toBe(oracleEntries(skills))
+      expect(calls('catalogPlan', () => catalog.planCatalogStep({ snapshot: { skills, complete: true }, published: false })), label).toEqual(['packed'])
+    }
+    // A malformed replacement is reported the way packing reports it.
+    const { skills } = (await registry.snapshot()) as { skills: Summary[] }
+    skills[2] = { ...skills[2], description: 42 as never }
+    expect(() => catalog.renderCatalog(skills)).toThrow(/skills\[2\]\.description must be a string/)
+  })
+
+  it('answers repeated renders of an unchanged catalog without rendering again, with fresh objects', async () => {
+    const registry = await registryWith(20)
+    const first = (await registry.snapshot()).skills
+    const a = catalog.renderCatalog(first, { budget: 300 })
+    const second = (await registry.snapshot()).skills
+    expect(second).not.toBe(first)
+    let b: ReturnType<typeof catalog.renderCatalog> | undefined
+    expect(calls('catalogRender', () => (b = catalog.renderCatalog(second, { budget: 300 })))).toEqual([])
+    expect(b).toEqual(a)
+    expect(b).not.toBe(a)
+    ;(a.report as { omitted: number }).omitted = -1
+    expect(catalog.renderCatalog(second, { budget: 300 }).report.omitted).toBe(b?.report.omitted)
+    // Other arguments are other results.
+    expect(calls('catalogRender', () => catalog.renderCatalog(second, { budget: 301 }))).toEqual(['registry'])
+    const step = { snapshot: { skills: second, complete: true }, published: true, visibleDigest: a.digest, budget: 300 }
+    expect(calls('catalogPlan', () => expect(catalog.planCatalogStep(step)).toEqual({ kind: 'none' }))).toEqual(['registry'])
+    expect(calls('catalogPlan', () => expect(catalog.planCatalogStep(step)).toEqual({ kind: 'none' }))).toEqual([])
+    // A change in the registry is a new catalog.
+    registry.register({ name: 'later', description: 'Added later', content: 'x', source: 'runtime' })
+    const third = (await registry.snapshot()).skills
+    expect(catalog.renderCatalogEntries(third)).toContain('- `later`: Added later')
+    expect(catalog.planCatalogStep({ ...step, snapshot: { skills: third, complete: true } }).kind).toBe('replacement')
   })
 })

@@ -1,10 +1,13 @@
 'use strict'
 // Model-facing skill catalog: entries, digest, messages, step planning, history
 // scan and the `skill` tool result. Rules and rendering live in the Rust core
-// (`skill_core::catalog`); this module checks arguments and packs summaries so
-// they cross into native code as one string and one Uint32Array.
+// (`skill_core::catalog`); this module checks arguments and either hands over
+// the registry's own native catalog (for an unchanged array the registry
+// returned) or packs summaries so they cross into native code as a few strings
+// and one Uint32Array.
 
 const native = require('../binding.js')
+const { catalogSourceOf } = require('./registry.js')
 
 /** Default description limit (`catalogDescriptionMaxLength`). */
 const DEFAULT_MAX_LENGTH = 500
@@ -33,6 +36,50 @@ function checkMaxLength(maxLength, fn) {
     throw new RangeError(`${fn}: maxLength must be an integer >= 3 (got ${describe(maxLength)})`)
   }
   return maxLength > MAX_LIMIT ? MAX_LIMIT : maxLength
+}
+
+function checkBudget(budget, fn) {
+  if (budget === undefined) return undefined
+  if (typeof budget !== 'number') {
+    throw new TypeError(`${fn}: budget must be a positive integer (got ${describe(budget)})`)
+  }
+  if (!Number.isInteger(budget) || budget < 1) {
+    throw new RangeError(`${fn}: budget must be a positive integer (got ${describe(budget)})`)
+  }
+  return budget > MAX_LIMIT ? MAX_LIMIT : budget
+}
+
+function checkPinned(pinned, fn) {
+  if (pinned === undefined) return undefined
+  if (!Array.isArray(pinned)) {
+    throw new TypeError(`${fn}: pinned must be an array of skill names (got ${describe(pinned)})`)
+  }
+  for (let i = 0; i < pinned.length; i++) {
+    if (typeof pinned[i] !== 'string') {
+      throw new TypeError(`${fn}: pinned[${i}] must be a skill name string (got ${describe(pinned[i])})`)
+    }
+  }
+  return pinned
+}
+
+/**
+ * The layout options of a catalog: `{ maxLength?, budget?, pinned? }`, or a
+ * number (the `maxLength`, as earlier releases took it).
+ * @returns {{ max: number, budget: number | undefined, pinned: string[] | undefined }}
+ */
+function checkOptions(options, fn) {
+  if (options === undefined || typeof options === 'number') {
+    return { max: checkMaxLength(options, fn), budget: undefined, pinned: undefined }
+  }
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new TypeError(
+      `${fn}: maxLength must be an integer >= 3, or options an object { maxLength?, budget?, pinned? } (got ${describe(options)})`,
+    )
+  }
+  const max = checkMaxLength(options.maxLength, fn)
+  const budget = checkBudget(options.budget, fn)
+  const pinned = checkPinned(options.pinned, fn)
+  return { max, budget, pinned: budget === undefined ? undefined : pinned }
 }
 
 // Pack chunks close at this many UTF-16 units: small enough for V8 to build them
@@ -89,27 +136,102 @@ function pack(skills, fn) {
 }
 
 /**
+ * The registry's native catalog behind `skills`, when `skills` is an array the
+ * registry returned and it still holds, position by position, the same
+ * `name`, `description` and `invocation.modelInvocable` the registry put there
+ * (the fields the catalog reads, read the way `pack` reads them). Anything
+ * else (another array, a summary replaced, mutated, added or removed) gives
+ * `undefined`, and the summaries are packed instead.
+ */
+function registryCatalog(skills) {
+  const source = catalogSourceOf(skills)
+  if (source === undefined) return undefined
+  const expected = source.summaries
+  const count = expected.length
+  if (skills.length !== count) return undefined
+  for (let i = 0; i < count; i++) {
+    const skill = skills[i]
+    if (skill === null || typeof skill !== 'object') return undefined
+    const invocation = skill.invocation
+    if (invocation === null || typeof invocation !== 'object') return undefined
+    const want = expected[i]
+    const modelInvocable = invocation.modelInvocable
+    if (modelInvocable !== want.invocation.modelInvocable) return undefined
+    if (!modelInvocable) continue
+    if (skill.name !== want.name || skill.description !== want.description) return undefined
+  }
+  return source.catalog
+}
+
+const NO_CHUNKS = Object.freeze([])
+const NO_LENGTHS = new Uint32Array(0)
+
+// Results rendered from registry catalogs, by catalog handle and then by
+// operation and arguments (both least recently used first). A registry catalog
+// never changes, so the same arguments give the same result: a consumer
+// planning every model step from an unchanged snapshot gets the answer without
+// rendering again. Bounded, and only for arrays that passed `registryCatalog`.
+const MEMO_CATALOGS = 8
+const MEMO_RESULTS = 8
+const memo = new Map()
+
+function memoized(handle, key, compute) {
+  let results = memo.get(handle)
+  if (results === undefined) {
+    results = new Map()
+    if (memo.size >= MEMO_CATALOGS) memo.delete(memo.keys().next().value)
+  } else {
+    memo.delete(handle)
+  }
+  memo.set(handle, results)
+  let result
+  if (results.has(key)) {
+    result = results.get(key)
+    results.delete(key)
+  } else {
+    result = compute()
+    if (results.size >= MEMO_RESULTS) results.delete(results.keys().next().value)
+  }
+  results.set(key, result)
+  return result
+}
+
+/**
+ * Calls the native renderer `op` with the layout options, on the registry's
+ * catalog when `skills` is an unchanged array the registry returned (memoised),
+ * else on the packed summaries. `extra` are the operation's own arguments.
+ * Objects in the result may be shared: callers copy them.
+ */
+function render(op, skills, layout, fn, ...extra) {
+  const registry = registryCatalog(skills)
+  if (registry === undefined) {
+    const { chunks, lengths } = pack(skills, fn)
+    return native[op](undefined, chunks, lengths, layout, ...extra)
+  }
+  const key = JSON.stringify([op, layout.max, layout.budget, layout.pinned, ...extra])
+  return memoized(registry, key, () => native[op](registry, NO_CHUNKS, NO_LENGTHS, layout, ...extra))
+}
+
+/**
  * Joined catalog entries (`` - `NAME`: DESCRIPTION `` lines) of the
  * model-invocable summaries, sorted by name.
  */
-function renderCatalogEntries(skills, maxLength) {
-  const max = checkMaxLength(maxLength, 'renderCatalogEntries')
-  const { chunks, lengths } = pack(skills, 'renderCatalogEntries')
-  return native.catalogEntriesPacked(chunks, lengths, max)
+function renderCatalogEntries(skills, options) {
+  const fn = 'renderCatalogEntries'
+  return render('catalogEntries', skills, checkOptions(options, fn), fn)
 }
 
-/** Lowercase hex SHA-256 of the UTF-8 of `renderCatalogEntries(skills, maxLength)`. */
-function catalogDigest(skills, maxLength) {
-  const max = checkMaxLength(maxLength, 'catalogDigest')
-  const { chunks, lengths } = pack(skills, 'catalogDigest')
-  return native.catalogDigestPacked(chunks, lengths, max)
+/** Lowercase hex SHA-256 of the UTF-8 of `renderCatalogEntries(skills, options)`. */
+function catalogDigest(skills, options) {
+  const fn = 'catalogDigest'
+  return render('catalogDigest', skills, checkOptions(options, fn), fn)
 }
 
-/** Entries and their digest in one native call. */
-function renderCatalog(skills, maxLength) {
-  const max = checkMaxLength(maxLength, 'renderCatalog')
-  const { chunks, lengths } = pack(skills, 'renderCatalog')
-  return native.catalogRenderPacked(chunks, lengths, max)
+/** Entries, their digest and the report in one native call. */
+function renderCatalog(skills, options) {
+  const fn = 'renderCatalog'
+  const { entries, digest, report } = render('catalogRender', skills, checkOptions(options, fn), fn)
+  return { entries, digest, report: { ...report } }
 }
 
 /**
@@ -125,20 +247,18 @@ function catalogContentDigest(messageText) {
 }
 
 /** The initial catalog message (a `<system-reminder>` holding the entries). */
-function renderCatalogMessage(skills, maxLength) {
-  const max = checkMaxLength(maxLength, 'renderCatalogMessage')
-  const { chunks, lengths } = pack(skills, 'renderCatalogMessage')
-  return native.catalogMessagePacked(chunks, lengths, max, false)
+function renderCatalogMessage(skills, options) {
+  const fn = 'renderCatalogMessage'
+  return render('catalogMessage', skills, checkOptions(options, fn), fn, false)
 }
 
 /**
  * The replacement catalog message: replaces every earlier catalog; with no
  * model-invocable skills it is the empty tombstone.
  */
-function renderCatalogUpdate(skills, maxLength) {
-  const max = checkMaxLength(maxLength, 'renderCatalogUpdate')
-  const { chunks, lengths } = pack(skills, 'renderCatalogUpdate')
-  return native.catalogMessagePacked(chunks, lengths, max, true)
+function renderCatalogUpdate(skills, options) {
+  const fn = 'renderCatalogUpdate'
+  return render('catalogMessage', skills, checkOptions(options, fn), fn, true)
 }
 
 const NONE = Object.freeze({ kind: 'none' })
@@ -150,14 +270,17 @@ const NONE = Object.freeze({ kind: 'none' })
  * - nothing published and no model-invocable skills → none;
  * - never published → `initial`; otherwise (changed, or hidden by compaction so
  *   no visible digest) → `replacement`, the empty tombstone included.
- * A `visibleDigest` implies `published`.
+ * A `visibleDigest` implies `published`. `maxLength`, `budget` and `pinned`
+ * shape the entries as in `renderCatalog`.
  */
 function planCatalogStep(input) {
   if (input === null || typeof input !== 'object') {
-    throw new TypeError(`planCatalogStep: expected { snapshot, visibleDigest?, published, maxLength? } (got ${describe(input)})`)
+    throw new TypeError(
+      `planCatalogStep: expected { snapshot, visibleDigest?, published, maxLength?, budget?, pinned? } (got ${describe(input)})`,
+    )
   }
-  const { snapshot, visibleDigest, published, maxLength } = input
-  const max = checkMaxLength(maxLength, 'planCatalogStep')
+  const { snapshot, visibleDigest, published, maxLength, budget, pinned } = input
+  const layout = checkOptions({ maxLength, budget, pinned }, 'planCatalogStep')
   if (snapshot === null || typeof snapshot !== 'object') {
     throw new TypeError(`planCatalogStep: snapshot must be a { skills, complete } object (got ${describe(snapshot)})`)
   }
@@ -171,8 +294,9 @@ function planCatalogStep(input) {
     throw new TypeError(`planCatalogStep: published must be a boolean (got ${describe(published)})`)
   }
   if (!snapshot.complete) return NONE
-  const { chunks, lengths } = pack(snapshot.skills, 'planCatalogStep')
-  return native.catalogPlanPacked(chunks, lengths, max, visibleDigest, published) ?? NONE
+  const step = render('catalogPlan', snapshot.skills, layout, 'planCatalogStep', visibleDigest, published)
+  if (step === null || step === undefined) return NONE
+  return { kind: step.kind, text: step.text, digest: step.digest, report: { ...step.report } }
 }
 
 function hasCatalogBlock(text) {

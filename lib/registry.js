@@ -50,16 +50,21 @@ function serialize(value, keys, what) {
 /** Native provider handles registered in some registry (one registration each). */
 const registeredHandles = new WeakSet()
 
-/** Arrays returned by `snapshot()`/`list()` → the native catalog they came from. */
-const catalogOfSkills = new WeakMap()
+/** Arrays returned by `snapshot()`/`list()` → `{ catalog, summaries }` they came from. */
+const sourceOfSkills = new WeakMap()
 
 /**
- * The native catalog behind a `skills` array returned by `snapshot()` or
- * `list()` (used by the catalog renderer to skip re-marshalling), if any.
+ * For a `skills` array returned by `snapshot()` or `list()`: the native catalog
+ * it came from, and the summaries the registry handed out (its own array, never
+ * handed out itself; the summaries are frozen), against which the catalog
+ * renderer checks that the array and its summaries are unchanged before
+ * rendering from the native catalog.
+ * `undefined` for any other value.
  * @param {unknown} skills
+ * @returns {{ catalog: object, summaries: readonly object[] } | undefined}
  */
-function nativeCatalogOf(skills) {
-  return typeof skills === 'object' && skills !== null ? catalogOfSkills.get(skills) : undefined
+function catalogSourceOf(skills) {
+  return typeof skills === 'object' && skills !== null ? sourceOfSkills.get(skills) : undefined
 }
 
 /** @param {unknown} name */
@@ -282,7 +287,8 @@ class SkillRegistry {
   async snapshot(options) {
     const entry = await this.#collect(options)
     const skills = entry.skills.slice()
-    catalogOfSkills.set(skills, entry.catalog)
+    entry.source ??= Object.freeze({ catalog: entry.catalog, summaries: entry.skills })
+    sourceOfSkills.set(skills, entry.source)
     return { skills, complete: entry.complete }
   }
 
@@ -369,7 +375,7 @@ class SkillRegistry {
       // Summaries are frozen; the array itself is private (callers get copies, and
       // slicing a frozen array is dozens of times slower).
       const skills = JSON.parse(catalog.summariesJson()).map(freezeSummary)
-      const entry = { catalog, complete: catalog.complete, skills, results }
+      const entry = { catalog, complete: catalog.complete, skills, results, source: undefined }
       if (entry.complete) this.#catalogs.set(catalog.id, entry)
       return entry
     }
@@ -391,4 +397,4 @@ class SkillRegistry {
   }
 }
 
-module.exports = { SkillRegistry, isSkillName, isModelInvocable, isUserInvocable, nativeCatalogOf }
+module.exports = { SkillRegistry, isSkillName, isModelInvocable, isUserInvocable, catalogSourceOf }

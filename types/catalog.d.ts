@@ -24,24 +24,73 @@ export interface CatalogSnapshot {
   readonly complete: boolean
 }
 
-/** Joined entries and their digest. */
-export interface RenderedCatalog {
-  /** `renderCatalogEntries(skills, maxLength)`. */
-  readonly entries: string
-  /** `catalogDigest(skills, maxLength)`. */
-  readonly digest: string
+/**
+ * How the catalog entries are laid out. Every option at its default gives the
+ * catalog of the TypeScript plugin, byte for byte (same digest).
+ */
+export interface CatalogOptions {
+  /** Description limit in UTF-16 code units; integer >= 3, default 500. */
+  readonly maxLength?: number | undefined
+  /**
+   * Most UTF-16 code units (JS `.length`) the entries block may take (the
+   * joined entry lines, without the message prose); a positive integer, default
+   * none. When every entry fits, nothing changes. Otherwise, each step only when
+   * the previous one cannot fit: unpinned descriptions are cut to one common
+   * length, the largest that fits (descriptions no longer than it stay whole, so
+   * the longest are cut first; `...` as usual; never below 40 units); then
+   * unpinned entries become name-only (`` - `NAME` ``), lowest priority first;
+   * then unpinned entries are left out, lowest priority first, and a last line
+   * says how many skills are not listed and to load one by its exact name with
+   * the `skill` tool. Pinned skills keep their full description until every
+   * unpinned skill is left out, then go through the same steps, the last pinned
+   * first. Priority: pinned skills in `pinned` order, then the others in name
+   * order (the end of the alphabet gives way first). Entries stay in name order.
+   * If not even that last line fits, it is the whole block (the catalog never
+   * looks empty when skills exist; `report.chars` then exceeds the budget).
+   */
+  readonly budget?: number | undefined
+  /**
+   * Skill names that keep their full description under a `budget`, highest
+   * priority first. Names not in the catalog (unknown, model-disabled, not
+   * kebab-case) are ignored; without a `budget` the list has no effect.
+   */
+  readonly pinned?: readonly string[] | undefined
 }
 
-/** Input of {@link planCatalogStep}. */
-export interface CatalogStepInput {
+/** How each model-invocable skill appears in the entries block. */
+export interface CatalogReport {
+  /** Model-invocable skills in the catalog: `full + shortened + nameOnly + omitted`. */
+  readonly total: number
+  /** Entries shown exactly as without a budget (`maxLength` still applies). */
+  readonly full: number
+  /** Entries whose description the budget cut shorter. */
+  readonly shortened: number
+  /** Entries shown by name only. */
+  readonly nameOnly: number
+  /** Skills left out (counted by the last line of the entries). */
+  readonly omitted: number
+  /** Length of the entries block in UTF-16 code units (`entries.length`). */
+  readonly chars: number
+}
+
+/** Joined entries, their digest and how each skill appears. */
+export interface RenderedCatalog {
+  /** `renderCatalogEntries(skills, options)`. */
+  readonly entries: string
+  /** `catalogDigest(skills, options)`. */
+  readonly digest: string
+  /** How each skill appears in `entries` (a budget cut something when `full < total`). */
+  readonly report: CatalogReport
+}
+
+/** Input of {@link planCatalogStep}; the layout options shape the entries as in {@link renderCatalog}. */
+export interface CatalogStepInput extends CatalogOptions {
   /** The model-visible snapshot for this step. */
   readonly snapshot: CatalogSnapshot
   /** Digest of the newest catalog message still visible to the model, if any. */
   readonly visibleDigest?: string | undefined
   /** Whether any catalog was ever published in the session (a visible one implies it). */
   readonly published: boolean
-  /** Description limit in UTF-16 code units; integer >= 3, default 500. */
-  readonly maxLength?: number | undefined
 }
 
 /** What to publish before the next model step. */
@@ -54,6 +103,8 @@ export type CatalogStep =
       readonly text: string
       /** Digest of the entries in `text`. */
       readonly digest: string
+      /** How each skill appears in the entries of `text`. */
+      readonly report: CatalogReport
     }
 
 /** Accessors {@link scanCatalogHistory} uses on each session event. */
@@ -97,21 +148,28 @@ export declare const DEFAULT_CATALOG_MAX_LENGTH: 500
  * Joined catalog entries of the model-invocable skills sorted by name:
  * `` - `NAME`: DESCRIPTION `` lines joined with `\n`. DESCRIPTION has every run of
  * JS whitespace collapsed to one space, is trimmed, cut to `maxLength` UTF-16 code
- * units (`...` replacing the last 3), then `& < >` are escaped.
+ * units (`...` replacing the last 3), then `& < >` are escaped. A `budget`
+ * shortens, reduces or leaves out entries (see {@link CatalogOptions.budget}).
+ *
+ * `options` may be the `maxLength` number alone. An array the registry returned
+ * (`snapshot().skills`, `list()`) whose summaries still hold the `name`,
+ * `description` and `invocation.modelInvocable` it returned is rendered from the
+ * registry's native catalog (nothing is copied across); any other array is read.
  *
  * Where a cut splits a surrogate pair, JavaScript would hold a lone high
  * surrogate; the returned string holds U+FFFD there (and for lone surrogates in
  * the input), which is exactly what `createHash().update()` hashes.
  * @throws TypeError/RangeError for malformed skills, names that are not kebab-case,
- *   or `maxLength` that is not an integer >= 3.
+ *   `maxLength` that is not an integer >= 3, `budget` that is not a positive
+ *   integer, or `pinned` that is not an array of strings.
  */
-export declare function renderCatalogEntries(skills: readonly CatalogSkill[], maxLength?: number): string
+export declare function renderCatalogEntries(skills: readonly CatalogSkill[], options?: number | CatalogOptions): string
 
 /** Lowercase hex SHA-256 of the UTF-8 of {@link renderCatalogEntries} (equal to Node's `createHash`). */
-export declare function catalogDigest(skills: readonly CatalogSkill[], maxLength?: number): string
+export declare function catalogDigest(skills: readonly CatalogSkill[], options?: number | CatalogOptions): string
 
-/** {@link renderCatalogEntries} and {@link catalogDigest} in one native call. */
-export declare function renderCatalog(skills: readonly CatalogSkill[], maxLength?: number): RenderedCatalog
+/** {@link renderCatalogEntries}, {@link catalogDigest} and the {@link CatalogReport} in one native call. */
+export declare function renderCatalog(skills: readonly CatalogSkill[], options?: number | CatalogOptions): RenderedCatalog
 
 /**
  * Digest recovered from a stored catalog message: the text between
@@ -121,10 +179,10 @@ export declare function renderCatalog(skills: readonly CatalogSkill[], maxLength
 export declare function catalogContentDigest(messageText: string): string | undefined
 
 /** The initial catalog message: a `<system-reminder>` holding the `<available_skills>` block. */
-export declare function renderCatalogMessage(skills: readonly CatalogSkill[], maxLength?: number): string
+export declare function renderCatalogMessage(skills: readonly CatalogSkill[], options?: number | CatalogOptions): string
 
 /** The replacement catalog message; with no model-invocable skills, the empty tombstone. */
-export declare function renderCatalogUpdate(skills: readonly CatalogSkill[], maxLength?: number): string
+export declare function renderCatalogUpdate(skills: readonly CatalogSkill[], options?: number | CatalogOptions): string
 
 /**
  * Decides the catalog message for the next model step: incomplete → none; same

@@ -30,6 +30,8 @@ import {
   scanCatalogHistory,
   type CatalogHistory,
   type CatalogHistoryAccessors,
+  type CatalogOptions,
+  type CatalogReport,
   type CatalogSkill,
   type CatalogSnapshot,
   type CatalogStep,
@@ -118,6 +120,12 @@ async function renderer(): Promise<void> {
   const history: CatalogHistory = scanCatalogHistory<Event>([{ text: update }], accessors)
   const input: CatalogStepInput = { snapshot, ...history }
   const step: CatalogStep = planCatalogStep(input)
+  const options: CatalogOptions = { maxLength: 200, budget: 8000, pinned: ['code-review'] }
+  const report: CatalogReport = renderCatalog(skills, options).report
+  const cut: boolean = report.full < report.total
+  const budgeted: CatalogStep = planCatalogStep({ ...input, ...options })
+  const stepReport: CatalogReport | undefined = budgeted.kind === 'none' ? undefined : budgeted.report
+  void [cut, stepReport, renderCatalogEntries(skills, options), catalogDigest(skills, { budget: 100 })]
   const base: SkillContentResourceBase = bases[0]
   const loaded = await registry.get('remote-skill')
   const content: SkillContentInput | undefined = loaded && { ...loaded, resourceBase: base }

@@ -246,7 +246,8 @@ impl<'de> serde::Deserialize<'de> for Raw {
     }
 }
 
-fn js_number(n: f64) -> String {
+/// `n` as JavaScript prints it (`String(n)`) in error messages.
+pub(crate) fn js_number(n: f64) -> String {
     if n.is_nan() {
         "NaN".into()
     } else if n.is_infinite() {

@@ -8,14 +8,26 @@
 //! property reads. Chunks stay small (a pair never spans two) so V8 builds them in
 //! its regular heap: one string of the whole catalog would land in large-object
 //! space, which costs more than the rest of the packing.
+//!
+//! When the skills are an array the registry returned, and still hold what it
+//! returned, JS passes the registry's `NativeCatalog` instead (first argument;
+//! the chunks are then empty): the names and descriptions are read in place from
+//! the merged catalog, and nothing is packed or converted.
+//!
+//! Every render export takes `(registry, chunks, lengths, layout)` and then its
+//! own arguments; `layout` is `{ max, budget, pinned }` (`budget` undefined for
+//! an unbudgeted catalog, and then `pinned` is ignored).
 
 // Unit-test builds do not register the exports, which then look unused.
 #![cfg_attr(test, allow(dead_code))]
 
+use crate::registry::NativeCatalog;
 use crate::util::invalid_arg;
-use napi::bindgen_prelude::{ToNapiValue, Uint32Array};
+use napi::bindgen_prelude::{ClassInstance, ToNapiValue, Uint32Array};
 use napi_derive::napi;
-use skill_core::catalog::{self, Catalog, CatalogError, MessageKind};
+use skill_core::catalog::{
+    self, Budget, Catalog, CatalogError, CatalogReport, Entries, MessageKind,
+};
 use skill_core::model::ResourceBase;
 
 /// A string returned to JS; ASCII text (the usual catalog) is handed over as
@@ -124,42 +136,102 @@ fn unpack<'a, S: AsRef<str>>(
     Ok(items)
 }
 
+/// How the entries are laid out (checked by the JS layer).
+#[napi(object, object_to_js = false)]
+pub struct NapiLayout {
+    /// Description limit (`maxLength`).
+    pub max: u32,
+    /// Most UTF-16 units the entries block may take; none: every entry in full.
+    pub budget: Option<u32>,
+    /// Names that keep their description under the budget, highest priority first.
+    pub pinned: Option<Vec<String>>,
+}
+
+/// The catalog an export renders: the registry's own merged catalog when JS
+/// passes one (names and descriptions are read in place, nothing is packed),
+/// else the packed chunks, laid out as `layout` says.
 fn with_catalog<T>(
+    registry: Option<&NativeCatalog>,
     chunks: &[String],
     lengths: &Uint32Array,
-    max_length: u32,
+    layout: NapiLayout,
     f: impl FnOnce(&Catalog<'_>) -> T,
 ) -> napi::Result<T> {
-    let items = unpack(chunks, lengths.as_ref()).map_err(invalid_arg)?;
-    let catalog = Catalog::new(items, max_length as usize).map_err(catalog_error)?;
+    let max_len = layout.max as usize;
+    let budget = layout
+        .budget
+        .map(|chars| Budget::new(chars as usize, layout.pinned.unwrap_or_default()))
+        .transpose()
+        .map_err(catalog_error)?;
+    let catalog = match registry {
+        Some(registry) => Catalog::from_summaries(&registry.catalog().skills, max_len),
+        None => {
+            let items = unpack(chunks, lengths.as_ref()).map_err(invalid_arg)?;
+            Catalog::new(items, max_len)
+        }
+    }
+    .map_err(catalog_error)?
+    .with_budget(budget);
     Ok(f(&catalog))
 }
 
-/// Joined catalog entries of a packed catalog (see the module docs).
-#[napi(
-    catch_unwind,
-    js_name = "catalogEntriesPacked",
-    ts_return_type = "string"
-)]
-pub fn catalog_entries_packed(
+/// How each model-invocable skill appears in the entries block.
+#[napi(object, object_from_js = false)]
+pub struct NapiCatalogReport {
+    /// Model-invocable skills.
+    pub total: f64,
+    /// Entries shown as without a budget.
+    pub full: f64,
+    /// Entries whose description the budget cut.
+    pub shortened: f64,
+    /// Entries shown by name only.
+    pub name_only: f64,
+    /// Skills left out (counted by the last line).
+    pub omitted: f64,
+    /// Length of the entries block in UTF-16 code units.
+    pub chars: f64,
+}
+
+impl From<CatalogReport> for NapiCatalogReport {
+    fn from(r: CatalogReport) -> Self {
+        Self {
+            total: r.total as f64,
+            full: r.full as f64,
+            shortened: r.shortened as f64,
+            name_only: r.name_only as f64,
+            omitted: r.omitted as f64,
+            chars: r.chars as f64,
+        }
+    }
+}
+
+/// Joined catalog entries (see the module docs for the arguments).
+#[napi(catch_unwind, js_name = "catalogEntries", ts_return_type = "string")]
+pub fn catalog_entries(
+    registry: Option<ClassInstance<NativeCatalog>>,
     chunks: Vec<String>,
     lengths: Uint32Array,
-    max_length: u32,
+    layout: NapiLayout,
 ) -> napi::Result<Text> {
-    with_catalog(&chunks, &lengths, max_length, |c| Text(c.entries()))
+    with_catalog(registry.as_deref(), &chunks, &lengths, layout, |c| {
+        Text(c.entries())
+    })
 }
 
-/// Digest (lowercase hex SHA-256) of the entries of a packed catalog.
-#[napi(catch_unwind, js_name = "catalogDigestPacked")]
-pub fn catalog_digest_packed(
+/// Digest (lowercase hex SHA-256) of the catalog entries.
+#[napi(catch_unwind, js_name = "catalogDigest")]
+pub fn catalog_digest(
+    registry: Option<ClassInstance<NativeCatalog>>,
     chunks: Vec<String>,
     lengths: Uint32Array,
-    max_length: u32,
+    layout: NapiLayout,
 ) -> napi::Result<String> {
-    with_catalog(&chunks, &lengths, max_length, |c| c.digest())
+    with_catalog(registry.as_deref(), &chunks, &lengths, layout, |c| {
+        c.digest()
+    })
 }
 
-/// Entries and digest of a packed catalog in one call.
+/// Entries, their digest and the report in one call.
 #[napi(object, object_from_js = false)]
 pub struct NapiCatalogEntries {
     /// Joined entries.
@@ -167,35 +239,35 @@ pub struct NapiCatalogEntries {
     pub entries: Text,
     /// Digest of `entries`.
     pub digest: String,
+    /// How each skill appears in `entries`.
+    pub report: NapiCatalogReport,
 }
 
-/// Entries and their digest of a packed catalog in one crossing.
-#[napi(catch_unwind, js_name = "catalogRenderPacked")]
-pub fn catalog_render_packed(
+/// Entries, their digest and the report in one crossing.
+#[napi(catch_unwind, js_name = "catalogRender")]
+pub fn catalog_render(
+    registry: Option<ClassInstance<NativeCatalog>>,
     chunks: Vec<String>,
     lengths: Uint32Array,
-    max_length: u32,
+    layout: NapiLayout,
 ) -> napi::Result<NapiCatalogEntries> {
-    with_catalog(&chunks, &lengths, max_length, |c| {
-        let entries = c.entries();
-        let digest = catalog::digest_hex(&entries);
+    with_catalog(registry.as_deref(), &chunks, &lengths, layout, |c| {
+        let Entries { text, report } = c.render();
         NapiCatalogEntries {
-            entries: Text(entries),
-            digest,
+            digest: catalog::digest_hex(&text),
+            entries: Text(text),
+            report: report.into(),
         }
     })
 }
 
-/// Initial (`replacement: false`) or replacement catalog message of a packed catalog.
-#[napi(
-    catch_unwind,
-    js_name = "catalogMessagePacked",
-    ts_return_type = "string"
-)]
-pub fn catalog_message_packed(
+/// Initial (`replacement: false`) or replacement catalog message.
+#[napi(catch_unwind, js_name = "catalogMessage", ts_return_type = "string")]
+pub fn catalog_message(
+    registry: Option<ClassInstance<NativeCatalog>>,
     chunks: Vec<String>,
     lengths: Uint32Array,
-    max_length: u32,
+    layout: NapiLayout,
     replacement: bool,
 ) -> napi::Result<Text> {
     let kind = if replacement {
@@ -203,7 +275,7 @@ pub fn catalog_message_packed(
     } else {
         MessageKind::Initial
     };
-    with_catalog(&chunks, &lengths, max_length, |c| {
+    with_catalog(registry.as_deref(), &chunks, &lengths, layout, |c| {
         Text(c.message(kind).text)
     })
 }
@@ -218,23 +290,27 @@ pub struct NapiCatalogUpdate {
     pub text: Text,
     /// Digest of the entries in `text`.
     pub digest: String,
+    /// How each skill appears in the entries.
+    pub report: NapiCatalogReport,
 }
 
-/// Plans the catalog message for a complete packed snapshot; `null` when
-/// nothing needs publishing.
-#[napi(catch_unwind, js_name = "catalogPlanPacked")]
-pub fn catalog_plan_packed(
+/// Plans the catalog message for a complete snapshot; `null` when nothing
+/// needs publishing.
+#[napi(catch_unwind, js_name = "catalogPlan")]
+pub fn catalog_plan(
+    registry: Option<ClassInstance<NativeCatalog>>,
     chunks: Vec<String>,
     lengths: Uint32Array,
-    max_length: u32,
+    layout: NapiLayout,
     visible_digest: Option<String>,
     published: bool,
 ) -> napi::Result<Option<NapiCatalogUpdate>> {
-    with_catalog(&chunks, &lengths, max_length, |c| {
+    with_catalog(registry.as_deref(), &chunks, &lengths, layout, |c| {
         catalog::plan_step(c, visible_digest.as_deref(), published).map(|u| NapiCatalogUpdate {
             kind: u.kind.as_str().to_string(),
             text: Text(u.text),
             digest: u.digest,
+            report: u.report.into(),
         })
     })
 }

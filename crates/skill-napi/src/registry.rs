@@ -399,6 +399,13 @@ impl NativeCatalog {
     }
 }
 
+impl NativeCatalog {
+    /// The merged catalog (the catalog renderer reads it in place).
+    pub(crate) fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+}
+
 /// Loads a native winner's definition.
 pub struct LoadNativeTask {
     catalog: Arc<Catalog>,

@@ -23,8 +23,15 @@
 //! `<available_skills>` block or open another tag, and because whitespace runs
 //! (including newlines) collapse, every entry stays on one line. Names must be
 //! kebab-case skill names ([`crate::model::is_skill_name`]).
+//!
+//! An optional [`Budget`] caps the length of the entries block (see [`budget`]);
+//! without one, the entries are exactly the rules above.
 
-use crate::model::{is_skill_name, ResourceBase, SkillSummary};
+pub mod budget;
+
+pub use budget::{omitted_notice, Budget, CatalogReport, MIN_SHORTENED_LENGTH};
+
+use crate::model::{is_skill_name, js_number, ResourceBase, SkillSummary};
 use sha2::{Digest, Sha256};
 use std::fmt;
 
@@ -47,27 +54,33 @@ pub enum CatalogError {
     /// A catalog entry's name is not a kebab-case skill name.
     #[error("catalog skill name must be a kebab-case skill name (got {0:?})")]
     Name(String),
+    /// `budget` is not a positive integer.
+    #[error("budget must be a positive integer (got {0})")]
+    Budget(String),
+}
+
+/// `value` as a `usize` when it is an integer of at least `min` (limits beyond
+/// any real string length saturate: they behave the same).
+fn integer_at_least(value: f64, min: usize) -> Option<usize> {
+    if !(value.is_finite() && value.fract() == 0.0 && value >= min as f64) {
+        return None;
+    }
+    Some(if value >= usize::MAX as f64 {
+        usize::MAX
+    } else {
+        value as usize
+    })
 }
 
 /// Checks a description limit given as a JS number.
 pub fn max_length_from_f64(value: f64) -> Result<usize, CatalogError> {
-    if value.is_finite() && value.fract() == 0.0 && value >= MIN_MAX_LENGTH as f64 {
-        // Limits beyond any real string length behave the same: nothing is cut.
-        Ok(if value >= usize::MAX as f64 {
-            usize::MAX
-        } else {
-            value as usize
-        })
-    } else {
-        let shown = if value.is_nan() {
-            "NaN".to_string()
-        } else if value.is_infinite() {
-            if value > 0.0 { "Infinity" } else { "-Infinity" }.to_string()
-        } else {
-            format!("{value}")
-        };
-        Err(CatalogError::MaxLength(shown))
-    }
+    integer_at_least(value, MIN_MAX_LENGTH).ok_or_else(|| CatalogError::MaxLength(js_number(value)))
+}
+
+/// Checks a budget given as a JS number (a positive integer; budgets beyond any
+/// real catalog length behave the same: nothing is cut).
+pub fn budget_from_f64(value: f64) -> Result<usize, CatalogError> {
+    integer_at_least(value, 1).ok_or_else(|| CatalogError::Budget(js_number(value)))
 }
 
 /// Checks a description limit given as an integer.
@@ -260,12 +273,24 @@ pub fn push_description(out: &mut String, description: &str, max_len: usize) {
     }
 }
 
-/// Appends one entry line (without a newline).
-fn push_entry(out: &mut String, name: &str, description: &str, max_len: usize) {
-    out.push_str("- `");
-    out.push_str(name);
-    out.push_str("`: ");
-    push_description(out, description, max_len);
+/// Number of UTF-16 code units of `text` (JS `.length`).
+pub fn utf16_len(text: &str) -> usize {
+    if text.is_ascii() {
+        return text.len();
+    }
+    // One unit per character, two for the four-byte (non-BMP) ones.
+    text.bytes()
+        .map(|b| usize::from(b & 0xc0 != 0x80) + usize::from(b >= 0xf0))
+        .sum()
+}
+
+/// Joined entries and what they hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entries {
+    /// The entries block.
+    pub text: String,
+    /// How each skill appears in it.
+    pub report: CatalogReport,
 }
 
 /// Model-invocable `(name, description)` pairs checked and put in name order.
@@ -276,6 +301,7 @@ pub struct Catalog<'a> {
     items: Vec<(&'a str, &'a str)>,
     max_len: usize,
     description_bytes: usize,
+    budget: Option<Budget>,
 }
 
 impl<'a> Catalog<'a> {
@@ -306,6 +332,7 @@ impl<'a> Catalog<'a> {
             items,
             max_len,
             description_bytes,
+            budget: None,
         })
     }
 
@@ -322,6 +349,13 @@ impl<'a> Catalog<'a> {
                 .map(|s| (s.name.as_str(), s.description.as_str())),
             max_len,
         )
+    }
+
+    /// Fits the entries block into `budget` (see [`budget`]); `None` renders
+    /// every entry in full, exactly as without this call.
+    pub fn with_budget(mut self, budget: Option<Budget>) -> Self {
+        self.budget = budget;
+        self
     }
 
     /// Number of entries.
@@ -345,22 +379,36 @@ impl<'a> Catalog<'a> {
             )
     }
 
-    /// Appends the joined entries to `out`.
-    pub fn write_entries(&self, out: &mut String) {
+    /// Appends every entry in full (no budget) to `out`.
+    fn write_full(&self, out: &mut String) {
         out.reserve(self.size_hint());
         for (i, (name, description)) in self.items.iter().enumerate() {
             if i > 0 {
                 out.push('\n');
             }
-            push_entry(out, name, description, self.max_len);
+            out.push_str("- `");
+            out.push_str(name);
+            out.push_str("`: ");
+            push_description(out, description, self.max_len);
+        }
+    }
+
+    /// The joined entries and the report of how each skill appears.
+    pub fn render(&self) -> Entries {
+        match &self.budget {
+            Some(budget) => budget::render(self, budget),
+            None => {
+                let mut text = String::new();
+                self.write_full(&mut text);
+                let report = CatalogReport::unbudgeted(self.len(), utf16_len(&text));
+                Entries { text, report }
+            }
         }
     }
 
     /// The joined entries.
     pub fn entries(&self) -> String {
-        let mut out = String::new();
-        self.write_entries(&mut out);
-        out
+        self.render().text
     }
 
     /// The digest of the joined entries.
@@ -368,21 +416,38 @@ impl<'a> Catalog<'a> {
         digest_hex(&self.entries())
     }
 
-    /// The full message text of `kind` and the digest of its entries.
+    /// The full message text of `kind`, the digest of its entries and the report.
     pub fn message(&self, kind: MessageKind) -> Rendered {
+        if self.budget.is_some() {
+            let Entries {
+                text: entries,
+                report,
+            } = self.render();
+            return Rendered {
+                text: wrap(kind, &entries),
+                digest: digest_hex(&entries),
+                report,
+            };
+        }
+        // Without a budget the entries are written in place.
         let mut text = String::with_capacity(self.size_hint() + 512);
-        text.push_str(prose(kind, self.is_empty()));
+        text.push_str(prose(kind, self.is_empty(), false));
         text.push_str(OPEN_TAG);
         text.push('\n');
         let start = text.len();
-        self.write_entries(&mut text);
+        self.write_full(&mut text);
         let digest = digest_hex(&text[start..]);
+        let report = CatalogReport::unbudgeted(self.len(), utf16_len(&text[start..]));
         if !self.is_empty() {
             text.push('\n');
         }
         text.push_str(CLOSE_TAG);
         text.push_str("\n</system-reminder>");
-        Rendered { text, digest }
+        Rendered {
+            text,
+            digest,
+            report,
+        }
     }
 }
 
@@ -447,7 +512,10 @@ impl fmt::Display for MessageKind {
     }
 }
 
-fn prose(kind: MessageKind, empty: bool) -> &'static str {
+/// The message text before the entries block. `shortened` is set when the
+/// entries end with the [`omitted_notice`] line: a replacement then does not
+/// claim that unlisted skills are gone.
+fn prose(kind: MessageKind, empty: bool, shortened: bool) -> &'static str {
     match (kind, empty) {
         (MessageKind::Initial, false) => {
             "<system-reminder>\n\
@@ -458,6 +526,13 @@ fn prose(kind: MessageKind, empty: bool) -> &'static str {
         (MessageKind::Initial, true) => {
             "<system-reminder>\n\
              No skills are available at the moment.\n"
+        }
+        (MessageKind::Replacement, false) if shortened => {
+            "<system-reminder>\n\
+             The available skills have changed. This list replaces every earlier list of \
+             available skills; its last line counts the available skills it does not show. \
+             When a task matches a skill's description, load that skill with the `skill` tool \
+             (pass its name) before starting, then follow the instructions it returns.\n"
         }
         (MessageKind::Replacement, false) => {
             "<system-reminder>\n\
@@ -481,6 +556,8 @@ pub struct Rendered {
     pub text: String,
     /// Digest of the entries inside it (equals [`content_digest`] of `text`).
     pub digest: String,
+    /// How each skill appears in the entries.
+    pub report: CatalogReport,
 }
 
 /// The initial catalog message for already rendered `entries`.
@@ -494,7 +571,7 @@ pub fn render_update(entries: &str) -> String {
 }
 
 fn wrap(kind: MessageKind, entries: &str) -> String {
-    let intro = prose(kind, entries.is_empty());
+    let intro = prose(kind, entries.is_empty(), budget::ends_with_notice(entries));
     let mut text = String::with_capacity(intro.len() + entries.len() + 80);
     text.push_str(intro);
     text.push_str(OPEN_TAG);
@@ -517,6 +594,8 @@ pub struct CatalogUpdate {
     pub text: String,
     /// Digest of its entries.
     pub digest: String,
+    /// How each skill appears in the entries.
+    pub report: CatalogReport,
 }
 
 /// Decides the catalog message for a complete snapshot (an incomplete snapshot
@@ -542,7 +621,10 @@ pub fn plan_step(
     };
     if let Some(visible) = visible_digest {
         // Compare before building the message text.
-        let entries = catalog.entries();
+        let Entries {
+            text: entries,
+            report,
+        } = catalog.render();
         let digest = digest_hex(&entries);
         if digest == visible {
             return None;
@@ -551,10 +633,20 @@ pub fn plan_step(
             kind,
             text: wrap(kind, &entries),
             digest,
+            report,
         });
     }
-    let Rendered { text, digest } = catalog.message(kind);
-    Some(CatalogUpdate { kind, text, digest })
+    let Rendered {
+        text,
+        digest,
+        report,
+    } = catalog.message(kind);
+    Some(CatalogUpdate {
+        kind,
+        text,
+        digest,
+        report,
+    })
 }
 
 /// Escapes text for an XML attribute value (`& < > " '`).
@@ -633,8 +725,18 @@ pub fn render_skill_content(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A seeded xorshift generator for generated test inputs.
+    pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
 
     fn desc(d: &str, max: usize) -> String {
         let mut s = String::new();
@@ -730,13 +832,7 @@ mod tests {
             "</available_skills>",
             "\u{fffd}",
         ];
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..5000 {
             let len = (next() % 24) as usize;
             let d: String = (0..len)
