@@ -1,6 +1,7 @@
 //! One discovery pass: list every root (one level), order entries, then read
 //! and parse the skill files on a few worker threads.
 
+use super::cache::ParseCache;
 use super::fs::{is_gone, is_loop, EntryKind, FileRead, SkillFs};
 use super::order::sort_by_name;
 use super::roots::RootSpec;
@@ -83,7 +84,7 @@ pub struct Scan {
 }
 
 /// The outcome of reading one skill file.
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ReadOutcome {
     /// Valid skill.
     Parsed(ParsedSkill),
@@ -97,7 +98,12 @@ pub enum ReadOutcome {
 
 /// Read and parse one skill file, reading at most `cap + 1` bytes.
 pub fn read_skill(fs: &dyn SkillFs, path: &Path, cap: u64) -> ReadOutcome {
-    let bytes = match fs.read_file(path, cap) {
+    read_outcome(fs.read_file(path, cap), cap)
+}
+
+/// What the result of [`SkillFs::read_file`] means for a skill file.
+pub(crate) fn read_outcome(read: std::io::Result<FileRead>, cap: u64) -> ReadOutcome {
+    let bytes = match read {
         Ok(FileRead::Bytes(b)) => b,
         Ok(FileRead::NotRegular(kind)) => return not_regular(kind),
         Ok(FileRead::TooLarge(len)) => return ReadOutcome::Invalid(too_large(len, cap)),
@@ -286,11 +292,11 @@ pub(crate) fn classify(
     }
 }
 
-fn process(fs: &dyn SkillFs, item: &Item, cap: u64) -> FileOutcome {
+fn process(fs: &dyn SkillFs, item: &Item, cap: u64, cache: &ParseCache) -> FileOutcome {
     if let Some(decided) = &item.decided {
         return decided.clone();
     }
-    file_outcome(item.layout, read_skill(fs, &item.path, cap))
+    file_outcome(item.layout, cache.read(fs, &item.path, cap))
 }
 
 /// What a read means for discovery: a missing bundle `SKILL.md` is skipped
@@ -382,8 +388,14 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
     outcomes
 }
 
-/// Scan `roots`.
-pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken) -> Scan {
+/// Scan `roots`, parsing through `cache`.
+pub fn scan(
+    fs: &dyn SkillFs,
+    roots: &[RootSpec],
+    cap: u64,
+    cache: &ParseCache,
+    cancel: &CancelToken,
+) -> Scan {
     let started = std::time::Instant::now();
     let mut items = Vec::new();
     let mut statuses = Vec::with_capacity(roots.len());
@@ -398,7 +410,7 @@ pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken
         statuses.push((root.clone(), status));
     }
 
-    let outcomes = parallel_map(&items, cancel, |item| process(fs, item, cap));
+    let outcomes = parallel_map(&items, cancel, |item| process(fs, item, cap, cache));
 
     let cancelled = cancel.is_cancelled();
     let mut files = Vec::with_capacity(items.len());
