@@ -46,6 +46,7 @@ export {
 } from './types/catalog'
 export type {
   LocalSkillProviderConfig,
+  LocalSkillProviderContext,
   LocalRootDiagnosis,
   LocalShadowingWinner,
   LocalFileDiagnosis,
