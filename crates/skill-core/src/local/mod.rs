@@ -866,40 +866,41 @@ fn definition(
         ReadOutcome::Invalid(reason) => return Err(LoadError::Invalid { path, reason }),
         ReadOutcome::Failed(reason) => return Err(LoadError::Io { path, reason }),
     };
+    let (summary, body, metadata) = summarize(parsed, placement.source, &placement.base);
     Ok(Some(SkillDefinition {
-        summary: SkillSummary {
-            name: parsed.name,
-            description: parsed.description,
-            when_to_use: parsed.when_to_use,
-            invocation: parsed.invocation,
-            source: placement.source.as_str().to_string(),
-            provider: PROVIDER_NAME.to_string(),
-            resource_base: Some(ResourceBase::Directory {
-                path: path_string(&placement.base),
-            }),
-        },
-        content: parsed.body,
+        summary,
+        content: body,
         path: Some(path),
-        metadata: parsed.metadata,
+        metadata,
     }))
 }
 
+type Metadata = Option<serde_json::Map<String, serde_json::Value>>;
+
+/// The summary of a skill file parsed in a root of `source`, with resource base
+/// `base`, and the rest of the parse: its body and metadata.
+fn summarize(parsed: ParsedSkill, source: Source, base: &Path) -> (SkillSummary, String, Metadata) {
+    let summary = SkillSummary {
+        name: parsed.name,
+        description: parsed.description,
+        when_to_use: parsed.when_to_use,
+        invocation: parsed.invocation,
+        source: source.as_str().to_string(),
+        provider: PROVIDER_NAME.to_string(),
+        resource_base: Some(ResourceBase::Directory {
+            path: path_string(base),
+        }),
+    };
+    (summary, parsed.body, parsed.metadata)
+}
+
 fn candidate(root: &RootSpec, path: &Path, base: &Path, parsed: ParsedSkill) -> Candidate {
+    let (summary, _, metadata) = summarize(parsed, root.source, base);
     Candidate {
-        summary: SkillSummary {
-            name: parsed.name,
-            description: parsed.description,
-            when_to_use: parsed.when_to_use,
-            invocation: parsed.invocation,
-            source: root.source.as_str().to_string(),
-            provider: PROVIDER_NAME.to_string(),
-            resource_base: Some(ResourceBase::Directory {
-                path: path_string(base),
-            }),
-        },
+        summary,
         rank: root.rank(),
         path: Some(path_string(path)),
-        metadata: parsed.metadata,
+        metadata,
         locator: Locator::None,
     }
 }

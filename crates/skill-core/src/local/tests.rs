@@ -11,6 +11,22 @@ use std::fs;
 use std::io;
 use tempfile::TempDir;
 
+/// The [`SkillFs`] methods a test fake takes from the real disk unchanged:
+/// listing, metadata and existence.
+macro_rules! on_disk {
+    () => {
+        fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
+            StdFs.read_dir(path)
+        }
+        fn metadata(&self, path: &Path) -> io::Result<FileMeta> {
+            StdFs.metadata(path)
+        }
+        fn exists(&self, path: &Path) -> io::Result<bool> {
+            StdFs.exists(path)
+        }
+    };
+}
+
 fn skill(name: &str, description: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\nBody of {name}.\n")
 }
@@ -498,15 +514,7 @@ fn oversized_files_are_never_read_past_the_cap() {
         reads: Mutex<Vec<(u64, usize)>>,
     }
     impl SkillFs for Growing {
-        fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
-            StdFs.read_dir(path)
-        }
-        fn metadata(&self, path: &Path) -> io::Result<FileMeta> {
-            StdFs.metadata(path)
-        }
-        fn exists(&self, path: &Path) -> io::Result<bool> {
-            StdFs.exists(path)
-        }
+        on_disk!();
         fn read_file(&self, path: &Path, cap: u64) -> io::Result<FileRead> {
             let read = read_capped(fs::File::open(path)?, 10, cap)?;
             if let FileRead::Bytes(b) = &read {
@@ -1330,15 +1338,7 @@ struct CoarseFs {
 }
 
 impl SkillFs for CoarseFs {
-    fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
-        StdFs.read_dir(path)
-    }
-    fn metadata(&self, path: &Path) -> io::Result<FileMeta> {
-        StdFs.metadata(path)
-    }
-    fn exists(&self, path: &Path) -> io::Result<bool> {
-        StdFs.exists(path)
-    }
+    on_disk!();
     fn read_file(&self, path: &Path, cap: u64) -> io::Result<FileRead> {
         StdFs.read_file(path, cap)
     }
