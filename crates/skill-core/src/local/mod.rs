@@ -11,8 +11,8 @@
 //!
 //! A missing root is empty. An unexpected I/O failure makes the observation
 //! incomplete (never cacheable) while readable skills stay listed. Files that
-//! are not skills are skipped with a warning (once per distinct problem, see
-//! [`warn`]); [`LocalProvider::diagnose`] explains every file considered.
+//! are not skills are skipped with a warning (once per distinct problem, until
+//! it goes away); [`LocalProvider::diagnose`] explains every file considered.
 //! Parsed files are cached by path and file stamp ([`cache`]); `get()` only
 //! loads skill files of a configured root ([`confine`]).
 
@@ -669,7 +669,7 @@ impl LocalProvider {
     }
 
     /// The discovery of a finished scan. Warnings already logged for the same
-    /// problem are left out (see [`warn`]).
+    /// problem are left out (see `warn.rs`).
     fn report(&self, scan: Scan, healthy: bool, cancelled: bool) -> Discovery {
         let mut warnings: Vec<(Scope, String)> = Vec::new();
         let mut candidates = Vec::with_capacity(scan.files.len());
