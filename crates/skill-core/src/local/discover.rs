@@ -44,7 +44,8 @@ pub enum RootStatus {
 /// What became of one skill file.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FileOutcome {
-    /// Parsed and valid.
+    /// Parsed and valid. Discovery does not need the body: it may be empty
+    /// (a parse taken from the cache keeps none).
     Parsed(ParsedSkill),
     /// Not a skill; `warn` tells whether the user should hear about it.
     Skipped {
@@ -114,12 +115,17 @@ pub(crate) fn read_outcome(read: std::io::Result<FileRead>, cap: u64) -> ReadOut
         }
         Err(e) => return ReadOutcome::Failed(format!("cannot read: {e}")),
     };
+    bytes_outcome(&bytes, cap)
+}
+
+/// What the bytes of a skill file mean (at most `cap` of them are valid).
+pub(crate) fn bytes_outcome(bytes: &[u8], cap: u64) -> ReadOutcome {
     if bytes.len() as u64 > cap {
         return ReadOutcome::Invalid(format!(
             "file is larger than maxSkillFileBytes (more than {cap} bytes)"
         ));
     }
-    match std::str::from_utf8(&bytes) {
+    match std::str::from_utf8(bytes) {
         Ok(text) => parse_skill_text(text, cap),
         Err(e) => ReadOutcome::Invalid(format!(
             "not UTF-8 text (invalid byte at offset {})",

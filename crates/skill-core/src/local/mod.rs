@@ -845,7 +845,7 @@ impl LocalProvider {
             .as_deref()
             .ok_or_else(|| LoadError::NoPath(candidate.summary.name.clone()))?;
         let placement = self.confine_for(Path::new(path), cwd)?;
-        let outcome = self.cache.read(
+        let outcome = self.cache.load(
             self.fs.as_ref(),
             &placement.path,
             self.config.max_skill_file_bytes,
