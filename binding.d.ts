@@ -54,9 +54,8 @@ export declare class NativeCollection {
  */
 export declare class NativeLocalProvider {
   /**
-   * Resolve and validate the configuration (defaults from `DSH_HOME`,
-   * `DSH_AGENTS_HOME`, `DSH_BUNDLED_SKILL_DIR` and the home directory).
-   * Throws on a non-positive-integer tunable or an empty path.
+   * Validate the configuration. Throws on a non-positive-integer tunable,
+   * an empty path, or a missing home.
    */
   constructor(config?: NativeLocalProviderConfig | undefined | null)
   /** Provider name: `local`. */
@@ -66,7 +65,8 @@ export declare class NativeLocalProvider {
   /**
    * Re-read and re-parse the file behind a listed candidate. Resolves to
    * the definition, or `undefined` when the file is gone or no longer a
-   * valid skill; rejects on unexpected I/O failures.
+   * valid skill; rejects on unexpected I/O failures and for a path that is
+   * not a skill file of a configured root (or of `cwd`'s project).
    */
   get(candidate: { path?: string; source?: string; rank?: number; resourceBase?: object; locator?: unknown; name?: string }, cwd?: string | undefined | null): Promise<object | undefined>
   /**
@@ -97,10 +97,18 @@ export declare class NativeLocalProvider {
    */
   beginServiceScan(projectRoot?: string | undefined | null): NativeServiceScan
   /**
-   * Parse a skill file read through the service for `get()`. Returns
-   * `{ definition?, warning? }`; throws on an unexpected failure.
+   * The skill file a candidate names (`path`, else `locator.path`), with
+   * `.` and `..` resolved, when it is a skill file of a configured root, of
+   * a recent lookup's project, or of `projectRoot`'s project. Throws for
+   * any other path, and for a candidate without a path.
    */
-  loadFromService(candidate: { path?: string; source?: string; rank?: number; resourceBase?: object; locator?: unknown; name?: string }, read: NativeServiceRead): { definition?: object; warning?: string }
+  confine(candidate: { path?: string; locator?: unknown }, projectRoot?: string | undefined | null): string
+  /**
+   * Parse the skill file `path` (as returned by `confine`) read through the
+   * service for `get()`. Returns `{ definition?, warning? }`; throws on an
+   * unexpected failure or a path `confine` refuses.
+   */
+  loadFromService(path: string, projectRoot: string | undefined | null, read: NativeServiceRead): { definition?: object; warning?: string }
   /**
    * Route invalidations (watchers, host mutations) to `callback` — the
    * `invalidate` of a JS registration — or stop with `null`.
@@ -279,15 +287,19 @@ export interface NapiResourceBase {
   description?: string
 }
 
-/** Configuration of a `NativeLocalProvider` (every field optional). */
+/**
+ * Configuration of a `NativeLocalProvider`. The JS layer fills in the
+ * defaults that come from the environment (`process.env` and the home
+ * directory): the OS environment is never read here.
+ */
 export interface NativeLocalProviderConfig {
-  /** Default `$DSH_HOME`, else `~/.dsh`. */
+  /** The DSH home (required). */
   dshHome?: string
-  /** Default `$DSH_AGENTS_HOME`, else `~/.agents`. */
+  /** The agents home (required). */
   agentsHome?: string
   /** Extra roots (rank 300, source `custom`), in order. */
   customSkillDirs?: Array<string>
-  /** Bundled root (rank 600); default `$DSH_BUNDLED_SKILL_DIR`, else none. */
+  /** Bundled root (rank 600), if any. */
   bundledSkillDir?: string
   /** Larger skill files are skipped with a warning (default 1 MiB). */
   maxSkillFileBytes?: number
@@ -313,26 +325,24 @@ export interface NativeProjectProbe {
   git: string
 }
 
-/** A skill file to read through the service. */
+/** A skill file to read through the service (`resolve`, `stat`, `readText`). */
 export interface NativeReadRequest {
   /** Index to report the read under. */
   id: number
   /** Skill file. */
   path: string
-  /**
-   * For a flat file, the index of its listed entry (read its `target`);
-   * absent for a bundle's `SKILL.md` (resolve `path`).
-   */
-  entry?: number
 }
 
 /**
  * The result of reading one skill file through the service: `text`, or
- * `kind` (what `stat` found instead of a file), or an error `code`/`message`.
+ * `absent` (`stat` resolved to `undefined`), or `kind` (what `stat` found
+ * instead of a file), or an error `code`/`message`.
  */
 export interface NativeServiceRead {
   /** `readText` result. */
   text?: string
+  /** `stat` found nothing. */
+  absent?: boolean
   /** `stat(...).type` when it is not `file`. */
   kind?: string
   /** The error's string `code`. */

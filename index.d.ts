@@ -48,6 +48,7 @@ export {
 } from './types/catalog'
 export type {
   LocalSkillProviderConfig,
+  LocalSkillProviderContext,
   LocalRootDiagnosis,
   LocalShadowingWinner,
   LocalFileDiagnosis,

@@ -15,8 +15,9 @@ function harness() {
   const ctx = new Context()
   const messages: Message[] = []
   ctx.logger.exporter({ export: (message) => messages.push(message) })
-  const warnings = (name = 'skills') =>
-    messages.filter((m) => m.name === name && m.type === 'warn').map((m) => String(m.args[m.args.length - 1]))
+  // Warnings are `ctx.logger.warn(message)`: one argument, the message.
+  const warnings = (name?: string) =>
+    messages.filter((m) => (name === undefined || m.name === name) && m.type === 'warn').map((m) => String(m.args[0]))
   return { ctx, messages, warnings }
 }
 
@@ -247,7 +248,7 @@ describe('SkillService', () => {
     expect(await ctx.skills.list()).toEqual([])
   })
 
-  it('routes registry warnings to ctx.logger("skills")', async () => {
+  it('logs registry warnings with ctx.logger.warn(message)', async () => {
     const { ctx, warnings, messages } = harness()
     await ctx.plugin(SkillService)
     ctx.skills.register({ name: 'twice', description: 'One.', content: 'One.' })
@@ -265,9 +266,9 @@ describe('SkillService', () => {
       expect.stringContaining('"twice" is already registered'),
       expect.stringContaining('registry unreachable (100% down)'),
     ])
-    // `%` in a message is text, not a format directive.
-    const formatted = messages.filter((m) => m.name === 'skills').map((m) => m.args)
-    expect(formatted[1]).toEqual(['%s', expect.stringContaining('100% down')])
+    // The call the TypeScript packages make: the message is the only argument.
+    const calls = messages.filter((m) => m.type === 'warn').map((m) => m.args)
+    expect(calls[1]).toEqual([expect.stringContaining('100% down')])
   })
 
   it('keeps two harness contexts apart', async () => {
@@ -396,77 +397,102 @@ describe('SkillLocal', () => {
     expect(await ctx.skills.list({ cwd: project })).toEqual([])
   })
 
-  it('passes its config, logger and the fs service, and forwards write/edit observations', async () => {
-    // A stand-in `skills` service records what SkillLocal asks for.
+  it('registers new LocalSkillProvider(ctx, control, config) through ctx.skills and forwards fs/observed of write/edit', async () => {
+    // A stand-in `skills` service (any ctx.skills with registerProvider) records the registration.
     const { ctx, warnings } = harness()
-    const observed: string[] = []
-    let disposed = 0
-    let options: Record<string, unknown> = {}
-    const fsService = { kind: 'host-fs' }
-    ctx.provide('fs', fsService)
+    const { project, config } = workspace()
+    let provider: any
+    let control: { signal: AbortSignal; invalidate(): void } | undefined
+    const controller = new AbortController()
+    let invalidations = 0
     ctx.provide('skills', {
-      registerLocalProvider(config: Record<string, unknown>) {
-        options = config
-        return {
-          observeHostMutation(target: string) {
-            observed.push(target)
-            if (target.endsWith('throws.md')) throw new Error('cannot observe')
-            return true
-          },
-          dispose: async () => void disposed++,
-        }
+      registerProvider(factory: (control: unknown) => unknown) {
+        control = { signal: controller.signal, invalidate: () => void invalidations++ }
+        provider = factory(control)
+        return () => controller.abort()
       },
     })
-    const fiber = await ctx.plugin(SkillLocal, { dshHome: '/home/u/.dsh', watchMaxProjects: 4 })
-    expect(options).toMatchObject({ dshHome: '/home/u/.dsh', watchMaxProjects: 4, watch: true, fs: fsService })
-    expect(typeof (options.logger as { warn: unknown }).warn).toBe('function')
-    expect(Object.values(options)).not.toContain(undefined)
-    const emit = (observation: unknown) => (ctx as any).emit('fs/observed', observation)
-    emit({ actor: { kind: 'tool', name: 'write' }, target: { displayPath: '/p/.agents/skills/a.md' } })
-    emit({ actor: { name: 'edit' }, target: { displayPath: 'b.md' }, cwd: '/p/.dsh/skills' })
-    emit({ actor: { kind: 'tool', name: 'edit' }, target: { displayPath: 'relative.md' } })
-    emit({ actor: { kind: 'tool', name: 'read' }, target: { displayPath: '/p/x.md' } })
-    emit({ actor: { kind: 'user', name: 'write' }, target: { displayPath: '/p/y.md' } })
-    emit({ actor: { kind: 'tool', name: 'write' }, target: {} })
-    emit({ target: { displayPath: '/p/z.md' } })
-    emit(undefined)
-    expect(observed).toEqual(['/p/.agents/skills/a.md', path.resolve('/p/.dsh/skills', 'b.md'), 'relative.md'])
-    emit({ actor: { kind: 'tool', name: 'write' }, target: { displayPath: '/p/throws.md' } })
+    await ctx.plugin(SkillLocal, { ...config, customSkillDirs: [path.join(project, 'custom')] })
+    expect(provider).toBeInstanceOf(require('../index.js').LocalSkillProvider)
+    const observed: string[] = []
+    const original = provider.observeHostMutation.bind(provider)
+    provider.observeHostMutation = (target: string) => {
+      observed.push(target)
+      if (target.endsWith('throws.md')) throw new Error('cannot observe')
+      return original(target)
+    }
+    const emit = (...args: unknown[]) => (ctx as any).emit('fs/observed', ...args)
+    const custom = path.join(project, 'custom')
+    const target = (file: string) => ({ targetKey: `key:${file}`, displayPath: file })
+    emit(target(path.join(custom, 'a.md')), 'v1', { kind: 'tool', name: 'write' })
+    emit(target(path.join(custom, 'b.md')), { kind: 'present', version: 'v2' }, { name: 'edit' })
+    emit(target(path.join(custom, 'c.md')), { kind: 'absent' }, { name: 'edit', callId: 7 })
+    emit(target(path.join(custom, 'read.md')), 'v', { kind: 'tool', name: 'read' })
+    emit(target(path.join(custom, 'shell.md')), 'v', undefined)
+    emit(target(path.join(custom, 'string-actor.md')), 'v', 'write')
+    emit({ targetKey: 'k' }, 'v', { name: 'write' })
+    emit(undefined, 'v', { name: 'write' })
+    // The single-object payload is not an fs/observed event.
+    emit({ actor: { kind: 'tool', name: 'write' }, target: target(path.join(custom, 'old-shape.md')) })
+    expect(observed).toEqual([path.join(custom, 'a.md'), path.join(custom, 'b.md'), path.join(custom, 'c.md')])
+    // Watching is on by default in the plugin's schema; the invalidations are synchronous anyway.
+    expect(invalidations).toBe(3)
+    emit(target(path.join(custom, 'throws.md')), 'v', { name: 'write' })
     expect(warnings('skill-local')).toEqual([expect.stringContaining('cannot observe')])
-    await fiber.dispose()
-    expect(disposed).toBe(0) // the stand-in service owns the provider's lifetime
-    emit({ actor: { kind: 'tool', name: 'write' }, target: { displayPath: '/p/late.md' } })
-    expect(observed).not.toContain('/p/late.md')
+    // The registration goes away: the provider disposes itself.
+    controller.abort()
+    await expect(provider.list({})).rejects.toThrow(/disposed/)
   })
 
-  it('turns write and edit observations into synchronous invalidations', async () => {
-    const { ctx } = harness()
-    const { project, config } = workspace()
-    await ctx.plugin(SkillService)
-    // Watching, but slow to settle: only the observation can explain a change
-    // seen synchronously.
-    await ctx.plugin(SkillLocal, { ...config, watch: true, watchStabilityThresholdMs: 60_000 })
-    let changes = 0
-    ctx.on('skills/change', () => {
-      changes++
+  for (const watch of [false, true]) {
+    it(`turns write and edit observations into synchronous invalidations (watch: ${watch})`, async () => {
+      const { ctx } = harness()
+      const { project, config } = workspace()
+      await ctx.plugin(SkillService)
+      // Watching but slow to settle, or not watching: only the observation can
+      // explain a change seen synchronously.
+      await ctx.plugin(SkillLocal, { ...config, watch, watchStabilityThresholdMs: 60_000 })
+      let changes = 0
+      ctx.on('skills/change', () => {
+        changes++
+      })
+      expect(await ctx.skills.list({ cwd: project })).toEqual([])
+      const file = path.join(project, '.dsh', 'skills', 'deploy.md')
+      writeSkill(file, 'deploy', 'Deploy the service.')
+      const emit = (...args: unknown[]) => (ctx as any).emit('fs/observed', ...args)
+      const target = { targetKey: file, displayPath: file }
+      emit(target, 'v1', { kind: 'tool', name: 'read' })
+      emit(target, 'v1', undefined)
+      emit({ actor: { kind: 'tool', name: 'write' }, target })
+      expect(changes).toBe(0)
+      emit(target, { kind: 'present', version: 'v1' }, { kind: 'tool', name: 'write' })
+      expect(changes).toBe(1)
+      expect((await ctx.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['deploy'])
+      writeSkill(file, 'deploy', 'Deploy the service, carefully.')
+      emit(target, 'v2', { kind: 'tool', name: 'edit' })
+      expect(changes).toBe(2)
+      expect((await ctx.skills.list({ cwd: project }))[0].description).toBe('Deploy the service, carefully.')
+      // A bundle directory renamed by a tool: its new resourceBase on the next lookup.
+      const bundle = path.join(project, '.dsh', 'skills', 'review')
+      writeSkill(path.join(bundle, 'SKILL.md'), 'review', 'Review.')
+      emit({ targetKey: bundle, displayPath: path.join(bundle, 'SKILL.md') }, 'v', { name: 'write' })
+      expect((await ctx.skills.list({ cwd: project })).find((s) => s.name === 'review')?.resourceBase).toEqual({
+        kind: 'directory',
+        path: bundle,
+      })
+      const renamed = path.join(project, '.dsh', 'skills', 'code-review')
+      fs.renameSync(bundle, renamed)
+      emit({ targetKey: renamed, displayPath: renamed }, { kind: 'present', version: 'v' }, { name: 'edit' })
+      expect((await ctx.skills.list({ cwd: project })).find((s) => s.name === 'review')?.resourceBase).toEqual({
+        kind: 'directory',
+        path: renamed,
+      })
+      // Elsewhere in the project: nothing.
+      const before = changes
+      emit({ targetKey: 'x', displayPath: path.join(project, 'src', 'main.ts') }, 'v', { name: 'write' })
+      expect(changes).toBe(before)
     })
-    expect(await ctx.skills.list({ cwd: project })).toEqual([])
-    const file = path.join(project, '.dsh', 'skills', 'deploy.md')
-    writeSkill(file, 'deploy', 'Deploy the service.')
-    const emit = (observation: unknown) => (ctx as any).emit('fs/observed', observation)
-    emit({ actor: { kind: 'tool', name: 'read' }, target: { displayPath: file } })
-    emit({ actor: { kind: 'user', name: 'write' }, target: { displayPath: file } })
-    emit({ actor: { kind: 'tool', name: 'write' } })
-    emit(null)
-    expect(changes).toBe(0)
-    emit({ actor: { kind: 'tool', name: 'write' }, target: { displayPath: file } })
-    expect(changes).toBe(1)
-    expect((await ctx.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['deploy'])
-    writeSkill(file, 'deploy', 'Deploy the service, carefully.')
-    emit({ actor: { kind: 'tool', name: 'edit' }, target: { displayPath: '.dsh/skills/deploy.md' }, cwd: project })
-    expect(changes).toBe(2)
-    expect((await ctx.skills.list({ cwd: project }))[0].description).toBe('Deploy the service, carefully.')
-  })
+  }
 
   it('stops observing when disposed', async () => {
     const { ctx, warnings } = harness()
@@ -481,7 +507,7 @@ describe('SkillLocal', () => {
     })
     const file = path.join(project, '.dsh', 'skills', 'late.md')
     writeSkill(file, 'late', 'Too late.')
-    ;(ctx as any).emit('fs/observed', { actor: { kind: 'tool', name: 'write' }, target: { displayPath: file } })
+    ;(ctx as any).emit('fs/observed', { targetKey: file, displayPath: file }, 'v', { kind: 'tool', name: 'write' })
     expect(changes).toBe(0)
     expect(warnings('skill-local')).toEqual([])
   })
@@ -496,9 +522,8 @@ describe('SkillLocal', () => {
     await ctx.plugin(SkillService)
     await ctx.plugin(SkillLocal, config)
     expect((await ctx.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['fine'])
-    // Discovery warnings of the native provider are logged by the registry
-    // (`skills`); the provider's own warnings by the plugin (`skill-local`).
-    expect([...warnings('skills'), ...warnings('skill-local')].join('\n')).toContain('broken.md')
+    // Through ctx.logger.warn(message) of the plugin that owns the provider.
+    expect(warnings('skill-local')).toEqual([expect.stringContaining('broken.md skipped')])
   })
 
   it('watches and refreshes the catalog until disposed', async () => {

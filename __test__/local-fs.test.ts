@@ -38,7 +38,11 @@ class FakeFs implements SkillFileSystem<Target> {
   readonly signals: Array<{ op: Op; path: string; signal: AbortSignal | undefined }> = []
   readonly #faults = new Map<string, string>()
 
-  /** Make `op` on `file` throw an error with `code` (`'hang'`: never settle). */
+  /**
+   * Make `op` on `file` throw an error with `code` (`'hang'`: never settle;
+   * for `stat`, `'undefined'`: resolve to `undefined`, `'directory'`/`'other'`:
+   * report that type).
+   */
   fail(op: Op, file: string, code: string): void {
     this.#faults.set(`${op}\0${file}`, code)
   }
@@ -72,6 +76,13 @@ class FakeFs implements SkillFileSystem<Target> {
   }
 
   async stat(target: Target, signal?: AbortSignal): Promise<SkillFsStat | undefined> {
+    const override = this.#faults.get(`stat\0${target.real}`)
+    if (override === 'undefined' || override === 'directory' || override === 'other') {
+      this.counts.stat++
+      this.paths.stat.push(target.real)
+      this.signals.push({ op: 'stat', path: target.real, signal })
+      return override === 'undefined' ? undefined : { type: override }
+    }
     const fault = this.#enter('stat', target.real, signal)
     if (fault) return fault
     try {
@@ -176,7 +187,14 @@ describe('local provider through a filesystem service', () => {
     expect(service.counts.readText).toBeGreaterThan(0)
     // The .git probe walked up from cwd through resolve + stat.
     expect(service.paths.resolve).toEqual(expect.arrayContaining([path.join(w.cwd, '.git'), path.join(w.project, '.git')]))
-    expect(service.paths.stat).toEqual([path.join(w.cwd, '.git'), path.join(w.project, 'src', '.git'), path.join(w.project, '.git')])
+    const probes = service.paths.stat.filter((p) => p.endsWith('.git'))
+    expect(probes).toEqual([path.join(w.cwd, '.git'), path.join(w.project, 'src', '.git'), path.join(w.project, '.git')])
+    // Every skill file was resolved and stat'ed before it was read.
+    expect(service.paths.readText.length).toBeGreaterThan(0)
+    for (const file of service.paths.readText) {
+      expect(service.paths.resolve).toContain(file)
+      expect(service.paths.stat).toContain(file)
+    }
     // The reserved .system child and the bundled root are never read through the service.
     expect(service.touched(path.join(w.userDsh, '.system'))).toBe(false)
     expect(service.touched(w.bundled)).toBe(false)
@@ -185,7 +203,7 @@ describe('local provider through a filesystem service', () => {
     // No cwd: no probe, no project roots.
     service.reset()
     expect(names(await provider.list())).toEqual(EXPECTED.slice(2))
-    expect(service.counts.stat).toBe(0)
+    expect(service.paths.stat.filter((p) => p.endsWith('.git'))).toEqual([])
     // diagnose() goes through the service too.
     service.reset()
     const report = await provider.diagnose({ cwd: w.cwd })
@@ -383,6 +401,94 @@ describe('local provider through a filesystem service', () => {
     expect(() => remote.observeHostMutation(3 as unknown as string)).toThrow(TypeError)
     await remote.dispose()
     await local.dispose()
+  })
+
+  it('resolves and stats each skill file before listing it: the catalog only lists what get() loads', async () => {
+    const w = workspace()
+    const service = new FakeFs()
+    const log = recorder()
+    const provider = new LocalSkillProvider({ ...w.config, fs: service, logger: log.logger })
+    const absent = path.join(w.userDsh, 'user.md')
+    const directory = path.join(w.project, '.agents', 'skills', 'agents.md')
+    const unresolved = path.join(w.home, '.agents', 'skills', 'zz', 'SKILL.md')
+    // The text is readable, but the service says the file is not there / not a file.
+    service.fail('stat', absent, 'undefined')
+    service.fail('stat', directory, 'directory')
+    service.fail('resolve', unresolved, 'ENOENT')
+    const result = await provider.list({ cwd: w.cwd })
+    expect(names(result)).toEqual(EXPECTED.filter(([n]) => !['user', 'agents', 'zz'].includes(n)))
+    expect(result.complete).toBe(true)
+    expect(service.paths.readText).not.toContain(absent)
+    expect(service.paths.readText).not.toContain(directory)
+    expect(log.warnings).toEqual([expect.stringMatching(/agents\.md skipped: is a directory/)])
+    for (const candidate of result.candidates) {
+      expect((await provider.get(candidate, { cwd: w.cwd }))?.name).toBe(candidate.name)
+    }
+    // A stat that fails otherwise makes the observation incomplete.
+    service.clear()
+    service.fail('stat', absent, 'EACCES')
+    const failed = await provider.list({ cwd: w.cwd })
+    expect(failed.complete).toBe(false)
+    expect(names(failed)).toEqual(EXPECTED.filter(([n]) => n !== 'user'))
+    await provider.dispose()
+  })
+
+  it('raw ENOENT and ENOTDIR mean absence: a missing root is an empty root and the catalog is cached', async () => {
+    const w = workspace()
+    // A service passing Node errors through unchanged.
+    const raw = new FakeFs()
+    raw.fail('listDir', w.userDsh, 'ENOENT')
+    raw.fail('resolve', w.custom, 'ENOTDIR')
+    raw.fail('readText', path.join(w.home, '.agents', 'skills', 'zz', 'SKILL.md'), 'ENOENT')
+    const log = recorder()
+    const registry = new SkillRegistry({ logger: log.logger })
+    const local = registry.registerLocalProvider({ ...w.config, fs: raw })
+    const snapshot = await registry.snapshot({ cwd: w.cwd })
+    expect(snapshot.complete).toBe(true)
+    expect(snapshot.skills.map((s) => s.name)).toEqual(['agents', 'builtin', 'shared'])
+    expect(log.warnings).toEqual([])
+    const listings = raw.counts.listDir
+    expect((await registry.snapshot({ cwd: w.cwd })).complete).toBe(true)
+    expect(raw.counts.listDir).toBe(listings)
+    await local.dispose()
+  })
+
+  it('get() refuses a path that is not a skill file of a configured root, without touching it', async () => {
+    const w = workspace()
+    const service = new FakeFs()
+    const provider = new LocalSkillProvider({ ...w.config, fs: service, logger: recorder().logger })
+    const secret = write(path.join(w.root, 'elsewhere', 'secret.md'), skill('secret', 'not a skill root'))
+    const listed = (await provider.list()).candidates.find((c) => c.name === 'user')!
+    for (const forged of [secret, path.join(w.userDsh, '..', '..', '..', 'elsewhere', 'secret.md'), path.join(w.userDsh, '.system', 'SKILL.md')]) {
+      service.reset()
+      await expect(provider.get({ ...listed, path: forged, locator: { path: forged } })).rejects.toThrow(
+        /not a skill file of a configured skill root/,
+      )
+      expect(service.counts.readText).toBe(0)
+    }
+    // A project root is found through the service when the lookup names a cwd.
+    const projectFile = path.join(w.project, '.agents', 'skills', 'agents.md')
+    const fresh = new LocalSkillProvider({ ...w.config, fs: service, logger: recorder().logger })
+    const candidate = { ...listed, path: projectFile, locator: { path: projectFile } }
+    await expect(fresh.get(candidate)).rejects.toThrow(/not a skill file/)
+    expect(await fresh.get(candidate, { cwd: w.cwd })).toMatchObject({ name: 'agents', source: 'project-agents' })
+    await provider.dispose()
+    await fresh.dispose()
+  })
+
+  it('disposing the provider settles calls waiting on a service that never answers', async () => {
+    const w = workspace()
+    const service = new FakeFs()
+    const provider = new LocalSkillProvider({ ...w.config, fs: service, logger: recorder().logger })
+    const candidate = (await provider.list()).candidates.find((c) => c.name === 'user')!
+    service.fail('listDir', w.userDsh, 'hang')
+    service.fail('readText', path.join(w.userDsh, 'user.md'), 'hang')
+    const pending = [provider.list({ cwd: w.cwd }), provider.diagnose({ cwd: w.cwd }), provider.get(candidate)]
+    for (const p of pending) p.catch(() => {})
+    await provider.dispose()
+    for (const p of pending) await expect(p).rejects.toThrow('the local skill provider was disposed')
+    // Later calls reject at once.
+    await expect(provider.list()).rejects.toThrow('the local skill provider was disposed')
   })
 
   it('rejects a service of the wrong shape', () => {

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import fs from 'node:fs'
 import path from 'node:path'
-import { pkg, projectLayout, recorder, skillFile, tempDirs, write } from './helpers'
+import { pkg, projectLayout, recorder, skillFile, tempDirs, waitFor, write } from './helpers'
 
 const { SkillRegistry, LocalSkillProvider } = pkg
 
@@ -159,5 +159,67 @@ describe('native local provider inside the registry', () => {
     expect(snapshot.complete).toBe(false)
     expect(snapshot.skills.map((s) => s.name)).toEqual(['readable'])
     expect((await registry.get('readable', { cwd: w.cwd }))?.content).toContain('Body of readable')
+  })
+
+  it('notices a .git created or removed between cwd and the project root after the first lookup', async () => {
+    const w = workspace()
+    const inner = path.join(w.project, 'src')
+    write(path.join(w.project, '.dsh', 'skills', 'outer.md'), skill('outer', 'project'))
+    write(path.join(inner, '.dsh', 'skills', 'inner.md'), skill('inner', 'nested repository'))
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const local = registry.registerLocalProvider(w.config)
+    let changes = 0
+    registry.onChange(() => void changes++)
+    const names = async () => (await registry.list({ cwd: w.cwd })).map((s) => s.name)
+    expect(await names()).toEqual(['outer'])
+    fs.mkdirSync(path.join(inner, '.git'))
+    expect(await names()).toEqual(['inner'])
+    fs.rmdirSync(path.join(inner, '.git'))
+    expect(await names()).toEqual(['outer'])
+    // The project's own .git goes away: cwd is the project now.
+    fs.rmdirSync(path.join(w.project, '.git'))
+    expect(await names()).toEqual([])
+    // Each move is a catalog change for every consumer (notified from the native side).
+    await waitFor(() => changes === 3)
+    await local.dispose()
+  })
+
+  it('logs an unreadable root once per distinct problem, again after it went away and came back', async () => {
+    const w = workspace()
+    const loop = path.join(w.root, 'loop')
+    fs.symlinkSync(loop, loop)
+    const log = recorder()
+    const registry = new SkillRegistry({ logger: log.logger })
+    const local = registry.registerLocalProvider({ ...w.config, customSkillDirs: [loop], logger: log.logger })
+    for (let i = 0; i < 4; i++) expect((await registry.snapshot({ cwd: w.cwd })).complete).toBe(false)
+    expect(log.warnings.filter((m) => m.includes('cannot list skill root'))).toHaveLength(1)
+    fs.unlinkSync(loop)
+    fs.mkdirSync(loop)
+    expect((await registry.snapshot({ cwd: w.cwd })).complete).toBe(true)
+    fs.rmdirSync(loop)
+    fs.symlinkSync(loop, loop)
+    local.observeHostMutation(loop)
+    expect((await registry.snapshot({ cwd: w.cwd })).complete).toBe(false)
+    expect(log.warnings.filter((m) => m.includes('cannot list skill root'))).toHaveLength(2)
+    await local.dispose()
+  })
+
+  it('get(candidate) loads only skill files of a configured root', async () => {
+    const w = workspace()
+    write(path.join(w.custom, 'ok.md'), skill('ok', 'custom'))
+    const secret = write(path.join(w.root, 'private', 'notes.md'), skill('notes', 'not a skill root'))
+    const provider = new LocalSkillProvider({ ...w.config, logger: recorder().logger })
+    const [candidate] = (await provider.list()).candidates
+    for (const forged of [secret, path.join(w.custom, '..', 'private', 'notes.md'), path.join(w.custom, 'ok.md', '..', '..', 'private', 'notes.md')]) {
+      await expect(provider.get({ ...candidate, path: forged, locator: { path: forged } })).rejects.toThrow(
+        `refusing to load ${forged}: not a skill file of a configured skill root`,
+      )
+    }
+    // `..` that stays inside the root is fine; project roots need the lookup's cwd.
+    expect((await provider.get({ ...candidate, path: path.join(w.custom, 'x', '..', 'ok.md') }))?.name).toBe('ok')
+    const projectFile = write(path.join(w.project, '.agents', 'skills', 'p.md'), skill('p', 'project'))
+    await expect(provider.get({ ...candidate, path: projectFile })).rejects.toThrow(/not a skill file/)
+    expect((await provider.get({ ...candidate, path: projectFile }, { cwd: w.cwd }))?.source).toBe('project-agents')
+    await provider.dispose()
   })
 })

@@ -363,6 +363,38 @@ describe('defaults from the environment', () => {
     expect(other.candidates.map((c) => c.name)).toEqual(['two'])
   })
 
+  it('reads process.env when the provider is created, also in a worker thread', async () => {
+    const root = tempDir()
+    const dirs = { DSH_HOME: path.join(root, 'w-dsh'), DSH_AGENTS_HOME: path.join(root, 'w-agents'), DSH_BUNDLED_SKILL_DIR: path.join(root, 'w-bundled') }
+    // A worker's process.env is its own copy: the OS environment does not have these.
+    const { Worker } = await import('node:worker_threads')
+    const script = `
+      const { parentPort } = require('node:worker_threads')
+      const { LocalSkillProvider } = require(${JSON.stringify(path.join(__dirname, '..', 'lib', 'local.js'))})
+      new LocalSkillProvider({ watch: false }).diagnose({}).then(
+        (d) => parentPort.postMessage(d.roots.map((r) => [r.source, r.path])),
+        (e) => parentPort.postMessage(String(e)),
+      )
+    `
+    const worker = new Worker(script, { eval: true, env: { ...process.env, ...dirs } })
+    const roots = await new Promise((resolve, reject) => {
+      worker.once('message', resolve)
+      worker.once('error', reject)
+    })
+    await worker.terminate()
+    expect(roots).toEqual([
+      ['user-dsh', path.join(dirs.DSH_HOME, 'skills')],
+      ['user-agents', path.join(dirs.DSH_AGENTS_HOME, 'skills')],
+      ['bundled', dirs.DSH_BUNDLED_SKILL_DIR],
+    ])
+    // An edit of process.env applies to providers created afterwards.
+    process.env.DSH_HOME = path.join(root, 'edited')
+    delete process.env.DSH_BUNDLED_SKILL_DIR
+    const d = await new LocalSkillProvider({ watch: false }).diagnose({})
+    expect(d.roots[0]).toMatchObject({ source: 'user-dsh', path: path.join(root, 'edited', 'skills') })
+    expect(d.roots.map((r) => r.source)).not.toContain('bundled')
+  })
+
   it('falls back to ~/.dsh and ~/.agents, and no bundled root', async () => {
     const home = tempDir()
     process.env.HOME = home
@@ -379,10 +411,11 @@ describe('defaults from the environment', () => {
 })
 
 describe('lifecycle', () => {
-  it('observeHostMutation answers without a watcher and dispose is idempotent', async () => {
+  it('observeHostMutation needs a registration to invalidate, and dispose is idempotent', async () => {
     const l = layout()
     write(path.join(l.home, '.dsh/skills/s.md'), skill('s'))
     const provider = new LocalSkillProvider(l.config)
+    // Unregistered: there is no catalog to invalidate.
     expect(provider.observeHostMutation(path.join(l.home, '.dsh/skills/s.md'))).toBe(false)
     expect(() => provider.observeHostMutation(3 as unknown as string)).toThrow(TypeError)
     let calls = 0
@@ -395,8 +428,110 @@ describe('lifecycle', () => {
     expect(calls).toBe(1)
     const native = (provider as unknown as Record<symbol, { closed: boolean }>)[kNative]
     expect(native.closed).toBe(true)
-    // Discovery keeps working after dispose (unwatched).
-    const { candidates } = (await provider.list({}))
-    expect(candidates.map((c) => c.name)).toEqual(['s'])
+    // A disposed provider is gone: calls reject.
+    await expect(provider.list({})).rejects.toThrow('the local skill provider was disposed')
+    await expect(provider.diagnose({})).rejects.toThrow('the local skill provider was disposed')
+  })
+
+  it('disposing settles pending calls', async () => {
+    const l = layout()
+    for (let i = 0; i < 50; i++) write(path.join(l.home, `.dsh/skills/s${i}.md`), skill(`s${i}`))
+    const provider = new LocalSkillProvider(l.config)
+    const candidate = (await provider.list({})).candidates[0]
+    const pending = [provider.list({}), provider.get(candidate, {}), provider.diagnose({})]
+    for (const p of pending) p.catch(() => {})
+    void provider.dispose()
+    for (const p of pending) await expect(p).rejects.toThrow('the local skill provider was disposed')
+  })
+})
+
+describe('the TypeScript constructor: new LocalSkillProvider(ctx, control, config)', () => {
+  function control() {
+    const controller = new AbortController()
+    let invalidations = 0
+    return {
+      controller,
+      control: { signal: controller.signal, invalidate: () => void invalidations++ },
+      invalidations: () => invalidations,
+    }
+  }
+
+  it('logs through ctx.logger.warn, invalidates through control.invalidate, and disposes when the signal aborts', async () => {
+    const l = layout()
+    const root = path.join(l.home, '.agents/skills')
+    write(path.join(root, 'bad.md'), 'no frontmatter\n')
+    write(path.join(root, 'good.md'), skill('good'))
+    const logged: unknown[][] = []
+    const ctx = { logger: { warn: (...args: unknown[]) => void logged.push(args) } }
+    const c = control()
+    const Provider = LocalSkillProvider as unknown as new (
+      ctx: unknown,
+      control: unknown,
+      config: LocalSkillProviderConfig,
+    ) => LocalSkillProviderType
+    const provider = new Provider(ctx, c.control, l.config)
+    expect(provider.name).toBe('local')
+    expect((await provider.list({})).candidates.map((c) => c.name)).toEqual(['good'])
+    // Exactly the call the TypeScript packages make: one argument, the message.
+    expect(logged).toEqual([[expect.stringMatching(/bad\.md skipped: missing frontmatter/)]])
+    // watch: false, and still a first-party write invalidates, once.
+    expect(provider.observeHostMutation(path.join(root, 'new.md'))).toBe(true)
+    expect(c.invalidations()).toBe(1)
+    expect(provider.observeHostMutation(path.join(l.root, 'unrelated.md'))).toBe(false)
+    expect(c.invalidations()).toBe(1)
+    const native = (provider as unknown as Record<symbol, { closed: boolean }>)[kNative]
+    expect(native.closed).toBe(false)
+    c.controller.abort()
+    expect(native.closed).toBe(true)
+    await expect(provider.list({})).rejects.toThrow(/disposed/)
+    expect(provider.observeHostMutation(path.join(root, 'new.md'))).toBe(false)
+    // An already aborted signal: disposed at once.
+    const late = control()
+    late.controller.abort()
+    const gone = new Provider(ctx, late.control, l.config)
+    expect((gone as unknown as Record<symbol, { closed: boolean }>)[kNative].closed).toBe(true)
+  })
+
+  it('uses the fs service of the context, unless config.fs is given', async () => {
+    const l = layout()
+    write(path.join(l.home, '.agents/skills/a.md'), skill('a'))
+    const calls: string[] = []
+    const fsService = {
+      resolve: async (p: string) => ({ displayPath: p }),
+      stat: async (t: { displayPath: string }) => {
+        calls.push(t.displayPath)
+        try {
+          return { type: fs.statSync(t.displayPath).isFile() ? ('file' as const) : ('directory' as const) }
+        } catch {
+          return undefined
+        }
+      },
+      listDir: async (t: { displayPath: string }) => {
+        try {
+          return fs.readdirSync(t.displayPath, { withFileTypes: true }).map((e) => ({
+            name: e.name,
+            type: e.isFile() ? ('file' as const) : ('directory' as const),
+            target: { displayPath: path.join(t.displayPath, e.name) },
+          }))
+        } catch {
+          throw Object.assign(new Error('missing'), { code: 'ENOENT' })
+        }
+      },
+      readText: async (t: { displayPath: string }) => fs.readFileSync(t.displayPath, 'utf8'),
+    }
+    const ctx = { get: (name: string) => (name === 'fs' ? fsService : undefined), logger: { warn() {} } }
+    const Provider = LocalSkillProvider as unknown as new (
+      ctx: unknown,
+      control: unknown,
+      config: LocalSkillProviderConfig,
+    ) => LocalSkillProviderType
+    const viaService = new Provider(ctx, control().control, l.config)
+    expect((await viaService.list({})).candidates.map((c) => c.name)).toEqual(['a'])
+    expect(calls).toContain(path.join(l.home, '.agents/skills/a.md'))
+    expect((viaService as unknown as Record<symbol, unknown>)[kNative]).toBeUndefined()
+    const plain = new LocalSkillProvider(l.config)
+    expect((plain as unknown as Record<symbol, unknown>)[kNative]).toBeDefined()
+    await viaService.dispose()
+    await plain.dispose()
   })
 })

@@ -322,13 +322,14 @@ describe.skipIf(process.platform !== 'linux')('hot refresh', () => {
     expect(s.warnings).toEqual([])
   })
 
-  it('watch: false takes no OS watch and host mutations do nothing', async () => {
+  it('watch: false takes no OS watch; host mutations still invalidate', async () => {
     const baseline = inotifyWatches()
     const s = setup({ watch: false })
     writeBundle(s.agents, 'plain')
     expect(await s.names()).toEqual(['plain'])
     expect(inotifyWatches()).toBe(baseline)
-    expect(s.provider.observeHostMutation(path.join(s.agents, 'x.md'))).toBe(false)
+    expect(s.provider.observeHostMutation(path.join(s.agents, 'x.md'))).toBe(true)
+    expect(s.provider.observeHostMutation(path.join(s.agents, 'plain', 'references', 'x.md'))).toBe(false)
   })
 
   it('an idle watcher does not keep the process alive', () => {

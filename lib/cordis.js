@@ -8,10 +8,10 @@
 // ESM entry (`cordis.mjs`) re-exports this module so both entry points share
 // one `SkillService` class.
 
-const path = require('node:path')
 const { Service } = require('cordis')
 const Schema = require('schemastery')
 const { SkillRegistry } = require('./registry.js')
+const { LocalSkillProvider } = require('./local.js')
 const { describeError } = require('./util.js')
 
 const SERVICE_NAME = 'skills'
@@ -24,29 +24,24 @@ const kRegistry = Symbol('dsh-skill-native.cordis.registry')
 const kLogger = Symbol('dsh-skill-native.cordis.logger')
 
 /**
- * A `{ warn(message) }` logger writing to `ctx.logger(name)`. The message is
- * passed as a `%s` argument so `%` sequences in paths or skill text are not
- * read as format directives. Without a usable logger service it falls back to
- * `console.warn`; a throwing logger never breaks the caller.
+ * A `{ warn(message) }` logger calling `ctx.logger.warn(message)`, the call
+ * the TypeScript packages make (so a harness that routes or captures that
+ * logger sees the message as is). Without a usable logger service it falls
+ * back to `console.warn`; a throwing logger never breaks the caller.
  * @param {import('cordis').Context} ctx
- * @param {string} name
+ * @param {string} name  the prefix of the console fallback
  */
 function createLogger(ctx, name) {
-  let logger
-  try {
-    if (typeof ctx.logger === 'function') logger = ctx.logger(name)
-  } catch {
-    logger = undefined
-  }
   return {
     warn(message) {
-      if (logger && typeof logger.warn === 'function') {
-        try {
-          logger.warn('%s', message)
+      try {
+        const logger = ctx.logger
+        if (logger !== null && logger !== undefined && typeof logger.warn === 'function') {
+          logger.warn(message)
           return
-        } catch {
-          // Fall through to the console.
         }
+      } catch {
+        // Fall through to the console.
       }
       console.warn(`[${name}] ${message}`)
     },
@@ -88,7 +83,7 @@ const ServiceConfig = Schema.object({
  * `SkillRegistry`; registrations are effects of the calling plugin (disposing
  * that plugin unregisters them, and the disposer returned is the effect's
  * own), catalog changes are emitted as `skills/change` and warnings go to
- * `ctx.logger('skills')`.
+ * `ctx.logger.warn(message)`.
  */
 class SkillService extends Service {
   /**
@@ -202,30 +197,11 @@ const LocalConfig = Schema.object({
 })
 
 /**
- * The path an `fs/observed` event says a first-party `write` or `edit` tool
- * touched, or `undefined` for any other observation. Assumed payload:
- * `{ actor: { kind: 'tool', name: 'write' | 'edit' }, target: { displayPath }, cwd? }`;
- * a relative `displayPath` is resolved against `cwd` when the event has one.
- * @param {unknown} observation
- */
-function mutatedPath(observation) {
-  if (observation === null || typeof observation !== 'object') return undefined
-  const { actor, target, cwd } = observation
-  if (actor === null || typeof actor !== 'object' || !MUTATING_TOOLS.has(actor.name)) return undefined
-  if (actor.kind !== undefined && actor.kind !== 'tool') return undefined
-  if (target === null || typeof target !== 'object') return undefined
-  const displayPath = target.displayPath
-  if (typeof displayPath !== 'string' || displayPath.length === 0) return undefined
-  if (!path.isAbsolute(displayPath) && typeof cwd === 'string' && path.isAbsolute(cwd)) {
-    return path.resolve(cwd, displayPath)
-  }
-  return displayPath
-}
-
-/**
- * The native local provider as a plugin: registers it through `ctx.skills`,
- * closes its watchers when the plugin is disposed, and turns `fs/observed`
- * events from the `write` and `edit` tools into synchronous invalidations.
+ * The native local provider as a plugin: registers
+ * `new LocalSkillProvider(ctx, control, config)` through `ctx.skills` (it
+ * disposes itself, closing its watchers, when the registration goes), and
+ * turns `fs/observed` events of the first-party `write` and `edit` tools into
+ * synchronous invalidations.
  */
 const SkillLocal = {
   name: 'skill-local',
@@ -237,20 +213,27 @@ const SkillLocal = {
    */
   apply(ctx, config = {}) {
     const logger = createLogger(ctx, 'skill-local')
-    const options = { logger }
+    const options = {}
     for (const [key, value] of Object.entries(config)) {
       if (value !== undefined && value !== null) options[key] = value
     }
-    const fs = ctx.get('fs')
-    if (fs !== undefined && fs !== null) options.fs = fs
-    const provider = ctx.skills.registerLocalProvider(options)
-    ctx.on(OBSERVED_EVENT, (observation) => {
-      const target = mutatedPath(observation)
-      if (target === undefined) return
+    let provider
+    ctx.skills.registerProvider((control) => {
+      provider = new LocalSkillProvider(ctx, control, options)
+      return provider
+    })
+    // `ctx.emit('fs/observed', target, version, actor)`: `target` is an
+    // `FsTarget` `{ targetKey, displayPath }`, `version` an opaque freshness
+    // token (unused), `actor` an opaque object or undefined.
+    ctx.on(OBSERVED_EVENT, (target, version, actor) => {
+      if (actor === null || typeof actor !== 'object' || !MUTATING_TOOLS.has(actor.name)) return
+      if (target === null || typeof target !== 'object') return
+      const displayPath = target.displayPath
+      if (typeof displayPath !== 'string' || displayPath.length === 0) return
       try {
-        provider.observeHostMutation(target)
+        provider?.observeHostMutation(displayPath)
       } catch (error) {
-        logger.warn(`cannot apply ${OBSERVED_EVENT} for ${target}: ${describeError(error)}`)
+        logger.warn(`cannot apply ${OBSERVED_EVENT} for ${displayPath}: ${describeError(error)}`)
       }
     })
   },

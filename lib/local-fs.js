@@ -6,8 +6,13 @@
 // This module only performs the service calls, asynchronously; every rule runs
 // natively: the directories probed for `.git`, the roots and their ranks,
 // which entries are skills and in which order, parsing and the size cap, what
-// an error code means, the merge, and the bundled root (read natively: it is
-// trusted host content). No native thread ever waits on a JS promise.
+// an error code means, which paths `get()` may load, the merge, and the
+// bundled root (read natively: it is trusted host content). No native thread
+// ever waits on a JS promise.
+//
+// Every operation takes `stop`: the signals that end it (the caller's signal
+// and the provider's lifetime). Once one aborts, no new service call starts.
+// The caller's `signal` itself is what `stat` and `readText` receive.
 
 const { describeError } = require('./util.js')
 
@@ -38,15 +43,25 @@ function errorOf(error) {
   return { code, message: describeError(error) }
 }
 
-/** Run at most `limit` calls at once; stop starting new ones once `signal` aborts. */
-function limiter(limit, signal) {
+/**
+ * Throw the reason of the first aborted signal of `stop`, if any.
+ * @param {ReadonlyArray<AbortSignal | undefined>} stop
+ */
+function throwIfStopped(stop) {
+  for (const signal of stop) if (signal && signal.aborted) throw signal.reason
+}
+
+/** Run at most `limit` calls at once; start no new one once `stop` aborted. */
+function limiter(limit, stop) {
   let active = 0
   const queue = []
   const next = () => {
     while (active < limit && queue.length > 0) {
       const { call, resolve, reject } = queue.shift()
-      if (signal && signal.aborted) {
-        reject(signal.reason)
+      try {
+        throwIfStopped(stop)
+      } catch (reason) {
+        reject(reason)
         continue
       }
       active++
@@ -70,10 +85,10 @@ function limiter(limit, signal) {
  * The project root of `cwd` through the service: the nearest directory whose
  * `.git` resolves and stats to something. A failed probe means "not here".
  */
-async function projectRoot(native, fs, cwd, signal) {
+async function projectRoot(native, fs, cwd, signal, stop) {
   const probes = native.projectProbes(cwd)
   for (const { dir, git } of probes) {
-    if (signal && signal.aborted) throw signal.reason
+    throwIfStopped(stop)
     try {
       const target = await fs.resolve(git)
       const stat = await fs.stat(target, signal)
@@ -85,15 +100,20 @@ async function projectRoot(native, fs, cwd, signal) {
   return probes.length > 0 ? probes[0].dir : cwd
 }
 
-/** Read one skill file requested by the scan. */
-async function readRequest(fs, request, entries, signal) {
+/**
+ * Resolve, stat, then read one skill file: what discovery and `get()` both do,
+ * so the catalog lists exactly what `get()` can load. Resolves to the
+ * native read record: `{ text }`, `{ absent }`, `{ kind }` or `{ code, message }`.
+ */
+async function readSkillFile(fs, file, signal) {
   try {
-    const listed = request.entry === undefined || request.entry === null ? undefined : entries[request.entry]
-    const target = listed !== undefined && listed.target !== undefined ? listed.target : await fs.resolve(request.path)
+    const target = await fs.resolve(file)
+    const stat = await fs.stat(target, signal)
+    if (stat === undefined || stat === null) return { absent: true }
+    if (typeof stat !== 'object') return { message: `stat(${file}) did not resolve to an object` }
+    if (stat.type !== 'file') return { kind: typeof stat.type === 'string' ? stat.type : 'other' }
     const text = await fs.readText(target, signal)
-    if (typeof text !== 'string') {
-      return { message: `readText(${request.path}) did not resolve to a string` }
-    }
+    if (typeof text !== 'string') return { message: `readText(${file}) did not resolve to a string` }
     return { text }
   } catch (error) {
     return errorOf(error)
@@ -101,7 +121,7 @@ async function readRequest(fs, request, entries, signal) {
 }
 
 /** List one root and read its skill files into `scan`. */
-async function scanRoot(fs, scan, root, limit, signal) {
+async function scanRoot(fs, scan, root, limit, signal, stop) {
   let entries
   try {
     const target = await limit(() => fs.resolve(root.path))
@@ -113,7 +133,7 @@ async function scanRoot(fs, scan, root, limit, signal) {
       }
     }
   } catch (error) {
-    if (signal && signal.aborted) throw signal.reason
+    throwIfStopped(stop)
     const { code, message } = errorOf(error)
     scan.rootFailed(root.index, code, message)
     return
@@ -123,54 +143,53 @@ async function scanRoot(fs, scan, root, limit, signal) {
   const requests = scan.rootListed(root.index, names, types)
   await Promise.all(
     requests.map((request) =>
-      limit(() => readRequest(fs, request, entries, signal)).then((read) => scan.read(request.id, read)),
+      limit(() => readSkillFile(fs, request.path, signal)).then((read) => scan.read(request.id, read)),
     ),
   )
 }
 
 /** Probe, list and read through the service; returns the native scan, ready to finish. */
-async function collect(native, fs, cwd, signal) {
-  const project = cwd === undefined || cwd === '' ? undefined : await projectRoot(native, fs, cwd, signal)
+async function collect(native, fs, cwd, signal, stop) {
+  const project = cwd === undefined || cwd === '' ? undefined : await projectRoot(native, fs, cwd, signal, stop)
   const scan = native.beginServiceScan(project)
-  const limit = limiter(CONCURRENCY, signal)
-  await Promise.all(scan.roots().map((root) => scanRoot(fs, scan, root, limit, signal)))
-  if (signal && signal.aborted) throw signal.reason
+  const limit = limiter(CONCURRENCY, stop)
+  await Promise.all(scan.roots().map((root) => scanRoot(fs, scan, root, limit, signal, stop)))
+  throwIfStopped(stop)
   return scan
 }
 
 /** `list()` through the service: `{ candidates, complete, warnings }`. */
-async function listThroughService(native, fs, cwd, signal) {
-  return (await collect(native, fs, cwd, signal)).finish()
+async function listThroughService(native, fs, cwd, signal, stop) {
+  return (await collect(native, fs, cwd, signal, stop)).finish()
 }
 
 /** `diagnose()` through the service. */
-async function diagnoseThroughService(native, fs, cwd, signal) {
-  return (await collect(native, fs, cwd, signal)).finishDiagnosis(cwd)
+async function diagnoseThroughService(native, fs, cwd, signal, stop) {
+  return (await collect(native, fs, cwd, signal, stop)).finishDiagnosis(cwd)
 }
 
 /**
- * `get()` through the service: resolve, stat and read the candidate's file
- * (forwarding `signal`), parsed natively. Resolves to `{ definition?, warning? }`.
+ * `get()` through the service: check that the candidate's file is a skill file
+ * of a configured root (probing `cwd`'s project through the service only when
+ * needed), then resolve, stat and read it (forwarding `signal`), parsed
+ * natively. Resolves to `{ definition?, warning? }`.
  */
-async function loadThroughService(native, fs, candidate, signal) {
+async function loadThroughService(native, fs, candidate, cwd, signal, stop) {
   const path = typeof candidate.path === 'string' ? candidate.path : candidate.locator?.path
   if (typeof path !== 'string') throw new TypeError('candidate.path must be a string (the skill file)')
-  let read
+  let project
+  let file
   try {
-    const target = await fs.resolve(path)
-    const stat = await fs.stat(target, signal)
-    if (stat === undefined || stat === null) return {}
-    if (stat.type !== 'file') {
-      read = { kind: typeof stat.type === 'string' ? stat.type : 'other' }
-    } else {
-      const text = await fs.readText(target, signal)
-      read = typeof text === 'string' ? { text } : { message: `readText(${path}) did not resolve to a string` }
-    }
+    file = native.confine(candidate)
   } catch (error) {
-    if (signal && signal.aborted) throw signal.reason
-    read = errorOf(error)
+    if (cwd === undefined) throw error
+    project = await projectRoot(native, fs, cwd, signal, stop)
+    file = native.confine(candidate, project)
   }
-  return native.loadFromService(candidate, read)
+  throwIfStopped(stop)
+  const read = await readSkillFile(fs, file, signal)
+  if (read.code !== undefined || read.message !== undefined) throwIfStopped(stop)
+  return native.loadFromService(file, project, read)
 }
 
 module.exports = { checkFileSystem, listThroughService, diagnoseThroughService, loadThroughService }

@@ -1,11 +1,15 @@
 'use strict'
 // The `local` skill provider: a thin JS shell over the native provider.
 // Discovery and loading run in Rust on the libuv thread pool; this layer
-// validates the configuration types, races the caller's AbortSignal, and logs
-// warnings through the configured logger. With a host filesystem service
-// (`config.fs`), the I/O goes through the service instead (see local-fs.js) and
-// the provider registers as a JS provider.
+// validates the configuration types, fills in the defaults that come from the
+// environment, races the caller's AbortSignal and the provider's lifetime, and
+// logs warnings through the configured logger. With a host filesystem service
+// (`config.fs`, or the `fs` service of the Cordis context), the I/O goes
+// through the service instead (see local-fs.js) and the provider registers as
+// a JS provider.
 
+const os = require('node:os')
+const path = require('node:path')
 const binding = require('./native.js')
 const { kAttach, kLogger, kNative, kOnDispose } = require('./symbols.js')
 const fsSeam = require('./local-fs.js')
@@ -19,6 +23,9 @@ const NUMBER_FIELDS = [
   'watchPollIntervalMs',
   'watchMaxProjects',
 ]
+
+/** The message of the error pending and later calls reject with after `dispose()`. */
+const DISPOSED = 'the local skill provider was disposed'
 
 function describe(value) {
   if (value === null) return 'null'
@@ -69,6 +76,74 @@ function nativeConfig(config) {
 }
 
 /**
+ * Fill in the defaults that come from the environment, as the provider is
+ * created: `$DSH_HOME` (else `<home>/.dsh`), `$DSH_AGENTS_HOME` (else
+ * `<home>/.agents`) and `$DSH_BUNDLED_SKILL_DIR`, read from `process.env`
+ * (which, in a worker thread or after an edit, differs from the OS
+ * environment), and the home directory from `os.homedir()`. Empty variables
+ * count as unset. A home that cannot be determined is left out: the native
+ * side then asks for the option to be set.
+ */
+function withEnvironmentDefaults(options) {
+  const env = (key) => {
+    const value = process.env[key]
+    return typeof value === 'string' && value !== '' ? value : undefined
+  }
+  let home
+  const inHome = (dir) => {
+    if (home === undefined) {
+      try {
+        home = os.homedir()
+      } catch {
+        home = ''
+      }
+    }
+    return home === '' ? undefined : path.join(home, dir)
+  }
+  const out = { ...options }
+  out.dshHome ??= env('DSH_HOME') ?? inHome('.dsh')
+  out.agentsHome ??= env('DSH_AGENTS_HOME') ?? inHome('.agents')
+  out.bundledSkillDir ??= env('DSH_BUNDLED_SKILL_DIR')
+  for (const key of ['dshHome', 'agentsHome', 'bundledSkillDir']) if (out[key] === undefined) delete out[key]
+  return out
+}
+
+/** Whether `value` looks like a `SkillProviderControl` (`{ signal, invalidate }`). */
+function isControl(value) {
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof value.invalidate === 'function' &&
+    value.signal !== null &&
+    typeof value.signal === 'object' &&
+    typeof value.signal.addEventListener === 'function'
+  )
+}
+
+/** `ctx.logger.warn(message)` of a Cordis context, when it has one. */
+function contextLogger(ctx) {
+  let logger
+  try {
+    logger = ctx.logger
+  } catch {
+    return undefined
+  }
+  if ((typeof logger !== 'function' && typeof logger !== 'object') || logger === null) return undefined
+  if (typeof logger.warn !== 'function') return undefined
+  return { warn: (message) => ctx.logger.warn(message) }
+}
+
+/** The `fs` service of a Cordis context, when one is loaded. */
+function contextFileSystem(ctx) {
+  try {
+    const fs = typeof ctx.get === 'function' ? ctx.get('fs') : ctx.fs
+    return fs === null ? undefined : fs
+  } catch {
+    return undefined
+  }
+}
+
+/**
  * Local filesystem skill provider (`name === 'local'`). See `types/local.d.ts`.
  */
 class LocalSkillProvider {
@@ -79,16 +154,44 @@ class LocalSkillProvider {
   #fs
   /** `control.invalidate` of the current registration. */
   #invalidate
+  /** Aborted by `dispose()`: settles every pending call. */
+  #lifetime = new AbortController()
 
-  constructor(config) {
-    const options = nativeConfig(config)
-    const fs = config?.fs === undefined ? undefined : fsSeam.checkFileSystem(config.fs)
-    this.#logger = resolveLogger(config?.logger)
+  /**
+   * `new LocalSkillProvider(config)`, or the plugin form
+   * `new LocalSkillProvider(ctx, control, config)`.
+   */
+  constructor(...args) {
+    const [ctx, control, config] = args.length >= 2 && isControl(args[1]) ? args : [undefined, undefined, args[0]]
+    if (ctx !== undefined && (ctx === null || (typeof ctx !== 'object' && typeof ctx !== 'function'))) {
+      throw new TypeError(`LocalSkillProvider context must be an object (got ${describe(ctx)})`)
+    }
+    const options = withEnvironmentDefaults(nativeConfig(config))
+    const given = config?.fs !== undefined ? config.fs : ctx === undefined ? undefined : contextFileSystem(ctx)
+    const fs = given === undefined ? undefined : fsSeam.checkFileSystem(given)
+    this.#logger = resolveLogger(config?.logger ?? (ctx === undefined ? undefined : contextLogger(ctx)))
     this.#native = new binding.NativeLocalProvider(options)
     this.#fs = fs
     // Without a service, the registry drives the native provider directly (no
     // JS on its path); with one, `list`/`get` are JS and it registers as such.
     if (fs === undefined) Object.defineProperty(this, kNative, { value: this.#native })
+    if (control !== undefined) this.#bind(control)
+  }
+
+  /**
+   * Take `control` for this provider's registration: changes go through
+   * `control.invalidate` (a native registration in this package's registry
+   * replaces the watcher's route with its own), and the provider disposes
+   * itself when `control.signal` aborts.
+   */
+  #bind(control) {
+    this.#invalidate = control.invalidate
+    this.#native.attachInvalidator(() => control.invalidate())
+    if (control.signal.aborted) {
+      this.dispose().catch(() => {})
+      return
+    }
+    control.signal.addEventListener('abort', () => this.dispose().catch(() => {}), { once: true })
   }
 
   /** Called by the registry on a JS registration: route watcher invalidations to it. */
@@ -117,31 +220,46 @@ class LocalSkillProvider {
     return 'local'
   }
 
+  /** Reject with the caller's abort reason or the disposal, whichever comes first. */
+  #settle(work, signal) {
+    return raceSignal(raceSignal(work, signal), this.#lifetime.signal)
+  }
+
+  /** Checks every call makes first: the caller's signal, then disposal. */
+  #enter(signal) {
+    throwIfAborted(signal)
+    throwIfAborted(this.#lifetime.signal)
+    return [signal, this.#lifetime.signal]
+  }
+
   /** Discover candidates for `options.cwd`; resolves to `{ candidates, complete }`. */
   async list(options) {
     const signal = options?.signal
-    throwIfAborted(signal)
+    const stop = this.#enter(signal)
     const cwd = checkCwd(options?.cwd)
-    const result = await raceSignal(
-      this.#fs === undefined ? this.#native.list(cwd) : fsSeam.listThroughService(this.#native, this.#fs, cwd, signal),
+    const result = await this.#settle(
+      this.#fs === undefined ? this.#native.list(cwd) : fsSeam.listThroughService(this.#native, this.#fs, cwd, signal, stop),
       signal,
     )
     for (const warning of result.warnings) safeWarn(this.#logger, warning)
     return { candidates: result.candidates, complete: result.complete }
   }
 
-  /** Re-read the skill file behind `candidate`; `undefined` when gone or no longer valid. */
+  /**
+   * Re-read the skill file behind `candidate`; `undefined` when gone or no
+   * longer valid. Only skill files of a configured root load.
+   */
   async get(candidate, options) {
     const signal = options?.signal
-    throwIfAborted(signal)
+    const stop = this.#enter(signal)
     if (candidate === null || typeof candidate !== 'object') {
       throw new TypeError(`candidate must be an object (got ${describe(candidate)})`)
     }
     const cwd = checkCwd(options?.cwd)
-    const result = await raceSignal(
+    const result = await this.#settle(
       this.#fs === undefined
         ? this.#native.load(candidate, cwd)
-        : fsSeam.loadThroughService(this.#native, this.#fs, candidate, signal),
+        : fsSeam.loadThroughService(this.#native, this.#fs, candidate, cwd, signal, stop),
       signal,
     )
     if (result.warning !== undefined) safeWarn(this.#logger, result.warning)
@@ -151,17 +269,21 @@ class LocalSkillProvider {
   /** Explain every root and file considered for `options.cwd` (what `doctor` prints). */
   async diagnose(options) {
     const signal = options?.signal
-    throwIfAborted(signal)
+    const stop = this.#enter(signal)
     const cwd = checkCwd(options?.cwd)
-    return raceSignal(
+    return this.#settle(
       this.#fs === undefined
         ? this.#native.diagnose(cwd)
-        : fsSeam.diagnoseThroughService(this.#native, this.#fs, cwd, signal),
+        : fsSeam.diagnoseThroughService(this.#native, this.#fs, cwd, signal, stop),
       signal,
     )
   }
 
-  /** A first-party write or edit touched `path`; returns whether the catalog was invalidated. */
+  /**
+   * A first-party write or edit touched `path`: when it could be a skill entry
+   * of a configured root or of a recently looked-up project, invalidate now
+   * (watching or not) and notify once. Returns whether it invalidated.
+   */
   observeHostMutation(path) {
     if (typeof path !== 'string') {
       throw new TypeError(`path must be a string (got ${describe(path)})`)
@@ -173,9 +295,13 @@ class LocalSkillProvider {
     return hit
   }
 
-  /** Unregister (when registered) and close the watchers. Idempotent. */
+  /**
+   * Unregister (when registered), close the watchers, and settle every pending
+   * `list`/`get`/`diagnose` (they reject, as do later calls). Idempotent.
+   */
   dispose() {
     if (this.#disposed) return this.#disposed
+    this.#lifetime.abort(new Error(DISPOSED))
     let error
     try {
       if (this[kOnDispose]) this[kOnDispose]()
@@ -185,6 +311,8 @@ class LocalSkillProvider {
     } catch (e) {
       error = e
     }
+    this.#invalidate = undefined
+    this.#native.attachInvalidator(null)
     this.#native.close()
     this.#disposed = error === undefined ? Promise.resolve() : Promise.reject(error)
     return this.#disposed

@@ -32,7 +32,7 @@ declare module 'cordis' {
  * Same methods as `SkillRegistry`; `registerProvider`, `registerLocalProvider`,
  * `register` and `onChange` are effects of the calling plugin, so disposing
  * that plugin undoes them (the returned disposer is the effect's own).
- * Changes are emitted as `skills/change`; warnings go to `ctx.logger('skills')`.
+ * Changes are emitted as `skills/change`; warnings go to `ctx.logger.warn(message)`.
  */
 export declare class SkillService extends Service<SkillService.Config> {
   /** `{ collectCacheMaxEntries }`: a positive integer, default 128. */
@@ -79,31 +79,23 @@ export declare namespace SkillService {
   interface Config extends RegistryConfig {}
 }
 
-/**
- * The `fs/observed` event payload `SkillLocal` reacts to: an observation whose
- * actor is the first-party `write` or `edit` tool invalidates the local
- * provider synchronously for `target.displayPath` (resolved against `cwd`
- * when relative and `cwd` is present). Other observations are ignored.
- */
-export interface SkillFsObservation {
-  readonly actor: { readonly kind?: 'tool' | (string & {}); readonly name: string }
-  readonly target: { readonly displayPath: string }
-  readonly cwd?: string
-}
-
 export declare namespace SkillLocal {
   /**
    * Every `LocalSkillProviderConfig` field except `logger` (the plugin logs to
-   * `ctx.logger('skill-local')`) and `fs` (the plugin passes `ctx.get('fs')`).
+   * `ctx.logger.warn`) and `fs` (the provider uses `ctx.get('fs')`).
    */
   type Config = Omit<LocalSkillProviderConfig, 'logger' | 'fs'>
 }
 
 /**
  * The native local provider as a plugin module (`ctx.plugin(SkillLocal, config)`):
- * registers it through `ctx.skills`, closes its watchers when disposed, and
- * turns `fs/observed` events of the `write`/`edit` tools into
- * `provider.observeHostMutation(target.displayPath)`.
+ * registers `new LocalSkillProvider(ctx, control, config)` through
+ * `ctx.skills.registerProvider` (it disposes itself, closing its watchers, when
+ * the plugin is disposed), and listens to the harness event
+ * `ctx.emit('fs/observed', target, version, actor)`: when `actor` is an object
+ * whose `name` is `'write'` or `'edit'`, it calls
+ * `provider.observeHostMutation(target.displayPath)`, watching or not; every
+ * other event is ignored. Warnings go to `ctx.logger.warn(message)`.
  */
 export declare const SkillLocal: {
   readonly name: 'skill-local'

@@ -2,6 +2,7 @@ import type {
   SkillCandidate,
   SkillDefinition,
   SkillLookupOptions,
+  SkillProviderControl,
   SkillProviderObservation,
   SkillSource,
 } from './skill'
@@ -18,6 +19,10 @@ export interface SkillFsTarget {
 /** What `stat` found (links followed). */
 export interface SkillFsStat {
   readonly type: 'file' | 'directory' | 'other'
+  /** Opaque freshness token (not used by the provider). */
+  readonly version?: unknown
+  /** Size in bytes, when known. */
+  readonly size?: number
 }
 
 /** One entry of a `listDir` result (links followed). */
@@ -31,10 +36,13 @@ export interface SkillFsEntry<Target extends SkillFsTarget = SkillFsTarget> {
 
 /**
  * The subset of the harness's filesystem service the `local` provider reads
- * through (a remote or sandboxed workspace). Errors carry a string `code`:
- * `FS_NOT_FOUND` and `FS_NOT_DIRECTORY` mean absence (an empty root, a skill
- * that is gone); `FS_NOT_TEXT` means not a text file (that skill is skipped
- * with a warning); any other failure makes the observation incomplete.
+ * through (a remote or sandboxed workspace). Every skill file is `resolve`d
+ * and `stat`ed before it is read, in discovery as in `get()`: `undefined` from
+ * `stat` means absent, a type other than `file` is skipped. Errors carry a
+ * string `code`: `FS_NOT_FOUND`, `FS_NOT_DIRECTORY` and the raw Node codes
+ * `ENOENT`, `ENOTDIR` mean absence (an empty root, a skill that is gone);
+ * `FS_NOT_TEXT` means not a text file (that skill is skipped with a warning);
+ * any other failure makes the observation incomplete.
  */
 export interface SkillFileSystem<Target extends SkillFsTarget = SkillFsTarget> {
   /** Resolve a path to a target. */
@@ -49,13 +57,19 @@ export interface SkillFileSystem<Target extends SkillFsTarget = SkillFsTarget> {
 
 /** Configuration of the `local` skill provider. Every field is optional. */
 export interface LocalSkillProviderConfig {
-  /** DSH home; its `skills` child is the `user-dsh` root (rank 400). Default `$DSH_HOME`, else `~/.dsh`. */
+  /**
+   * DSH home; its `skills` child is the `user-dsh` root (rank 400). Default
+   * `process.env.DSH_HOME`, else `<os.homedir()>/.dsh`, read when the provider is created.
+   */
   readonly dshHome?: string
-  /** Agents home; its `skills` child is the `user-agents` root (rank 500). Default `$DSH_AGENTS_HOME`, else `~/.agents`. */
+  /**
+   * Agents home; its `skills` child is the `user-agents` root (rank 500). Default
+   * `process.env.DSH_AGENTS_HOME`, else `<os.homedir()>/.agents`, read when the provider is created.
+   */
   readonly agentsHome?: string
   /** Extra skill roots (rank 300, source `custom`), in order. */
   readonly customSkillDirs?: readonly string[]
-  /** Bundled skill root (rank 600, source `bundled`). Default `$DSH_BUNDLED_SKILL_DIR`, else none. */
+  /** Bundled skill root (rank 600, source `bundled`). Default `process.env.DSH_BUNDLED_SKILL_DIR`, else none. */
   readonly bundledSkillDir?: string
   /** Skill files larger than this many bytes are skipped with a warning (positive integer, default 1 MiB). */
   readonly maxSkillFileBytes?: number
@@ -71,15 +85,29 @@ export interface LocalSkillProviderConfig {
   readonly watchMaxProjects?: number
   /** Follow symbolic links when watching (default `true`). */
   readonly watchFollowSymlinks?: boolean
-  /** Receives one line per skipped skill file or discovery failure (default `console.warn`). */
+  /**
+   * Receives one line per skipped skill file or discovery failure, once per
+   * distinct problem (default: `ctx.logger.warn` in the plugin form, else `console.warn`).
+   */
   readonly logger?: { warn(message: string): void }
   /**
-   * The host's filesystem service. When given, the `.git` probe, root listings
-   * and skill reads (`list`, `get`, `diagnose`) go through it instead of the host
-   * disk; the bundled root is still read natively, and watchers keep watching
-   * host paths. Without it, discovery runs natively with no JS calls.
+   * The host's filesystem service (default: `ctx.get('fs')` in the plugin form).
+   * When given, the `.git` probe, root listings and skill reads (`list`, `get`,
+   * `diagnose`) go through it instead of the host disk; the bundled root is
+   * still read natively, and watchers keep watching host paths. Without it,
+   * discovery runs natively with no JS calls.
    */
   readonly fs?: SkillFileSystem
+}
+
+/**
+ * What the plugin form `new LocalSkillProvider(ctx, control, config)` uses of
+ * the Cordis context: `ctx.logger.warn(message)` for warnings and
+ * `ctx.get('fs')` for the harness filesystem service.
+ */
+export interface LocalSkillProviderContext {
+  readonly logger?: { warn(message: string): void }
+  get?(name: string): unknown
 }
 
 /** One root considered by `diagnose()`. */
@@ -154,10 +182,20 @@ export interface LocalDiagnosis {
  */
 export declare class LocalSkillProvider {
   /**
+   * A standalone provider (register it with `registry.registerProvider(() => provider)`,
+   * or use `registry.registerLocalProvider(config)`).
    * @throws TypeError for a field of the wrong type; Error for a non-positive-integer
    *   tunable or an empty path.
    */
   constructor(config?: LocalSkillProviderConfig)
+  /**
+   * The TypeScript packages' form, inside a provider factory:
+   * `ctx.skills.registerProvider((control) => new LocalSkillProvider(ctx, control, config))`.
+   * Changes go through `control.invalidate`, warnings through `ctx.logger.warn`,
+   * I/O through `ctx.get('fs')` when loaded, and the provider disposes itself
+   * when `control.signal` aborts.
+   */
+  constructor(ctx: LocalSkillProviderContext, control: SkillProviderControl, config?: LocalSkillProviderConfig)
   /** Always `'local'`. */
   readonly name: 'local'
   /**
@@ -167,15 +205,28 @@ export declare class LocalSkillProvider {
    */
   list(options?: SkillLookupOptions): Promise<SkillProviderObservation>
   /**
-   * Re-read and re-parse the file behind a candidate this provider listed.
+   * Re-read and re-parse the file behind a candidate this provider listed (a
+   * cached parse is used only when the file provably did not change).
    * Resolves to `undefined` when the file is gone or no longer a valid skill;
-   * rejects on unexpected I/O failures and with `options.signal.reason` when aborted.
+   * rejects on unexpected I/O failures, for a path that is not a skill file of
+   * a configured root (`<root>/<name>.md` or `<root>/<dir>/SKILL.md`, `..`
+   * resolved; project roots of `options.cwd` or of a recent lookup), and with
+   * `options.signal.reason` when aborted.
    */
   get(candidate: SkillCandidate, options?: SkillLookupOptions): Promise<SkillDefinition | undefined>
   /** One record per root and per file considered for `options.cwd`. */
   diagnose(options?: SkillLookupOptions): Promise<LocalDiagnosis>
-  /** A first-party write or edit touched `path`; returns whether the catalog was invalidated. */
+  /**
+   * A first-party write or edit touched `path`: when it could be a skill entry
+   * of a configured root or of a project root a recent lookup used, the catalog
+   * is invalidated synchronously and listeners are notified once, watching or
+   * not. Returns whether it invalidated (`false` when not registered).
+   */
   observeHostMutation(path: string): boolean
-  /** Unregister from the registry (when registered) and close the watchers. Idempotent. */
+  /**
+   * Unregister from the registry (when registered), close the watchers, and
+   * settle every pending `list`/`get`/`diagnose`: they reject, as do later
+   * calls. Idempotent.
+   */
   dispose(): Promise<void>
 }

@@ -1,8 +1,8 @@
 // Compiled with `tsc --noEmit` by __test__/cordis.test.ts: a Cordis harness
 // using the drop-in plugins and the `declare module 'cordis'` augmentation.
 import { Context } from 'cordis'
-import SkillService, { SkillLocal, type SkillFsObservation } from '@deepseek-ai/dsh-skill-native/cordis'
-import type { SkillProviderControl, SkillRegistry, SkillSummary } from '../../index.js'
+import SkillService, { SkillLocal } from '@deepseek-ai/dsh-skill-native/cordis'
+import { LocalSkillProvider, type SkillProviderControl, type SkillRegistry, type SkillSummary } from '../../index.js'
 
 export async function harness(): Promise<SkillSummary[]> {
   const ctx = new Context()
@@ -34,8 +34,16 @@ export async function harness(): Promise<SkillSummary[]> {
 
   const registry: SkillRegistry = ctx.skills.registry
   void registry
-  const observation: SkillFsObservation = { actor: { kind: 'tool', name: 'write' }, target: { displayPath: '/p/.agents/skills/x.md' } }
-  void observation
+  // The TypeScript packages' constructor, inside a provider factory.
+  await ctx.plugin({
+    name: 'local-skills',
+    inject: ['skills'],
+    apply(ctx: Context) {
+      ctx.skills.registerProvider((control: SkillProviderControl) => new LocalSkillProvider(ctx, control, { watch: false }))
+    },
+  })
+  const standalone = new LocalSkillProvider({ dshHome: '/home/user/.dsh' })
+  void standalone.dispose()
   const snapshot = await ctx.skills.snapshot({ cwd: '/p' })
   const definition = await ctx.skills.get('inline', { cwd: '/p' })
   void definition?.content

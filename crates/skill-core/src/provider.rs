@@ -3,7 +3,7 @@
 
 use crate::cancel::CancelToken;
 use crate::model::{Candidate, Observation, SkillDefinition};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Caller context for one lookup.
@@ -74,6 +74,12 @@ pub trait NativeProvider: Send + Sync {
     ) {
         (self.get(candidate, ctx), None)
     }
+
+    /// Called on a catalog cache hit for `cwd`, before the cached catalog is
+    /// used. A provider that can tell cheaply that its part of that catalog
+    /// is stale (the project root of `cwd` moved, say) invalidates its
+    /// registration from here, so the lookup collects afresh. Default: nothing.
+    fn revalidate(&self, _cwd: Option<&Path>) {}
 
     /// Called when the provider is registered; watchers use the handle to
     /// invalidate that exact registration. Called with `None` on disposal.

@@ -13,6 +13,7 @@ use crate::model::{Candidate, Observation, SkillSummary, RUNTIME_PROVIDER, RUNTI
 use crate::provider::{Invalidate, LookupContext, NativeProvider};
 use lru::LruCache;
 use std::num::NonZeroUsize;
+use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
 
 /// Slot id of the registry-owned runtime provider.
@@ -286,10 +287,26 @@ impl Registry {
     }
 
     /// The cached complete catalog for `cwd`, if any (marks it recently used).
+    /// Native providers may first find it stale and invalidate
+    /// ([`NativeProvider::revalidate`]).
     pub fn cached(&self, cwd: Option<&str>) -> Option<Arc<Catalog>> {
-        let mut state = lock(&self.shared);
         let key = cwd.map(str::to_string);
-        state.cache.get(&key).cloned()
+        let natives: Vec<Arc<dyn NativeProvider>> = {
+            let state = lock(&self.shared);
+            if !state.cache.contains(&key) {
+                return None;
+            }
+            state
+                .providers
+                .iter()
+                .filter_map(|p| p.native.clone())
+                .collect()
+        };
+        // Outside the lock: an invalidation takes it.
+        for native in natives {
+            native.revalidate(cwd.map(Path::new));
+        }
+        lock(&self.shared).cache.get(&key).cloned()
     }
 
     /// Ids of catalogs dropped from the cache since the last call.

@@ -137,20 +137,6 @@ pub fn optional_string(obj: &Object<'_>, key: &str, what: &str) -> Result<Option
     }
 }
 
-/// A property that must be a number when present.
-pub fn optional_number(obj: &Object<'_>, key: &str, what: &str) -> Result<Option<f64>> {
-    let Some(value) = obj.get::<Unknown>(key)? else {
-        return Ok(None);
-    };
-    match value.get_type()? {
-        ValueType::Number => Ok(Some(unsafe { value.cast::<f64>() }?)),
-        other => Err(invalid_arg(format!(
-            "{what}.{key} must be a number (got {})",
-            type_name(other)
-        ))),
-    }
-}
-
 /// A property that must be an object when present.
 pub fn optional_object<'e>(obj: &Object<'e>, key: &str, what: &str) -> Result<Option<Object<'e>>> {
     let Some(value) = obj.get::<Unknown>(key)? else {
@@ -164,31 +150,6 @@ pub fn optional_object<'e>(obj: &Object<'e>, key: &str, what: &str) -> Result<Op
             type_name(other)
         ))),
     }
-}
-
-/// A `SkillResourceBase` read back from a JS object.
-pub fn resource_base_from_js(obj: &Object<'_>, what: &str) -> Result<Option<ResourceBase>> {
-    let Some(kind) = optional_string(obj, "kind", what)? else {
-        return Ok(None);
-    };
-    let text = |key: &str| -> Result<String> {
-        optional_string(obj, key, what)?
-            .ok_or_else(|| invalid_arg(format!("{what}.{key} must be a string")))
-    };
-    Ok(Some(match kind.as_str() {
-        "directory" => ResourceBase::Directory {
-            path: text("path")?,
-        },
-        "url" => ResourceBase::Url { url: text("url")? },
-        "opaque" => ResourceBase::Opaque {
-            description: text("description")?,
-        },
-        other => {
-            return Err(invalid_arg(format!(
-                "{what}.kind must be 'directory', 'url' or 'opaque' (got {other:?})"
-            )))
-        }
-    }))
 }
 
 fn type_name(t: ValueType) -> &'static str {

@@ -1,8 +1,8 @@
 //! Binding for the local provider (see `skill_core::local`).
 
 use crate::convert::{
-    candidates_to_json, definition_to_js, optional_number, optional_object, optional_string,
-    parse_json, resource_base_from_js, strings_to_js,
+    candidates_to_json, definition_to_js, optional_object, optional_string, parse_json,
+    strings_to_js,
 };
 use crate::util::{failure, guard, invalid_arg};
 use napi::bindgen_prelude::{AsyncTask, Env, JsValue, Object, Result, ToNapiValue, Unknown};
@@ -14,17 +14,19 @@ use skill_core::provider::LookupContext;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-/// Configuration of a `NativeLocalProvider` (every field optional).
+/// Configuration of a `NativeLocalProvider`. The JS layer fills in the
+/// defaults that come from the environment (`process.env` and the home
+/// directory): the OS environment is never read here.
 #[napi(object)]
 #[derive(Default)]
 pub struct NativeLocalProviderConfig {
-    /// Default `$DSH_HOME`, else `~/.dsh`.
+    /// The DSH home (required).
     pub dsh_home: Option<String>,
-    /// Default `$DSH_AGENTS_HOME`, else `~/.agents`.
+    /// The agents home (required).
     pub agents_home: Option<String>,
     /// Extra roots (rank 300, source `custom`), in order.
     pub custom_skill_dirs: Option<Vec<String>>,
-    /// Bundled root (rank 600); default `$DSH_BUNDLED_SKILL_DIR`, else none.
+    /// Bundled root (rank 600), if any.
     pub bundled_skill_dir: Option<String>,
     /// Larger skill files are skipped with a warning (default 1 MiB).
     pub max_skill_file_bytes: Option<f64>,
@@ -74,19 +76,22 @@ impl NativeLocalProvider {
     }
 }
 
+fn cwd_path(cwd: Option<String>) -> Option<PathBuf> {
+    cwd.filter(|c| !c.is_empty()).map(PathBuf::from)
+}
+
 fn lookup(cwd: Option<String>) -> LookupContext {
-    LookupContext::new(cwd.filter(|c| !c.is_empty()).map(PathBuf::from))
+    LookupContext::new(cwd_path(cwd))
 }
 
 #[napi]
 impl NativeLocalProvider {
-    /// Resolve and validate the configuration (defaults from `DSH_HOME`,
-    /// `DSH_AGENTS_HOME`, `DSH_BUNDLED_SKILL_DIR` and the home directory).
-    /// Throws on a non-positive-integer tunable or an empty path.
+    /// Validate the configuration. Throws on a non-positive-integer tunable,
+    /// an empty path, or a missing home.
     #[napi(constructor, catch_unwind)]
     pub fn new(config: Option<NativeLocalProviderConfig>) -> Result<Self> {
         let options: LocalOptions = config.unwrap_or_default().into();
-        let config = options.resolve().map_err(invalid_arg)?;
+        let config = options.resolve_with(&|_| None).map_err(invalid_arg)?;
         let provider = LocalProvider::new(config);
         // Hot refresh (unless `watch: false`): every lookup's roots get watched.
         skill_core::watch::LocalWatcher::install(&provider);
@@ -115,19 +120,18 @@ impl NativeLocalProvider {
 
     /// Re-read and re-parse the file behind a listed candidate. Resolves to
     /// the definition, or `undefined` when the file is gone or no longer a
-    /// valid skill; rejects on unexpected I/O failures.
+    /// valid skill; rejects on unexpected I/O failures and for a path that is
+    /// not a skill file of a configured root (or of `cwd`'s project).
     #[napi(
         catch_unwind,
         ts_args_type = "candidate: { path?: string; source?: string; rank?: number; resourceBase?: object; locator?: unknown; name?: string }, cwd?: string | undefined | null",
         ts_return_type = "Promise<object | undefined>"
     )]
     pub fn get(&self, candidate: Object, cwd: Option<String>) -> Result<AsyncTask<GetTask>> {
-        // `cwd` does not change where a listed file lives; it is accepted for
-        // symmetry with `list()`.
-        let _ = cwd;
         Ok(AsyncTask::new(GetTask {
             provider: self.inner.clone(),
             candidate: candidate_from_js(&candidate)?,
+            cwd: cwd_path(cwd),
             detailed: false,
         }))
     }
@@ -140,10 +144,10 @@ impl NativeLocalProvider {
         ts_return_type = "Promise<{ definition?: object; warning?: string }>"
     )]
     pub fn load(&self, candidate: Object, cwd: Option<String>) -> Result<AsyncTask<GetTask>> {
-        let _ = cwd;
         Ok(AsyncTask::new(GetTask {
             provider: self.inner.clone(),
             candidate: candidate_from_js(&candidate)?,
+            cwd: cwd_path(cwd),
             detailed: true,
         }))
     }
@@ -179,30 +183,32 @@ impl NativeLocalProvider {
     }
 }
 
-pub(crate) fn candidate_from_js(obj: &Object<'_>) -> Result<Candidate> {
+/// The skill file a JS candidate names (`path`, else `locator.path`).
+pub(crate) fn candidate_path(obj: &Object<'_>) -> Result<String> {
     const WHAT: &str = "candidate";
     let locator_path = match optional_object(obj, "locator", WHAT)? {
         Some(locator) => optional_string(&locator, "path", "candidate.locator")?,
         None => None,
     };
-    let path = optional_string(obj, "path", WHAT)?
+    optional_string(obj, "path", WHAT)?
         .or(locator_path)
-        .ok_or_else(|| invalid_arg("candidate.path must be a string (the skill file)"))?;
-    let resource_base = match optional_object(obj, "resourceBase", WHAT)? {
-        Some(base) => resource_base_from_js(&base, "candidate.resourceBase")?,
-        None => None,
-    };
+        .ok_or_else(|| invalid_arg("candidate.path must be a string (the skill file)"))
+}
+
+/// What loading needs from a JS candidate: its skill file (and name).
+fn candidate_from_js(obj: &Object<'_>) -> Result<Candidate> {
+    let path = candidate_path(obj)?;
     Ok(Candidate {
         summary: SkillSummary {
-            name: optional_string(obj, "name", WHAT)?.unwrap_or_default(),
+            name: optional_string(obj, "name", "candidate")?.unwrap_or_default(),
             description: String::new(),
             when_to_use: None,
             invocation: InvocationPolicy::default(),
-            source: optional_string(obj, "source", WHAT)?.unwrap_or_default(),
+            source: String::new(),
             provider: skill_core::local::PROVIDER_NAME.to_string(),
-            resource_base,
+            resource_base: None,
         },
-        rank: optional_number(obj, "rank", WHAT)?.unwrap_or(0.0),
+        rank: 0.0,
         path: Some(path),
         metadata: None,
         locator: Locator::None,
@@ -252,6 +258,7 @@ impl<'task> ScopedTask<'task> for ListTask {
 pub struct GetTask {
     provider: Arc<LocalProvider>,
     candidate: Candidate,
+    cwd: Option<PathBuf>,
     detailed: bool,
 }
 
@@ -262,7 +269,8 @@ impl<'task> ScopedTask<'task> for GetTask {
     fn compute(&mut self) -> Result<Self::Output> {
         let provider = self.provider.clone();
         let candidate = self.candidate.clone();
-        guard(move || Ok(provider.load(&candidate)))
+        let cwd = self.cwd.clone();
+        guard(move || Ok(provider.load(&candidate, cwd.as_deref())))
     }
 
     fn resolve(&mut self, env: &'task Env, output: Self::Output) -> Result<Unknown<'task>> {

@@ -7,7 +7,7 @@
 //! thread ever blocks on a JS promise.
 
 use crate::convert::{candidates_to_json, definition_to_js, parse_json, strings_to_js};
-use crate::local::{candidate_from_js, NativeLocalProvider};
+use crate::local::{candidate_path, NativeLocalProvider};
 use crate::util::{failure, guard};
 use napi::bindgen_prelude::{AsyncTask, Env, Function, Object, Result, Status, Unknown};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -40,24 +40,24 @@ pub struct NativeServiceRoot {
     pub path: String,
 }
 
-/// A skill file to read through the service.
+/// A skill file to read through the service (`resolve`, `stat`, `readText`).
 #[napi(object)]
 pub struct NativeReadRequest {
     /// Index to report the read under.
     pub id: u32,
     /// Skill file.
     pub path: String,
-    /// For a flat file, the index of its listed entry (read its `target`);
-    /// absent for a bundle's `SKILL.md` (resolve `path`).
-    pub entry: Option<u32>,
 }
 
 /// The result of reading one skill file through the service: `text`, or
-/// `kind` (what `stat` found instead of a file), or an error `code`/`message`.
+/// `absent` (`stat` resolved to `undefined`), or `kind` (what `stat` found
+/// instead of a file), or an error `code`/`message`.
 #[napi(object)]
 pub struct NativeServiceRead {
     /// `readText` result.
     pub text: Option<String>,
+    /// `stat` found nothing.
+    pub absent: Option<bool>,
     /// `stat(...).type` when it is not `file`.
     pub kind: Option<String>,
     /// The error's string `code`.
@@ -68,10 +68,11 @@ pub struct NativeServiceRead {
 
 impl From<NativeServiceRead> for ServiceRead {
     fn from(r: NativeServiceRead) -> Self {
-        match (r.text, r.kind) {
-            (Some(text), _) => ServiceRead::Text(text),
-            (None, Some(kind)) => ServiceRead::NotFile(kind_of(&kind)),
-            (None, None) => ServiceRead::Error(error(r.code, r.message)),
+        match (r.text, r.absent, r.kind) {
+            (Some(text), _, _) => ServiceRead::Text(text),
+            (None, Some(true), _) => ServiceRead::Absent,
+            (None, _, Some(kind)) => ServiceRead::NotFile(kind_of(&kind)),
+            (None, _, None) => ServiceRead::Error(error(r.code, r.message)),
         }
     }
 }
@@ -129,22 +130,43 @@ impl NativeLocalProvider {
         }
     }
 
-    /// Parse a skill file read through the service for `get()`. Returns
-    /// `{ definition?, warning? }`; throws on an unexpected failure.
+    /// The skill file a candidate names (`path`, else `locator.path`), with
+    /// `.` and `..` resolved, when it is a skill file of a configured root, of
+    /// a recent lookup's project, or of `projectRoot`'s project. Throws for
+    /// any other path, and for a candidate without a path.
     #[napi(
         catch_unwind,
-        ts_args_type = "candidate: { path?: string; source?: string; rank?: number; resourceBase?: object; locator?: unknown; name?: string }, read: NativeServiceRead",
+        ts_args_type = "candidate: { path?: string; locator?: unknown }, projectRoot?: string | undefined | null"
+    )]
+    pub fn confine(&self, candidate: Object<'_>, project_root: Option<String>) -> Result<String> {
+        let path = candidate_path(&candidate)?;
+        let project = project_root.filter(|p| !p.is_empty()).map(PathBuf::from);
+        self.core()
+            .confine(Path::new(&path), project.as_deref())
+            .map(|placement| placement.path.to_string_lossy().into_owned())
+            .map_err(failure)
+    }
+
+    /// Parse the skill file `path` (as returned by `confine`) read through the
+    /// service for `get()`. Returns `{ definition?, warning? }`; throws on an
+    /// unexpected failure or a path `confine` refuses.
+    #[napi(
+        catch_unwind,
         ts_return_type = "{ definition?: object; warning?: string }"
     )]
     pub fn load_from_service<'e>(
         &self,
         env: &'e Env,
-        candidate: Object<'e>,
+        path: String,
+        project_root: Option<String>,
         read: NativeServiceRead,
     ) -> Result<Object<'e>> {
-        let candidate = candidate_from_js(&candidate)?;
+        let project = project_root.filter(|p| !p.is_empty()).map(PathBuf::from);
         let mut obj = Object::new(env)?;
-        match self.core().load_from_service(&candidate, read.into()) {
+        match self
+            .core()
+            .load_from_service(Path::new(&path), project.as_deref(), read.into())
+        {
             Ok(Some(d)) => obj.set("definition", definition_to_js(env, &d)?)?,
             Ok(None) => {}
             Err(LoadError::Invalid { path, reason }) => {
@@ -273,7 +295,6 @@ impl NativeServiceScan {
                 .map(|r| NativeReadRequest {
                     id: r.id as u32,
                     path: r.path.to_string_lossy().into_owned(),
-                    entry: r.entry.map(|e| e as u32),
                 })
                 .collect()
         })

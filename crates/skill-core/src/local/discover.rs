@@ -1,6 +1,7 @@
 //! One discovery pass: list every root (one level), order entries, then read
 //! and parse the skill files on a few worker threads.
 
+use super::cache::ParseCache;
 use super::fs::{is_gone, is_loop, EntryKind, FileRead, SkillFs};
 use super::order::sort_by_name;
 use super::roots::RootSpec;
@@ -43,7 +44,8 @@ pub enum RootStatus {
 /// What became of one skill file.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FileOutcome {
-    /// Parsed and valid.
+    /// Parsed and valid. Discovery does not need the body: it may be empty
+    /// (a parse taken from the cache keeps none).
     Parsed(ParsedSkill),
     /// Not a skill; `warn` tells whether the user should hear about it.
     Skipped {
@@ -83,7 +85,7 @@ pub struct Scan {
 }
 
 /// The outcome of reading one skill file.
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum ReadOutcome {
     /// Valid skill.
     Parsed(ParsedSkill),
@@ -97,7 +99,12 @@ pub enum ReadOutcome {
 
 /// Read and parse one skill file, reading at most `cap + 1` bytes.
 pub fn read_skill(fs: &dyn SkillFs, path: &Path, cap: u64) -> ReadOutcome {
-    let bytes = match fs.read_file(path, cap) {
+    read_outcome(fs.read_file(path, cap), cap)
+}
+
+/// What the result of [`SkillFs::read_file`] means for a skill file.
+pub(crate) fn read_outcome(read: std::io::Result<FileRead>, cap: u64) -> ReadOutcome {
+    let bytes = match read {
         Ok(FileRead::Bytes(b)) => b,
         Ok(FileRead::NotRegular(kind)) => return not_regular(kind),
         Ok(FileRead::TooLarge(len)) => return ReadOutcome::Invalid(too_large(len, cap)),
@@ -108,12 +115,17 @@ pub fn read_skill(fs: &dyn SkillFs, path: &Path, cap: u64) -> ReadOutcome {
         }
         Err(e) => return ReadOutcome::Failed(format!("cannot read: {e}")),
     };
+    bytes_outcome(&bytes, cap)
+}
+
+/// What the bytes of a skill file mean (at most `cap` of them are valid).
+pub(crate) fn bytes_outcome(bytes: &[u8], cap: u64) -> ReadOutcome {
     if bytes.len() as u64 > cap {
         return ReadOutcome::Invalid(format!(
             "file is larger than maxSkillFileBytes (more than {cap} bytes)"
         ));
     }
-    match std::str::from_utf8(&bytes) {
+    match std::str::from_utf8(bytes) {
         Ok(text) => parse_skill_text(text, cap),
         Err(e) => ReadOutcome::Invalid(format!(
             "not UTF-8 text (invalid byte at offset {})",
@@ -286,11 +298,11 @@ pub(crate) fn classify(
     }
 }
 
-fn process(fs: &dyn SkillFs, item: &Item, cap: u64) -> FileOutcome {
+fn process(fs: &dyn SkillFs, item: &Item, cap: u64, cache: &ParseCache) -> FileOutcome {
     if let Some(decided) = &item.decided {
         return decided.clone();
     }
-    file_outcome(item.layout, read_skill(fs, &item.path, cap))
+    file_outcome(item.layout, cache.read(fs, &item.path, cap))
 }
 
 /// What a read means for discovery: a missing bundle `SKILL.md` is skipped
@@ -382,8 +394,14 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
     outcomes
 }
 
-/// Scan `roots`.
-pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken) -> Scan {
+/// Scan `roots`, parsing through `cache`.
+pub fn scan(
+    fs: &dyn SkillFs,
+    roots: &[RootSpec],
+    cap: u64,
+    cache: &ParseCache,
+    cancel: &CancelToken,
+) -> Scan {
     let started = std::time::Instant::now();
     let mut items = Vec::new();
     let mut statuses = Vec::with_capacity(roots.len());
@@ -398,7 +416,7 @@ pub fn scan(fs: &dyn SkillFs, roots: &[RootSpec], cap: u64, cancel: &CancelToken
         statuses.push((root.clone(), status));
     }
 
-    let outcomes = parallel_map(&items, cancel, |item| process(fs, item, cap));
+    let outcomes = parallel_map(&items, cancel, |item| process(fs, item, cap, cache));
 
     let cancelled = cancel.is_cancelled();
     let mut files = Vec::with_capacity(items.len());

@@ -51,6 +51,82 @@ pub enum FileRead {
     TooLarge(u64),
 }
 
+/// What identifies one version of a file's content: device, inode, size,
+/// modification and status-change times (nanoseconds where the platform has
+/// them). Two reads with equal stamps saw the same content, provided the file
+/// was not modified within the timestamps' granularity of the first read (see
+/// [`FileStamp::settled_before`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileStamp {
+    /// Device id.
+    pub dev: u64,
+    /// Inode number.
+    pub ino: u64,
+    /// Size in bytes.
+    pub len: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime: i128,
+    /// Status-change time (any content or metadata change; not settable by
+    /// users), nanoseconds since the epoch.
+    pub ctime: i128,
+}
+
+/// Filesystems record times at a granularity: within it, two writes can leave
+/// the same timestamps. The coarsest in use are 1 s (ext3, HFS+) and 2 s (FAT).
+pub const TIMESTAMP_GRANULARITY: std::time::Duration = std::time::Duration::from_secs(2);
+
+impl FileStamp {
+    /// The stamp of `meta` (of an open file). `None` where the platform does
+    /// not expose inode and status-change time.
+    #[cfg(unix)]
+    pub fn of(meta: &std::fs::Metadata) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
+        let nanos = |secs: i64, nsec: i64| i128::from(secs) * 1_000_000_000 + i128::from(nsec);
+        Some(Self {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime: nanos(meta.mtime(), meta.mtime_nsec()),
+            ctime: nanos(meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+
+    /// See the Unix version: without an inode and a status-change time, no stamp.
+    #[cfg(not(unix))]
+    pub fn of(_meta: &std::fs::Metadata) -> Option<Self> {
+        None
+    }
+
+    /// Whether the content read at `read_at` (or later) is the content every
+    /// later stamp equal to this one stands for: the file's times are older
+    /// than `read_at` by more than `granularity` (the filesystem's timestamp
+    /// granularity, at most [`TIMESTAMP_GRANULARITY`]), so a modification after
+    /// `read_at` must change them. A file written just before it was read is
+    /// "racy" and must be read again next time.
+    pub fn settled_before(
+        &self,
+        read_at: std::time::SystemTime,
+        granularity: std::time::Duration,
+    ) -> bool {
+        let Ok(now) = read_at.duration_since(std::time::UNIX_EPOCH) else {
+            return false;
+        };
+        let now = i128::try_from(now.as_nanos()).unwrap_or(i128::MAX);
+        let granularity = i128::try_from(granularity.as_nanos()).unwrap_or(i128::MAX);
+        self.mtime.max(self.ctime).saturating_add(granularity) < now
+    }
+}
+
+/// The result of [`SkillFs::read_file_unless`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StampedRead {
+    /// The caller recognised the file's stamp; nothing was read.
+    Known,
+    /// The file was read (or is not readable as a skill file), with the stamp
+    /// of the open file when the platform has one.
+    Read(FileRead, Option<FileStamp>),
+}
+
 /// Filesystem operations used by discovery. Implementations must be safe to
 /// call from several threads at once.
 pub trait SkillFs: Send + Sync {
@@ -63,6 +139,19 @@ pub trait SkillFs: Send + Sync {
     /// Read a regular file (links followed) of at most `cap` bytes, never
     /// reading more than `cap + 1` bytes and never blocking on a FIFO.
     fn read_file(&self, path: &Path, cap: u64) -> io::Result<FileRead>;
+
+    /// [`read_file`](Self::read_file), except that the stamp of the opened
+    /// regular file is first offered to `known`: when it returns `true`, the
+    /// file is not read. The default reads without a stamp.
+    fn read_file_unless(
+        &self,
+        path: &Path,
+        cap: u64,
+        known: &mut dyn FnMut(&FileStamp) -> bool,
+    ) -> io::Result<StampedRead> {
+        let _ = known;
+        Ok(StampedRead::Read(self.read_file(path, cap)?, None))
+    }
 }
 
 /// The process's own filesystem (`std::fs`).
@@ -121,16 +210,60 @@ impl SkillFs for StdFs {
     }
 
     fn read_file(&self, path: &Path, cap: u64) -> io::Result<FileRead> {
-        let file = open_nonblocking(path)?;
+        match self.read_file_unless(path, cap, &mut |_| false)? {
+            StampedRead::Read(read, _) => Ok(read),
+            // Nothing is known to the closure above.
+            StampedRead::Known => Err(io::Error::other("file unexpectedly recognised")),
+        }
+    }
+
+    fn read_file_unless(
+        &self,
+        path: &Path,
+        cap: u64,
+        known: &mut dyn FnMut(&FileStamp) -> bool,
+    ) -> io::Result<StampedRead> {
+        let file = match open_nonblocking(path) {
+            Ok(file) => file,
+            Err(e) => return not_openable(path, e),
+        };
         // Checked on the open handle, so what is read is what was checked.
         let meta = file.metadata()?;
         if !meta.is_file() {
-            return Ok(FileRead::NotRegular(kind_of(meta.file_type())));
+            return Ok(StampedRead::Read(
+                FileRead::NotRegular(kind_of(meta.file_type())),
+                None,
+            ));
+        }
+        let stamp = FileStamp::of(&meta);
+        if let Some(stamp) = &stamp {
+            if known(stamp) {
+                return Ok(StampedRead::Known);
+            }
         }
         if meta.len() > cap {
-            return Ok(FileRead::TooLarge(meta.len()));
+            return Ok(StampedRead::Read(FileRead::TooLarge(meta.len()), stamp));
         }
-        read_capped(file, meta.len(), cap)
+        Ok(StampedRead::Read(
+            read_capped(file, meta.len(), cap)?,
+            stamp,
+        ))
+    }
+}
+
+/// A path that could not be opened for reading: a special file that refuses
+/// to open (a unix socket gives `ENXIO`) is "not a regular file", like a FIFO;
+/// anything else is the open error.
+fn not_openable(path: &Path, error: io::Error) -> io::Result<StampedRead> {
+    if is_gone(&error) || is_loop(&error) {
+        return Err(error);
+    }
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => Ok(StampedRead::Read(
+            FileRead::NotRegular(kind_of(meta.file_type())),
+            None,
+        )),
+        _ => Err(error),
     }
 }
 

@@ -11,14 +11,20 @@
 //!
 //! A missing root is empty. An unexpected I/O failure makes the observation
 //! incomplete (never cacheable) while readable skills stay listed. Files that
-//! are not skills are skipped with a warning; [`LocalProvider::diagnose`]
-//! explains every file considered.
+//! are not skills are skipped with a warning (once per distinct problem, until
+//! it goes away); [`LocalProvider::diagnose`] explains every file considered.
+//! Parsed files are cached by path and file stamp ([`cache`]); `get()` only
+//! loads skill files of a configured root ([`confine`]).
 
+pub mod cache;
+pub mod confine;
 mod discover;
 pub mod fs;
+mod lookups;
 pub mod order;
 pub mod roots;
 pub mod service;
+mod warn;
 
 pub use discover::{parse_skill_text, read_skill, FileOutcome, Layout, ReadOutcome, RootStatus};
 pub use roots::{RootSpec, Source};
@@ -26,13 +32,17 @@ pub use roots::{RootSpec, Source};
 use crate::frontmatter::ParsedSkill;
 use crate::model::{Candidate, Locator, Observation, ResourceBase, SkillDefinition, SkillSummary};
 use crate::provider::{Invalidate, LookupContext, NativeProvider, ProviderError};
+use cache::ParseCache;
+use confine::Placement;
 use discover::Scan;
 use fs::{SkillFs, StdFs};
+use lookups::Lookups;
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
+use warn::{Scope, WarnOnce};
 
 /// Provider name (and candidate `provider` field).
 pub const PROVIDER_NAME: &str = "local";
@@ -174,14 +184,24 @@ fn make_absolute(path: &Path) -> PathBuf {
 }
 
 impl LocalOptions {
-    /// Resolve defaults from the process environment.
+    /// Resolve defaults from the process environment (the home directory
+    /// falls back to the platform's notion of it).
     pub fn resolve(&self) -> Result<LocalConfig, ConfigError> {
-        self.resolve_with(&|key| std::env::var(key).ok())
+        self.resolve_with(&|key| {
+            let value = std::env::var(key).ok().filter(|v| !v.is_empty());
+            match key {
+                "HOME" => value.or_else(|| {
+                    std::env::home_dir().map(|home| home.to_string_lossy().into_owned())
+                }),
+                _ => value,
+            }
+        })
     }
 
-    /// Resolve defaults from `env` (`DSH_HOME`, `DSH_AGENTS_HOME`,
-    /// `DSH_BUNDLED_SKILL_DIR`, `HOME`/`USERPROFILE`). Empty variables count
-    /// as unset.
+    /// Resolve defaults from `env` only (`DSH_HOME`, `DSH_AGENTS_HOME`,
+    /// `DSH_BUNDLED_SKILL_DIR`, `HOME`/`USERPROFILE`; empty variables count as
+    /// unset). `|_| None` resolves from the options alone, which must then
+    /// name both homes.
     pub fn resolve_with(
         &self,
         env: &dyn Fn(&str) -> Option<String>,
@@ -191,7 +211,6 @@ impl LocalOptions {
             var("HOME")
                 .or_else(|| var("USERPROFILE"))
                 .map(PathBuf::from)
-                .or_else(std::env::home_dir)
         };
         let dsh_home = match (&self.dsh_home, var("DSH_HOME")) {
             (Some(p), _) => absolute(p, "dshHome")?,
@@ -278,12 +297,6 @@ pub trait RootObserver: Send + Sync {
         Vec::new()
     }
 
-    /// A first-party write or edit touched `path`. Returns whether it
-    /// invalidated the catalog; listeners are notified only when `notify`.
-    fn host_mutation(&self, _path: &Path, _notify: bool) -> bool {
-        false
-    }
-
     /// The provider's registration changed (`None` when unregistered).
     fn attach(&self, _invalidator: Option<Arc<dyn Invalidate>>) {}
 
@@ -323,6 +336,12 @@ pub enum LoadError {
     /// The candidate has no path.
     #[error("candidate \"{0}\" has no path")]
     NoPath(String),
+    /// The path is not a skill file of a configured root.
+    #[error(
+        "refusing to load {0}: not a skill file of a configured skill root \
+         (<root>/<name>.md or <root>/<dir>/SKILL.md)"
+    )]
+    Outside(String),
 }
 
 /// One root in a [`Diagnosis`].
@@ -409,6 +428,9 @@ pub struct LocalProvider {
     observer: RwLock<Option<Arc<dyn RootObserver>>>,
     invalidator: Mutex<Option<Arc<dyn Invalidate>>>,
     closed: AtomicBool,
+    cache: ParseCache,
+    lookups: Lookups,
+    warned: WarnOnce,
 }
 
 impl std::fmt::Debug for LocalProvider {
@@ -432,13 +454,22 @@ impl LocalProvider {
 
     /// A provider reading through `fs`.
     pub fn with_fs(config: LocalConfig, fs: Arc<dyn SkillFs>) -> Self {
+        let lookups = Lookups::new(config.watch.max_projects);
         Self {
             config,
             fs,
             observer: RwLock::new(None),
             invalidator: Mutex::new(None),
             closed: AtomicBool::new(false),
+            cache: ParseCache::default(),
+            lookups,
+            warned: WarnOnce::default(),
         }
+    }
+
+    /// The parse cache (statistics).
+    pub fn parse_cache(&self) -> &ParseCache {
+        &self.cache
     }
 
     /// The resolved configuration.
@@ -494,7 +525,9 @@ impl LocalProvider {
     }
 
     /// A first-party write or edit touched `path`: invalidate synchronously
-    /// when it can change the catalog. Returns whether it invalidated.
+    /// when it can change the catalog ([`could_affect`](Self::could_affect)),
+    /// watching or not. Returns whether it invalidated (`false` when
+    /// unregistered or closed).
     pub fn observe_host_mutation(&self, path: &Path) -> bool {
         self.host_mutation(path, true)
     }
@@ -506,12 +539,79 @@ impl LocalProvider {
     }
 
     fn host_mutation(&self, path: &Path, notify: bool) -> bool {
-        if self.is_closed() {
+        if self.is_closed() || !self.could_affect(path) {
             return false;
         }
-        match self.observer() {
-            Some(o) => o.host_mutation(&make_absolute(path), notify),
-            None => false,
+        self.invalidator().is_some_and(|invalidator| {
+            if notify {
+                invalidator.invalidate()
+            } else {
+                invalidator.invalidate_silently()
+            }
+        })
+    }
+
+    /// Whether a change at `path` could change a catalog of this provider:
+    /// it could be a skill entry (see [`roots::affects`]) of a configured root
+    /// (custom, user, bundled) or of a project root a recent lookup used.
+    /// Purely lexical.
+    pub fn could_affect(&self, path: &Path) -> bool {
+        let path = roots::normalize(path);
+        self.known_roots()
+            .iter()
+            .any(|root| roots::affects(&roots::normalize(&root.path), root.skips_system(), &path))
+    }
+
+    /// The configured roots and the project roots of recent lookups.
+    fn known_roots(&self) -> Vec<RootSpec> {
+        let mut known = roots::roots_for(&self.config, None);
+        for project in self.lookups.projects() {
+            known.extend(roots::project_roots(&project));
+        }
+        known
+    }
+
+    /// Where the skill file `path` sits among the configured roots, the
+    /// project roots of recent lookups and those of `project`.
+    pub fn confine(&self, path: &Path, project: Option<&Path>) -> Result<Placement, LoadError> {
+        let normalized = roots::normalize(path);
+        let mut known = self.known_roots();
+        if let Some(project) = project {
+            known.extend(roots::project_roots(&make_absolute(project)));
+        }
+        confine::place(&known, &normalized).ok_or_else(|| LoadError::Outside(path_string(path)))
+    }
+
+    /// [`confine`](Self::confine), probing the project root of `cwd` only
+    /// when the known roots do not hold `path`.
+    fn confine_for(&self, path: &Path, cwd: Option<&Path>) -> Result<Placement, LoadError> {
+        match self.confine(path, None) {
+            Err(LoadError::Outside(_)) if cwd.is_some() => {
+                let project = self.project_root(cwd);
+                self.confine(path, project.as_deref())
+            }
+            result => result,
+        }
+    }
+
+    /// On a catalog cache hit for `cwd`: when the project root of `cwd` is no
+    /// longer the one its last discovery used (a `.git` was created between
+    /// `cwd` and it, or removed from it), invalidate. One `stat` per directory
+    /// from `cwd` up to the project root.
+    pub fn revalidate(&self, cwd: Option<&Path>) {
+        let Some(cwd) = cwd else { return };
+        let cwd = make_absolute(cwd);
+        let Some(known) = self.lookups.project_of(&cwd) else {
+            return;
+        };
+        let now = roots::project_root(self.fs.as_ref(), &cwd);
+        if now == known {
+            return;
+        }
+        tracing::debug!(cwd = %cwd.display(), from = %known.display(), to = %now.display(), "project root moved");
+        self.lookups.record(Some(&cwd), &now);
+        if let Some(invalidator) = self.invalidator() {
+            invalidator.invalidate();
         }
     }
 
@@ -546,12 +646,17 @@ impl LocalProvider {
     }
 
     fn run_scan(&self, ctx: &LookupContext) -> (Option<PathBuf>, Scan, bool) {
-        let (project, roots) = self.roots(ctx.cwd.as_deref());
+        let cwd = ctx.cwd.as_deref().map(make_absolute);
+        let (project, roots) = self.roots(cwd.as_deref());
+        if let Some(project) = &project {
+            self.lookups.record(cwd.as_deref(), project);
+        }
         let healthy = self.observe_roots(project.as_deref(), &roots);
         let scan = discover::scan(
             self.fs.as_ref(),
             &roots,
             self.config.max_skill_file_bytes,
+            &self.cache,
             &ctx.cancel,
         );
         (project, scan, healthy)
@@ -560,43 +665,57 @@ impl LocalProvider {
     /// Discover candidates for a lookup.
     pub fn discover(&self, ctx: &LookupContext) -> Discovery {
         let (_, scan, healthy) = self.run_scan(ctx);
-        self.report(scan, healthy)
+        self.report(scan, healthy, ctx.cancel.is_cancelled())
     }
 
-    /// The discovery of a finished scan.
-    fn report(&self, scan: Scan, healthy: bool) -> Discovery {
-        let mut warnings = Vec::new();
+    /// The discovery of a finished scan. Warnings already logged for the same
+    /// problem are left out (see `warn.rs`).
+    fn report(&self, scan: Scan, healthy: bool, cancelled: bool) -> Discovery {
+        let mut warnings: Vec<(Scope, String)> = Vec::new();
         let mut candidates = Vec::with_capacity(scan.files.len());
-        for (_, status) in &scan.roots {
+        let scope = |root: usize| Scope::Root(scan.roots[root].0.path.clone());
+        for (index, (_, status)) in scan.roots.iter().enumerate() {
             if let RootStatus::Failed(reason) = status {
-                warnings.push(format!("{reason}; skill discovery is incomplete"));
+                warnings.push((
+                    scope(index),
+                    format!("{reason}; skill discovery is incomplete"),
+                ));
             }
         }
-        for file in scan.files {
-            let root = &scan.roots[file.root].0;
-            match file.outcome {
-                FileOutcome::Parsed(parsed) => {
-                    candidates.push(candidate(root, &file.path, &file.base, parsed));
-                }
-                FileOutcome::Skipped { reason, warn: true } => {
-                    warnings.push(format!(
-                        "skill file {} skipped: {reason}",
-                        file.path.display()
-                    ));
-                }
-                FileOutcome::Skipped { warn: false, .. } => {}
-                FileOutcome::Failed(reason) => warnings.push(format!(
-                    "skill file {}: {reason}; skill discovery is incomplete",
-                    file.path.display()
+        for file in &scan.files {
+            match &file.outcome {
+                FileOutcome::Skipped { reason, warn: true } => warnings.push((
+                    scope(file.root),
+                    format!("skill file {} skipped: {reason}", file.path.display()),
                 )),
+                FileOutcome::Failed(reason) => warnings.push((
+                    scope(file.root),
+                    format!(
+                        "skill file {}: {reason}; skill discovery is incomplete",
+                        file.path.display()
+                    ),
+                )),
+                _ => {}
             }
-        }
-        if let Some(o) = self.observer() {
-            warnings.extend(o.take_warnings());
         }
         if !healthy {
-            warnings
-                .push("skill root watching is not healthy; skill discovery is incomplete".into());
+            warnings.push((
+                Scope::Watch,
+                "skill root watching is not healthy; skill discovery is incomplete".into(),
+            ));
+        }
+        let mut observed: Vec<Scope> = (0..scan.roots.len()).map(scope).collect();
+        observed.push(Scope::Watch);
+        let mut warnings = self.warned.filter(&observed, warnings, !cancelled);
+        if let Some(o) = self.observer() {
+            // The watcher reports each of its problems once by itself.
+            warnings.extend(o.take_warnings());
+        }
+        for file in scan.files {
+            if let FileOutcome::Parsed(parsed) = file.outcome {
+                let root = &scan.roots[file.root].0;
+                candidates.push(candidate(root, &file.path, &file.base, parsed));
+            }
         }
         Discovery {
             observation: Observation {
@@ -711,91 +830,77 @@ impl LocalProvider {
         }
     }
 
-    /// Re-read and re-parse the file behind a candidate this provider listed.
-    /// `Ok(None)`: the file is gone.
-    pub fn load(&self, candidate: &Candidate) -> Result<Option<SkillDefinition>, LoadError> {
-        let path = candidate
-            .path
-            .as_deref()
-            .ok_or_else(|| LoadError::NoPath(candidate.summary.name.clone()))?;
-        let outcome = read_skill(
-            self.fs.as_ref(),
-            Path::new(path),
-            self.config.max_skill_file_bytes,
-        );
-        self.definition(candidate, outcome)
-    }
-
-    /// The definition of a listed candidate from a fresh read of its file.
-    fn definition(
+    /// Re-read and re-parse the file behind a candidate this provider listed
+    /// (a cached parse is used only for a file that provably did not change).
+    /// Only skill files of a configured root, of a recent lookup's project or
+    /// of `cwd`'s project load ([`LoadError::Outside`] otherwise). `Ok(None)`:
+    /// the file is gone.
+    pub fn load(
         &self,
         candidate: &Candidate,
-        outcome: ReadOutcome,
+        cwd: Option<&Path>,
     ) -> Result<Option<SkillDefinition>, LoadError> {
         let path = candidate
             .path
             .as_deref()
             .ok_or_else(|| LoadError::NoPath(candidate.summary.name.clone()))?;
-        let path_buf = PathBuf::from(path);
-        let parsed = match outcome {
-            ReadOutcome::Parsed(p) => p,
-            ReadOutcome::Gone => return Ok(None),
-            ReadOutcome::Invalid(reason) => {
-                return Err(LoadError::Invalid {
-                    path: path.to_string(),
-                    reason,
-                })
-            }
-            ReadOutcome::Failed(reason) => {
-                return Err(LoadError::Io {
-                    path: path.to_string(),
-                    reason,
-                })
-            }
-        };
-        let resource_base = candidate.summary.resource_base.clone().or_else(|| {
-            path_buf.parent().map(|dir| ResourceBase::Directory {
-                path: path_string(dir),
-            })
-        });
-        let source = if candidate.summary.source.is_empty() {
-            Source::Custom.as_str().to_string()
-        } else {
-            candidate.summary.source.clone()
-        };
-        Ok(Some(SkillDefinition {
-            summary: SkillSummary {
-                name: parsed.name,
-                description: parsed.description,
-                when_to_use: parsed.when_to_use,
-                invocation: parsed.invocation,
-                source,
-                provider: PROVIDER_NAME.to_string(),
-                resource_base,
-            },
-            content: parsed.body,
-            path: Some(path.to_string()),
-            metadata: parsed.metadata,
-        }))
+        let placement = self.confine_for(Path::new(path), cwd)?;
+        let outcome = self.cache.load(
+            self.fs.as_ref(),
+            &placement.path,
+            self.config.max_skill_file_bytes,
+        );
+        definition(placement, outcome)
     }
 }
 
+/// The definition of a skill file at `placement` from a fresh read of it.
+fn definition(
+    placement: Placement,
+    outcome: ReadOutcome,
+) -> Result<Option<SkillDefinition>, LoadError> {
+    let path = path_string(&placement.path);
+    let parsed = match outcome {
+        ReadOutcome::Parsed(p) => p,
+        ReadOutcome::Gone => return Ok(None),
+        ReadOutcome::Invalid(reason) => return Err(LoadError::Invalid { path, reason }),
+        ReadOutcome::Failed(reason) => return Err(LoadError::Io { path, reason }),
+    };
+    let (summary, body, metadata) = summarize(parsed, placement.source, &placement.base);
+    Ok(Some(SkillDefinition {
+        summary,
+        content: body,
+        path: Some(path),
+        metadata,
+    }))
+}
+
+type Metadata = Option<serde_json::Map<String, serde_json::Value>>;
+
+/// The summary of a skill file parsed in a root of `source`, with resource base
+/// `base`, and the rest of the parse: its body and metadata.
+fn summarize(parsed: ParsedSkill, source: Source, base: &Path) -> (SkillSummary, String, Metadata) {
+    let summary = SkillSummary {
+        name: parsed.name,
+        description: parsed.description,
+        when_to_use: parsed.when_to_use,
+        invocation: parsed.invocation,
+        source: source.as_str().to_string(),
+        provider: PROVIDER_NAME.to_string(),
+        resource_base: Some(ResourceBase::Directory {
+            path: path_string(base),
+        }),
+    };
+    (summary, parsed.body, parsed.metadata)
+}
+
 fn candidate(root: &RootSpec, path: &Path, base: &Path, parsed: ParsedSkill) -> Candidate {
+    let (summary, _, metadata) = summarize(parsed, root.source, base);
     Candidate {
-        summary: SkillSummary {
-            name: parsed.name,
-            description: parsed.description,
-            when_to_use: parsed.when_to_use,
-            invocation: parsed.invocation,
-            source: root.source.as_str().to_string(),
-            provider: PROVIDER_NAME.to_string(),
-            resource_base: Some(ResourceBase::Directory {
-                path: path_string(base),
-            }),
-        },
+        summary,
         rank: root.rank(),
         path: Some(path_string(path)),
-        metadata: parsed.metadata,
+        metadata,
         locator: Locator::None,
     }
 }
@@ -825,12 +930,12 @@ impl NativeProvider for LocalProvider {
     fn get_explained(
         &self,
         candidate: &Candidate,
-        _ctx: &LookupContext,
+        ctx: &LookupContext,
     ) -> (
         Result<Option<SkillDefinition>, ProviderError>,
         Option<String>,
     ) {
-        match self.load(candidate) {
+        match self.load(candidate, ctx.cwd.as_deref()) {
             Ok(d) => (Ok(d), None),
             Err(LoadError::Invalid { path, reason }) => (
                 Ok(None),
@@ -838,6 +943,10 @@ impl NativeProvider for LocalProvider {
             ),
             Err(e) => (Err(ProviderError(e.to_string())), None),
         }
+    }
+
+    fn revalidate(&self, cwd: Option<&Path>) {
+        LocalProvider::revalidate(self, cwd);
     }
 
     fn attach(&self, invalidator: Option<Arc<dyn Invalidate>>) {

@@ -2,7 +2,7 @@
 //! labels and ranks, and the project root of a `cwd`.
 
 use super::fs::SkillFs;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 /// Where a root comes from. The label is the candidate's `source`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -72,30 +72,58 @@ impl RootSpec {
         self.source == Source::UserDsh
     }
 
-    /// Whether a change at `path` can change this root's catalog: the root
-    /// itself or one of its ancestors, a direct child (bundle or flat file), or
-    /// a bundle's `SKILL.md`. Deeper files (bundle resources) and `.system`
-    /// under the user DSH root never do.
+    /// Whether a change at `path` can change this root's catalog (see
+    /// [`affects`]).
     pub fn affects(&self, path: &Path) -> bool {
-        if self.path.starts_with(path) {
-            return true;
-        }
-        let Ok(rest) = path.strip_prefix(&self.path) else {
-            return false;
-        };
-        let mut parts = rest.components();
-        let Some(first) = parts.next() else {
-            return true;
-        };
-        if self.skips_system() && first.as_os_str() == ".system" {
-            return false;
-        }
-        match (parts.next(), parts.next()) {
-            (None, _) => true,
-            (Some(second), None) => second.as_os_str() == "SKILL.md",
-            _ => false,
+        affects(&self.path, self.skips_system(), path)
+    }
+}
+
+/// Whether a change at `path` can change the catalog of the root at `root`:
+/// the root itself or one of its ancestors, a direct child (bundle or flat
+/// file), or a bundle's `SKILL.md`. Deeper files (bundle resources) never do,
+/// nor does `.system` when `skips_system` (the user DSH root). Both paths are
+/// compared as given: normalise them first (see [`normalize`]). No I/O.
+///
+/// This is the one rule behind first-party mutations
+/// ([`LocalProvider::observe_host_mutation`](super::LocalProvider::observe_host_mutation))
+/// and the watcher's relevance test.
+pub fn affects(root: &Path, skips_system: bool, path: &Path) -> bool {
+    if root.starts_with(path) {
+        return true;
+    }
+    let Ok(rest) = path.strip_prefix(root) else {
+        return false;
+    };
+    let mut parts = rest.components();
+    let Some(first) = parts.next() else {
+        return true;
+    };
+    if skips_system && first.as_os_str() == ".system" {
+        return false;
+    }
+    match (parts.next(), parts.next()) {
+        (None, _) => true,
+        (Some(second), None) => second.as_os_str() == "SKILL.md",
+        _ => false,
+    }
+}
+
+/// `path` made absolute (against the process's working directory) with `.`
+/// and `..` resolved lexically, without touching the filesystem.
+pub fn normalize(path: &Path) -> PathBuf {
+    let absolute = super::make_absolute(path);
+    let mut out = PathBuf::new();
+    for component in absolute.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
         }
     }
+    out
 }
 
 /// The nearest ancestor of `cwd` (itself included) that holds a `.git` entry
@@ -110,18 +138,25 @@ pub fn project_root(fs: &dyn SkillFs, cwd: &Path) -> PathBuf {
     cwd.to_path_buf()
 }
 
+/// The two roots of a project, in rank order.
+pub fn project_roots(project: &Path) -> [RootSpec; 2] {
+    [
+        RootSpec {
+            path: project.join(".dsh").join("skills"),
+            source: Source::ProjectDsh,
+        },
+        RootSpec {
+            path: project.join(".agents").join("skills"),
+            source: Source::ProjectAgents,
+        },
+    ]
+}
+
 /// The roots of one lookup, in rank order.
 pub fn roots_for(config: &super::LocalConfig, project_root: Option<&Path>) -> Vec<RootSpec> {
     let mut roots = Vec::with_capacity(5 + config.custom_skill_dirs.len());
     if let Some(project) = project_root {
-        roots.push(RootSpec {
-            path: project.join(".dsh").join("skills"),
-            source: Source::ProjectDsh,
-        });
-        roots.push(RootSpec {
-            path: project.join(".agents").join("skills"),
-            source: Source::ProjectAgents,
-        });
+        roots.extend(project_roots(project));
     }
     for dir in &config.custom_skill_dirs {
         roots.push(RootSpec {

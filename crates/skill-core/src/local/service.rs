@@ -8,10 +8,16 @@
 //! error code means. The bundled root is trusted host content and is always
 //! read natively.
 //!
-//! Error codes: `FS_NOT_FOUND` and `FS_NOT_DIRECTORY` mean absence (an empty
-//! root, a skill that is gone), `FS_NOT_TEXT` means "not a text file" (that
-//! skill is skipped with a warning), anything else is a transient failure that
-//! makes the observation incomplete.
+//! Each skill file is resolved and `stat`ed before it is read, for discovery
+//! exactly as for `get()`: a file the service reports absent is not there, one
+//! that is not a regular file is skipped, so the catalog never lists a skill
+//! that `get()` cannot load.
+//!
+//! Error codes: `FS_NOT_FOUND` and `FS_NOT_DIRECTORY`, and the raw Node codes
+//! `ENOENT` and `ENOTDIR` that some services pass through, mean absence (an
+//! empty root, a skill that is gone); `FS_NOT_TEXT` means "not a text file"
+//! (that skill is skipped with a warning); anything else is a transient
+//! failure that makes the observation incomplete.
 
 use super::discover::{self, file_outcome, parse_skill_text, FileScan, Item, Scan};
 use super::fs::{EntryKind, SkillFs};
@@ -23,7 +29,8 @@ use std::path::{Path, PathBuf};
 /// What a service error code means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorClass {
-    /// `FS_NOT_FOUND`, `FS_NOT_DIRECTORY`: the path does not exist.
+    /// `FS_NOT_FOUND`, `FS_NOT_DIRECTORY`, `ENOENT`, `ENOTDIR`: the path does
+    /// not exist.
     Absent,
     /// `FS_NOT_TEXT`: the file is not text.
     NotText,
@@ -35,7 +42,7 @@ impl ErrorClass {
     /// Classify an error's `code`.
     pub fn of(code: Option<&str>) -> Self {
         match code {
-            Some("FS_NOT_FOUND" | "FS_NOT_DIRECTORY") => ErrorClass::Absent,
+            Some("FS_NOT_FOUND" | "FS_NOT_DIRECTORY" | "ENOENT" | "ENOTDIR") => ErrorClass::Absent,
             Some("FS_NOT_TEXT") => ErrorClass::NotText,
             _ => ErrorClass::Transient,
         }
@@ -77,11 +84,14 @@ pub fn kind_of(kind: &str) -> EntryKind {
     }
 }
 
-/// The result of reading one skill file through the service.
+/// The result of reading one skill file through the service (`resolve`,
+/// `stat`, then `readText`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ServiceRead {
     /// `readText` resolved.
     Text(String),
+    /// `stat` resolved to `undefined`: the file is not there.
+    Absent,
     /// `stat` says the path is not a regular file.
     NotFile(EntryKind),
     /// A call failed.
@@ -93,6 +103,7 @@ pub enum ServiceRead {
 pub fn read_outcome(read: &ServiceRead, cap: u64) -> ReadOutcome {
     match read {
         ServiceRead::Text(text) => parse_skill_text(text, cap),
+        ServiceRead::Absent => ReadOutcome::Gone,
         ServiceRead::NotFile(kind) => discover::not_regular(*kind),
         ServiceRead::Error(e) => match e.class() {
             ErrorClass::Absent => ReadOutcome::Gone,
@@ -135,16 +146,14 @@ pub struct ServiceEntry {
     pub kind: EntryKind,
 }
 
-/// A skill file the host has to read for a [`ServiceScan`].
+/// A skill file the host has to read for a [`ServiceScan`]: resolve `path`,
+/// `stat` the target, then read its text.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadRequest {
     /// Identifies the read in [`LocalProvider::finish_service_scan`].
     pub id: usize,
     /// The skill file.
     pub path: PathBuf,
-    /// For a flat file, the index of its entry in the listing (its target can
-    /// be read directly); `None` for a bundle's `SKILL.md` (resolve `path`).
-    pub entry: Option<usize>,
 }
 
 /// One lookup's discovery through a host filesystem service, in progress.
@@ -231,7 +240,6 @@ impl ServiceScan {
                 reads.push(ReadRequest {
                     id: self.items.len(),
                     path: item.path.clone(),
-                    entry: (item.layout == Some(discover::Layout::Flat)).then_some(i),
                 });
             }
             self.items.push(item);
@@ -246,6 +254,9 @@ impl LocalProvider {
     /// `project_root`. The roots are watched on the host as in a native scan.
     pub fn begin_service_scan(&self, project_root: Option<&Path>) -> ServiceScan {
         let project_root = project_root.map(make_absolute);
+        if let Some(project) = &project_root {
+            self.lookups.record(None, project);
+        }
         let roots = super::roots::roots_for(&self.config, project_root.as_deref());
         let healthy = self.observe_roots(project_root.as_deref(), &roots);
         let statuses = vec![None; roots.len()];
@@ -306,7 +317,8 @@ impl LocalProvider {
         let mut roots = Vec::with_capacity(scan.roots.len());
         for (index, (spec, status)) in scan.roots.into_iter().zip(scan.statuses).enumerate() {
             let status = if spec.source == Source::Bundled {
-                let native = discover::scan(fs, std::slice::from_ref(&spec), cap, cancel);
+                let native =
+                    discover::scan(fs, std::slice::from_ref(&spec), cap, &self.cache, cancel);
                 complete &= native.complete;
                 files.extend(
                     native
@@ -355,7 +367,7 @@ impl LocalProvider {
         cancel: &CancelToken,
     ) -> super::Discovery {
         let (_, scan, healthy) = self.service_scan(scan, reads, self.fs.as_ref(), cancel);
-        self.report(scan, healthy)
+        self.report(scan, healthy, cancel.is_cancelled())
     }
 
     /// Finish a [`ServiceScan`] into the diagnosis `diagnose()` returns.
@@ -370,15 +382,20 @@ impl LocalProvider {
         self.explain(cwd, project.as_deref(), scan, healthy)
     }
 
-    /// Re-parse a listed skill from a read through the service (what `get()`
-    /// does with a service). `Ok(None)`: the file is gone.
+    /// Re-parse the skill file at `path` from a read through the service
+    /// (what `get()` does with a service). The host checks first, with
+    /// [`LocalProvider::confine`], that `path` may be loaded (`project`: the
+    /// project root of the lookup, found through the service), and reads the
+    /// normalised path it returns. `Ok(None)`: the file is gone.
     pub fn load_from_service(
         &self,
-        candidate: &crate::model::Candidate,
+        path: &Path,
+        project: Option<&Path>,
         read: ServiceRead,
     ) -> Result<Option<crate::model::SkillDefinition>, super::LoadError> {
+        let placement = self.confine(path, project)?;
         let outcome = read_outcome(&read, self.config.max_skill_file_bytes);
-        self.definition(candidate, outcome)
+        super::definition(placement, outcome)
     }
 }
 
@@ -386,8 +403,8 @@ impl LocalProvider {
 mod tests {
     use super::*;
     use crate::local::tests::{names, pairs};
-    use crate::local::{LocalOptions, PROVIDER_NAME};
-    use crate::model::{Candidate, Locator, ResourceBase, SkillSummary};
+    use crate::local::LocalOptions;
+    use crate::model::ResourceBase;
     use std::fs;
     use tempfile::TempDir;
 
@@ -544,17 +561,14 @@ mod tests {
                 ReadRequest {
                     id: 1,
                     path: root.join("alpha.md"),
-                    entry: Some(3)
                 },
                 ReadRequest {
                     id: 2,
                     path: root.join("Beta/SKILL.md"),
-                    entry: None
                 },
                 ReadRequest {
                     id: 4,
                     path: root.join("zeta.md"),
-                    entry: Some(0)
                 },
             ]
         );
@@ -713,43 +727,50 @@ mod tests {
     fn load_from_a_service_read() {
         let env = Env::new();
         let provider = env.provider(None);
-        let candidate = Candidate {
-            summary: SkillSummary {
-                name: "a".into(),
-                description: String::new(),
-                when_to_use: None,
-                invocation: Default::default(),
-                source: "user-dsh".into(),
-                provider: PROVIDER_NAME.into(),
-                resource_base: None,
-            },
-            rank: 400.0,
-            path: Some("/r/a.md".into()),
-            metadata: None,
-            locator: Locator::None,
-        };
+        let file = env.root.join("home/.dsh/skills/a.md");
         let d = provider
-            .load_from_service(&candidate, ServiceRead::Text(skill("a")))
+            .load_from_service(&file, None, ServiceRead::Text(skill("a")))
             .expect("load")
             .expect("definition");
         assert_eq!(d.summary.name, "a");
+        assert_eq!(d.summary.source, "user-dsh");
         assert_eq!(d.content, "Body of a.");
-        assert_eq!(d.path.as_deref(), Some("/r/a.md"));
-        assert_eq!(
-            provider.load_from_service(&candidate, ServiceRead::Error(error("FS_NOT_FOUND"))),
-            Ok(None)
-        );
+        assert_eq!(d.path, Some(file.display().to_string()));
+        let load = |read| provider.load_from_service(&file, None, read);
+        assert_eq!(load(ServiceRead::Error(error("FS_NOT_FOUND"))), Ok(None));
+        assert_eq!(load(ServiceRead::Error(error("ENOENT"))), Ok(None));
+        assert_eq!(load(ServiceRead::Absent), Ok(None));
         assert!(matches!(
-            provider.load_from_service(&candidate, ServiceRead::Error(error("FS_NOT_TEXT"))),
+            load(ServiceRead::Error(error("FS_NOT_TEXT"))),
             Err(crate::local::LoadError::Invalid { .. })
         ));
         assert!(matches!(
-            provider.load_from_service(&candidate, ServiceRead::NotFile(EntryKind::Dir)),
+            load(ServiceRead::NotFile(EntryKind::Dir)),
             Err(crate::local::LoadError::Invalid { .. })
         ));
         assert!(matches!(
-            provider.load_from_service(&candidate, ServiceRead::Error(error("EIO"))),
+            load(ServiceRead::Error(error("EIO"))),
             Err(crate::local::LoadError::Io { .. })
+        ));
+        // Only skill files of a known root load: the project's once given.
+        let project = env.root.join("project");
+        let in_project = project.join(".agents/skills/p.md");
+        assert!(matches!(
+            provider.load_from_service(&in_project, None, ServiceRead::Text(skill("p"))),
+            Err(crate::local::LoadError::Outside(_))
+        ));
+        let d = provider
+            .load_from_service(&in_project, Some(&project), ServiceRead::Text(skill("p")))
+            .expect("load")
+            .expect("definition");
+        assert_eq!(d.summary.source, "project-agents");
+        assert!(matches!(
+            provider.load_from_service(
+                Path::new("/etc/passwd.md"),
+                Some(&project),
+                ServiceRead::Text(skill("x"))
+            ),
+            Err(crate::local::LoadError::Outside(_))
         ));
     }
 }

@@ -1,12 +1,31 @@
 //! Discovery, loading and diagnostics on real temporary directories.
 
-use super::fs::{read_capped, DirEntry, FileMeta, FileRead, SkillFs, StdFs};
+use super::fs::{
+    read_capped, DirEntry, FileMeta, FileRead, FileStamp, SkillFs, StampedRead, StdFs,
+    TIMESTAMP_GRANULARITY,
+};
 use super::*;
 use crate::cancel::CancelToken;
 use crate::model::InvocationPolicy;
 use std::fs;
 use std::io;
 use tempfile::TempDir;
+
+/// The [`SkillFs`] methods a test fake takes from the real disk unchanged:
+/// listing, metadata and existence.
+macro_rules! on_disk {
+    () => {
+        fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
+            StdFs.read_dir(path)
+        }
+        fn metadata(&self, path: &Path) -> io::Result<FileMeta> {
+            StdFs.metadata(path)
+        }
+        fn exists(&self, path: &Path) -> io::Result<bool> {
+            StdFs.exists(path)
+        }
+    };
+}
 
 fn skill(name: &str, description: &str) -> String {
     format!("---\nname: {name}\ndescription: {description}\n---\n\n# {name}\n\nBody of {name}.\n")
@@ -495,15 +514,7 @@ fn oversized_files_are_never_read_past_the_cap() {
         reads: Mutex<Vec<(u64, usize)>>,
     }
     impl SkillFs for Growing {
-        fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
-            StdFs.read_dir(path)
-        }
-        fn metadata(&self, path: &Path) -> io::Result<FileMeta> {
-            StdFs.metadata(path)
-        }
-        fn exists(&self, path: &Path) -> io::Result<bool> {
-            StdFs.exists(path)
-        }
+        on_disk!();
         fn read_file(&self, path: &Path, cap: u64) -> io::Result<FileRead> {
             let read = read_capped(fs::File::open(path)?, 10, cap)?;
             if let FileRead::Bytes(b) = &read {
@@ -706,14 +717,14 @@ fn unexpected_io_errors_make_discovery_incomplete() {
     assert!(joined.contains("locked.md: cannot read"), "{joined}");
     // The readable skill stays loadable.
     let def = provider
-        .load(&d.observation.candidates[0])
+        .load(&d.observation.candidates[0], None)
         .expect("load")
         .expect("present");
     assert_eq!(def.summary.name, "open");
     // Loading the unreadable one is an error, not "gone".
     let mut c = d.observation.candidates[0].clone();
     c.path = Some(path_string(&unreadable));
-    assert!(matches!(provider.load(&c), Err(LoadError::Io { .. })));
+    assert!(matches!(provider.load(&c, None), Err(LoadError::Io { .. })));
     assert!(NativeProvider::get(&provider, &c, &ctx(None)).is_err());
 }
 
@@ -744,7 +755,7 @@ fn get_rereads_every_time() {
     let provider = env.provider();
     let d = provider.discover(&ctx(None));
     let c = d.observation.candidates[0].clone();
-    let def = provider.load(&c).expect("ok").expect("present");
+    let def = provider.load(&c, None).expect("ok").expect("present");
     assert_eq!(def.content, "# s\n\nBody of s.");
     assert_eq!(def.path.as_deref(), Some(path_string(&path).as_str()));
     assert_eq!(def.summary.source, "user-agents");
@@ -754,7 +765,7 @@ fn get_rereads_every_time() {
         &path,
         "---\nname: s\ndescription: changed\nmetadata:\n  k: v\n---\nNew body\n",
     );
-    let def = provider.load(&c).expect("ok").expect("present");
+    let def = provider.load(&c, None).expect("ok").expect("present");
     assert_eq!(def.content, "New body");
     assert_eq!(def.summary.description, "changed");
     assert_eq!(def.metadata.expect("metadata")["k"], serde_json::json!("v"));
@@ -762,16 +773,19 @@ fn get_rereads_every_time() {
     // Renamed inside: the definition carries the new name (the registry
     // compares it with the candidate's).
     write(&path, &skill("renamed", "d"));
-    let def = provider.load(&c).expect("ok").expect("present");
+    let def = provider.load(&c, None).expect("ok").expect("present");
     assert_eq!(def.summary.name, "renamed");
 
     // Now invalid: not loadable (a warning for the host), `None` through the trait.
     write(&path, "no frontmatter");
-    assert!(matches!(provider.load(&c), Err(LoadError::Invalid { .. })));
+    assert!(matches!(
+        provider.load(&c, None),
+        Err(LoadError::Invalid { .. })
+    ));
     assert_eq!(NativeProvider::get(&provider, &c, &ctx(None)), Ok(None));
 
     fs::remove_file(&path).expect("rm");
-    assert_eq!(provider.load(&c), Ok(None));
+    assert_eq!(provider.load(&c, None), Ok(None));
     assert_eq!(NativeProvider::get(&provider, &c, &ctx(None)), Ok(None));
 }
 
@@ -875,9 +889,6 @@ impl RootObserver for TestObserver {
         ));
         self.healthy.load(Ordering::Relaxed)
     }
-    fn host_mutation(&self, _path: &Path, _notify: bool) -> bool {
-        true
-    }
     fn attach(&self, invalidator: Option<Arc<dyn Invalidate>>) {
         self.attached
             .lock()
@@ -935,10 +946,13 @@ fn observer_seam() {
         *observer.attached.lock().expect("lock"),
         [false, true, false]
     );
-    assert!(provider.observe_host_mutation(Path::new("/x")));
+    let relevant = env.user_agents().join("y.md");
+    assert!(!provider.observe_host_mutation(&relevant), "unregistered");
+    NativeProvider::attach(&provider, Some(Arc::new(NoopInvalidate)));
+    assert!(provider.observe_host_mutation(&relevant));
     provider.close();
     assert!(observer.closed.load(Ordering::Relaxed));
-    assert!(!provider.observe_host_mutation(Path::new("/x")));
+    assert!(!provider.observe_host_mutation(&relevant));
     // Discovery keeps working after close, unwatched.
     assert!(provider.discover(&ctx(None)).observation.complete);
 }
@@ -954,4 +968,445 @@ fn cancelled_discovery_is_incomplete() {
     cancel.cancel();
     let d = provider.discover(&LookupContext { cwd: None, cancel });
     assert!(!d.observation.complete);
+}
+
+/// Counts invalidations.
+#[derive(Default)]
+struct Counter(std::sync::atomic::AtomicUsize);
+
+impl Invalidate for Counter {
+    fn invalidate(&self) -> bool {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        true
+    }
+}
+
+impl Counter {
+    fn count(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+#[test]
+fn host_mutations_invalidate_without_watching() {
+    let env = Env::new();
+    let project = env.root().join("project");
+    fs::create_dir_all(project.join(".git")).expect("git");
+    let custom = env.root().join("custom");
+    let provider = env.provider_with(LocalOptions {
+        custom_skill_dirs: Some(vec![path_string(&custom)]),
+        watch: Some(false),
+        ..env.options()
+    });
+    assert!(provider.observer().is_none());
+    let counter = Arc::new(Counter::default());
+    NativeProvider::attach(&provider, Some(counter.clone()));
+    let agents = project.join(".agents/skills");
+    // The project was never looked up: nothing of it is cached.
+    assert!(!provider.observe_host_mutation(&agents.join("new.md")));
+    assert!(provider.observe_host_mutation(&custom.join("new.md")));
+    assert!(provider.observe_host_mutation(&env.user_dsh().join("b/SKILL.md")));
+    assert_eq!(counter.count(), 2);
+    provider.discover(&ctx(Some(&project.join("src"))));
+    for (path, relevant) in [
+        (agents.join("new.md"), true),
+        (agents.join("renamed-bundle"), true),
+        (agents.join("bundle/SKILL.md"), true),
+        (agents.join("bundle/../other.md"), true),
+        (project.join(".dsh"), true),
+        (agents.join("bundle/references/x.md"), false),
+        (project.join("src/main.rs"), false),
+        (env.user_dsh().join(".system/SKILL.md"), false),
+        (env.root().join("elsewhere.md"), false),
+    ] {
+        let before = counter.count();
+        assert_eq!(
+            provider.observe_host_mutation(&path),
+            relevant,
+            "{}",
+            path.display()
+        );
+        assert_eq!(counter.count() - before, usize::from(relevant), "once");
+    }
+    assert!(provider.could_affect(&agents.join("x.md")));
+    provider.close();
+    assert!(!provider.observe_host_mutation(&agents.join("new.md")));
+}
+
+#[test]
+fn a_renamed_bundle_shows_its_new_resource_base() {
+    let env = Env::new();
+    let provider = env.provider();
+    bundle(&env.user_dsh(), "old", "moving");
+    let d = provider.discover(&ctx(None));
+    let base = |d: &Discovery| d.observation.candidates[0].summary.resource_base.clone();
+    assert_eq!(
+        base(&d),
+        Some(ResourceBase::Directory {
+            path: path_string(&env.user_dsh().join("old"))
+        })
+    );
+    fs::rename(env.user_dsh().join("old"), env.user_dsh().join("new")).expect("rename");
+    let d = provider.discover(&ctx(None));
+    assert_eq!(
+        base(&d),
+        Some(ResourceBase::Directory {
+            path: path_string(&env.user_dsh().join("new"))
+        })
+    );
+    assert_eq!(
+        d.observation.candidates[0].path,
+        Some(path_string(&env.user_dsh().join("new/SKILL.md")))
+    );
+}
+
+/// A provider whose parse cache trusts any file time older than the read.
+fn eager_cache(provider: &mut LocalProvider) {
+    provider.cache = cache::ParseCache::new(64, 1 << 20, std::time::Duration::ZERO);
+}
+
+#[test]
+fn an_unchanged_file_is_parsed_once() {
+    let env = Env::new();
+    let a = flat(&env.user_agents(), "a.md", "a");
+    bundle(&env.user_dsh(), "b", "b");
+    write(&env.user_agents().join("bad.md"), "no frontmatter");
+    // File times come from the same clock and precede the reads below.
+    let mut provider = env.provider();
+    eager_cache(&mut provider);
+    let first = provider.discover(&ctx(None));
+    assert_eq!(provider.cache.stats(), (0, 3));
+    // list, diagnose and get of unchanged files: no read, no parse.
+    let again = provider.discover(&ctx(None));
+    assert_eq!(again.observation, first.observation);
+    provider.diagnose(&ctx(None));
+    let c = first
+        .observation
+        .candidates
+        .iter()
+        .find(|c| c.summary.name == "a")
+        .expect("a")
+        .clone();
+    let def = provider.load(&c, None).expect("load").expect("present");
+    assert_eq!(def.content, "# a\n\nBody of a.");
+    assert_eq!(provider.cache.stats(), (7, 3));
+    // A changed file is read again (and only that one).
+    write(&a, &skill("a", "a changed, longer"));
+    let def = provider.load(&c, None).expect("load").expect("present");
+    assert_eq!(def.summary.description, "a changed, longer");
+    assert_eq!(provider.cache.stats(), (7, 4));
+    assert_eq!(provider.cache.size().0, 3);
+    // Deleted: gone, and forgotten.
+    fs::remove_file(&a).expect("rm");
+    assert_eq!(provider.load(&c, None), Ok(None));
+    assert_eq!(provider.cache.size().0, 2);
+}
+
+#[test]
+fn a_same_size_edit_right_after_a_read_is_seen() {
+    let env = Env::new();
+    let path = flat(&env.user_agents(), "s.md", "s");
+    // Real granularity: a file written within it of a read is read again.
+    let provider = env.provider();
+    let c = provider.discover(&ctx(None)).observation.candidates[0].clone();
+    for round in 0..20 {
+        let body = format!("{round:02}");
+        write(
+            &path,
+            &skill("s", "same size").replace("Body of s.", &format!("Body {body}.")),
+        );
+        let def = provider.load(&c, None).expect("load").expect("present");
+        assert_eq!(def.content, format!("# s\n\nBody {body}."), "round {round}");
+    }
+}
+
+#[test]
+fn the_parse_cache_is_bounded() {
+    let cache = cache::ParseCache::new(2, 1 << 20, std::time::Duration::ZERO);
+    let env = Env::new();
+    let files: Vec<PathBuf> = (0..4)
+        .map(|i| flat(&env.user_agents(), &format!("s{i}.md"), &format!("s{i}")))
+        .collect();
+    for f in &files {
+        assert!(matches!(
+            cache.read(&StdFs, f, 1 << 20),
+            ReadOutcome::Parsed(_)
+        ));
+    }
+    assert_eq!(cache.size().0, 2);
+    let small = cache::ParseCache::new(64, 600, std::time::Duration::ZERO);
+    for f in &files {
+        small.read(&StdFs, f, 1 << 20);
+    }
+    let (count, bytes) = small.size();
+    assert!(bytes <= 600 && count >= 1, "{count} files, {bytes} bytes");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_unix_socket_is_a_special_file_not_a_failure() {
+    use std::os::unix::net::UnixListener;
+    let env = Env::new();
+    let root = env.user_agents();
+    fs::create_dir_all(root.join("sock")).expect("mkdir");
+    let _bundle = UnixListener::bind(root.join("sock/SKILL.md")).expect("bind");
+    let _flat = UnixListener::bind(root.join("flat.md")).expect("bind");
+    std::os::unix::fs::symlink(root.join("flat.md"), root.join("link.md")).expect("link");
+    flat(&root, "ok.md", "ok");
+    let provider = env.provider();
+    let d = provider.discover(&ctx(None));
+    assert!(d.observation.complete, "{:?}", d.warnings);
+    assert_eq!(names(&d), pairs(&[("ok", "user-agents")]));
+    for entry in ["sock/SKILL.md", "flat.md", "link.md"] {
+        assert!(
+            d.warnings
+                .iter()
+                .any(|w| w.contains(entry) && w.contains("not a regular file")),
+            "{entry}: {:?}",
+            d.warnings
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn each_problem_is_warned_once_until_it_goes_away() {
+    use std::os::unix::fs::symlink;
+    let env = Env::new();
+    let looped = env.root().join("looped");
+    symlink(&looped, &looped).expect("link");
+    let bad = env.user_agents().join("bad.md");
+    write(&bad, "no frontmatter");
+    let provider = env.provider_with(LocalOptions {
+        custom_skill_dirs: Some(vec![path_string(&looped)]),
+        ..env.options()
+    });
+    let first = provider.discover(&ctx(None));
+    assert!(!first.observation.complete);
+    assert_eq!(first.warnings.len(), 2, "{:?}", first.warnings);
+    for _ in 0..3 {
+        let again = provider.discover(&ctx(None));
+        assert!(!again.observation.complete);
+        assert!(again.warnings.is_empty(), "{:?}", again.warnings);
+    }
+    // Both problems go away...
+    fs::remove_file(&looped).expect("rm");
+    fs::create_dir(&looped).expect("mkdir");
+    write(&bad, &skill("bad", "fixed"));
+    let healed = provider.discover(&ctx(None));
+    assert!(healed.observation.complete);
+    assert!(healed.warnings.is_empty(), "{:?}", healed.warnings);
+    // ...and come back: warned again.
+    fs::remove_dir(&looped).expect("rmdir");
+    symlink(&looped, &looped).expect("link");
+    write(&bad, "still no frontmatter");
+    let back = provider.discover(&ctx(None));
+    assert_eq!(back.warnings.len(), 2, "{:?}", back.warnings);
+    // diagnose() always explains everything.
+    assert_eq!(provider.diagnose(&ctx(None)).warnings.len(), 2);
+}
+
+#[cfg(unix)]
+#[test]
+fn get_loads_only_skill_files_of_a_configured_root() {
+    use std::os::unix::fs::symlink;
+    let env = Env::new();
+    let project = env.root().join("project");
+    fs::create_dir_all(project.join(".git")).expect("git");
+    let outside = flat(&env.root().join("elsewhere"), "secret.md", "secret");
+    let listed = flat(&env.user_agents(), "ok.md", "ok");
+    let in_project = flat(&project.join(".dsh/skills"), "p.md", "p");
+    // A symlinked bundle: discovery follows it, so loading does too.
+    let target = env.root().join("shared-bundle");
+    bundle(&target, "", "linked");
+    symlink(&target, env.user_agents().join("linked")).expect("link");
+    let provider = env.provider();
+    let d = provider.discover(&ctx(None));
+    let c = d
+        .observation
+        .candidates
+        .iter()
+        .find(|c| c.summary.name == "ok")
+        .expect("ok")
+        .clone();
+    let forged = |path: &Path| Candidate {
+        path: Some(path_string(path)),
+        ..c.clone()
+    };
+    for refused in [
+        outside.clone(),
+        env.user_agents().join("../../elsewhere/secret.md"),
+        env.user_agents().join("ok.md/../../../elsewhere/secret.md"),
+        env.user_dsh().join(".system/SKILL.md"),
+        env.user_agents().join("linked/nested/SKILL.md"),
+    ] {
+        let result = provider.load(&forged(&refused), None);
+        assert!(
+            matches!(&result, Err(LoadError::Outside(p)) if p == &path_string(&refused)),
+            "{}: {result:?}",
+            refused.display()
+        );
+        assert!(result
+            .expect_err("refused")
+            .to_string()
+            .contains("not a skill file of a configured skill root"));
+    }
+    // `..` resolved lexically, inside a root: fine.
+    let dotted = env.user_agents().join("linked/../ok.md");
+    let def = provider
+        .load(&forged(&dotted), None)
+        .expect("ok")
+        .expect("present");
+    assert_eq!(def.path, Some(path_string(&listed)));
+    let def = provider
+        .load(&forged(&env.user_agents().join("linked/SKILL.md")), None)
+        .expect("ok")
+        .expect("present");
+    assert_eq!(def.summary.name, "linked");
+    // A project root: with the lookup's cwd (or once a lookup used it).
+    assert!(matches!(
+        provider.load(&forged(&in_project), None),
+        Err(LoadError::Outside(_))
+    ));
+    let def = provider
+        .load(&forged(&in_project), Some(&project.join("sub")))
+        .expect("ok")
+        .expect("present");
+    assert_eq!(def.summary.source, "project-dsh");
+    let fresh = env.provider();
+    fresh.discover(&ctx(Some(&project)));
+    assert!(fresh.load(&forged(&in_project), None).is_ok());
+    // Through the registry's trait: an error, not "gone".
+    assert!(NativeProvider::get(&provider, &forged(&outside), &ctx(None)).is_err());
+}
+
+#[test]
+fn a_moved_project_root_invalidates_a_cached_catalog() {
+    use crate::registry::Registry;
+    let env = Env::new();
+    let outer = env.root().join("outer");
+    fs::create_dir_all(outer.join(".git")).expect("git");
+    let inner = outer.join("inner");
+    let cwd = inner.join("src");
+    fs::create_dir_all(&cwd).expect("mkdir");
+    flat(&outer.join(".dsh/skills"), "outer.md", "outer");
+    flat(&inner.join(".dsh/skills"), "inner.md", "inner");
+    let registry = Registry::new(8).expect("registry");
+    let provider = Arc::new(env.provider_with(LocalOptions {
+        watch: Some(false),
+        ..env.options()
+    }));
+    registry
+        .register_provider(PROVIDER_NAME, Some(provider.clone()))
+        .expect("register");
+    let lookup = LookupContext::new(Some(cwd.clone()));
+    let key = path_string(&cwd);
+    let skills = |registry: &Registry| {
+        let (catalog, _) = registry.snapshot_native(&lookup);
+        catalog
+            .skills
+            .iter()
+            .map(|s| s.name.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(skills(&registry), ["outer"]);
+    assert!(registry.cached(Some(&key)).is_some());
+    // A `.git` appears between cwd and the project root.
+    fs::create_dir(inner.join(".git")).expect("git");
+    assert!(
+        registry.cached(Some(&key)).is_none(),
+        "noticed on the cache hit"
+    );
+    assert_eq!(skills(&registry), ["inner"]);
+    assert!(registry.cached(Some(&key)).is_some());
+    // It goes away again.
+    fs::remove_dir(inner.join(".git")).expect("rm");
+    assert!(registry.cached(Some(&key)).is_none());
+    assert_eq!(skills(&registry), ["outer"]);
+    // The project's own `.git` goes away: cwd becomes the project.
+    fs::remove_dir(outer.join(".git")).expect("rm");
+    assert!(registry.cached(Some(&key)).is_none());
+    assert!(skills(&registry).is_empty());
+    // Unchanged: the hit stands.
+    assert!(registry.cached(Some(&key)).is_some());
+}
+
+/// The real disk with timestamps of a 1-second-granularity filesystem frozen
+/// at one instant: every write within that second leaves the same stamp.
+struct CoarseFs {
+    second: i128,
+}
+
+impl SkillFs for CoarseFs {
+    on_disk!();
+    fn read_file(&self, path: &Path, cap: u64) -> io::Result<FileRead> {
+        StdFs.read_file(path, cap)
+    }
+    fn read_file_unless(
+        &self,
+        path: &Path,
+        cap: u64,
+        known: &mut dyn FnMut(&FileStamp) -> bool,
+    ) -> io::Result<StampedRead> {
+        let read = StdFs.read_file(path, cap)?;
+        let len = match &read {
+            FileRead::Bytes(b) => b.len() as u64,
+            _ => 0,
+        };
+        let stamp = FileStamp {
+            dev: 1,
+            ino: 1,
+            len,
+            mtime: self.second,
+            ctime: self.second,
+        };
+        if known(&stamp) {
+            return Ok(StampedRead::Known);
+        }
+        Ok(StampedRead::Read(read, Some(stamp)))
+    }
+}
+
+#[test]
+fn a_racy_stamp_is_never_trusted() {
+    let env = Env::new();
+    let path = flat(&env.user_agents(), "s.md", "s");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs();
+    let coarse = CoarseFs {
+        second: i128::from(now) * 1_000_000_000,
+    };
+    let edit = |n: u32| write(&path, &skill("s", &format!("version {n}")));
+    let description = |cache: &cache::ParseCache| match cache.read(&coarse, &path, 1 << 20) {
+        ReadOutcome::Parsed(p) => p.description,
+        other => panic!("{other:?}"),
+    };
+    let safe = cache::ParseCache::default();
+    for n in 0..3 {
+        edit(n);
+        assert_eq!(description(&safe), format!("version {n}"));
+    }
+    // What the settle check prevents: a cache that trusts any stamp older
+    // than the read returns the previous version of a same-size edit.
+    let trusting = cache::ParseCache::new(8, 1 << 20, std::time::Duration::ZERO);
+    edit(3);
+    assert_eq!(description(&trusting), "version 3");
+    edit(4);
+    assert_eq!(description(&trusting), "version 3");
+    // An old stamp is settled.
+    let old = FileStamp {
+        dev: 1,
+        ino: 1,
+        len: 1,
+        mtime: coarse.second - 3_000_000_000,
+        ctime: coarse.second - 3_000_000_000,
+    };
+    assert!(old.settled_before(std::time::SystemTime::now(), TIMESTAMP_GRANULARITY));
+    let racy = FileStamp {
+        ctime: coarse.second,
+        ..old
+    };
+    assert!(!racy.settled_before(std::time::SystemTime::now(), TIMESTAMP_GRANULARITY));
 }

@@ -6,12 +6,13 @@ use super::{
     ChangeCallback, RootKind, RootSpec, WarningCallback, WatchConfig, COALESCE_MAX, COALESCE_QUIET,
     STORM_FLUSHES, STORM_MAX, STORM_QUIET, STORM_SPAN,
 };
+use crate::local::roots::{affects, normalize};
 use lru::LruCache;
 use notify::event::{AccessKind, AccessMode, CreateKind, EventKind, ModifyKind};
 use std::collections::VecDeque;
 use std::collections::{HashMap, HashSet};
 use std::ffi::{OsStr, OsString};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -139,22 +140,6 @@ fn nearest_ancestor(path: &Path) -> Option<(PathBuf, OsString)> {
         child = parent;
     }
     None
-}
-
-/// Make `path` absolute and drop `.`/`..` lexically.
-fn normalize(path: &Path) -> PathBuf {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut out = PathBuf::new();
-    for component in absolute.components() {
-        match component {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 /// How an OS event is interpreted.
@@ -880,30 +865,10 @@ impl Inner {
         }
         let path = normalize(path);
         let state = self.lock();
-        let root_kind = |p: &Path| state.roots.get(p).map(|r| r.kind);
-        if root_kind(&path).is_some() {
-            return true;
-        }
-        // An ancestor of a root: creating or removing it creates or removes the root.
-        if state.roots.keys().any(|root| root.starts_with(&path)) {
-            return true;
-        }
-        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return false;
-        };
-        if let Some(kind) = root_kind(parent) {
-            return !(kind == RootKind::UserDsh && name == SYSTEM_DIR);
-        }
-        if name != SKILL_FILE {
-            return false;
-        }
-        let (Some(grand), Some(bundle)) = (parent.parent(), parent.file_name()) else {
-            return false;
-        };
-        match root_kind(grand) {
-            Some(kind) => !(kind == RootKind::UserDsh && bundle == SYSTEM_DIR),
-            None => false,
-        }
+        state
+            .roots
+            .iter()
+            .any(|(root, r)| affects(root, r.kind == RootKind::UserDsh, &path))
     }
 
     pub(super) fn watched_paths(&self) -> Vec<PathBuf> {

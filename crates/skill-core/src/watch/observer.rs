@@ -131,24 +131,6 @@ impl RootObserver for LocalWatcher {
         std::mem::take(&mut *self.warnings.lock().unwrap_or_else(PoisonError::into_inner))
     }
 
-    fn host_mutation(&self, path: &Path, notify: bool) -> bool {
-        if !self.watcher.could_affect(path) {
-            return false;
-        }
-        let current = self
-            .invalidator
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        current.is_some_and(|invalidator| {
-            if notify {
-                invalidator.invalidate()
-            } else {
-                invalidator.invalidate_silently()
-            }
-        })
-    }
-
     fn attach(&self, invalidator: Option<Arc<dyn Invalidate>>) {
         *self
             .invalidator

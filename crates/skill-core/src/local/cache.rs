@@ -1,0 +1,316 @@
+//! A bounded cache of parsed skill files, keyed by path and [`FileStamp`].
+//!
+//! Discovery, diagnosis and `get()` all go through it: an unchanged file is
+//! parsed once however many lookups, invalidations and loads follow, and a
+//! changed one is parsed again. A cached parse is only used when the open
+//! file's stamp (device, inode, size, modification and status-change times)
+//! equals the stamp it was read under, and only stamps that had settled before
+//! the read are kept (see [`FileStamp::settled_before`]): a file written in the
+//! same instant it was read is parsed again next time.
+//!
+//! Discovery needs no body: for an unchanged file it neither reads nor parses.
+//! `get()` always reads the file (so it returns the current body) and reuses
+//! the cached parse of its frontmatter, taking the body from the bytes just
+//! read. Bodies are not kept, so the cache stays small.
+//!
+//! Only outcomes that follow from the bytes alone are kept (a parsed skill, or
+//! the reason a file is not one); absence and I/O failures never are.
+
+use super::discover::{bytes_outcome, read_outcome, ReadOutcome};
+use super::fs::{FileRead, FileStamp, SkillFs, StampedRead, TIMESTAMP_GRANULARITY};
+use crate::frontmatter::ParsedSkill;
+use lru::LruCache;
+use std::num::NonZeroUsize;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
+
+/// Files kept at most.
+pub const MAX_ENTRIES: usize = 8192;
+/// Bytes kept at most (frontmatter fields and reasons, not bodies).
+pub const MAX_BYTES: usize = 16 * 1024 * 1024;
+/// Bookkeeping counted per entry on top of its strings.
+const ENTRY_OVERHEAD: usize = 256;
+
+/// What a file's bytes mean, as kept.
+#[derive(Clone)]
+enum Kept {
+    /// A valid skill: its fields without the body, and where the body sits
+    /// in the file's bytes.
+    Parsed {
+        skill: Arc<ParsedSkill>,
+        body: Range<usize>,
+    },
+    /// Not a skill, and why.
+    Invalid(String),
+}
+
+struct Entry {
+    stamp: FileStamp,
+    kept: Kept,
+    weight: usize,
+}
+
+struct State {
+    entries: LruCache<PathBuf, Entry>,
+    bytes: usize,
+}
+
+/// Parsed skill files by path and stamp; see the module docs.
+pub struct ParseCache {
+    state: Mutex<State>,
+    max_bytes: usize,
+    granularity: Duration,
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+impl std::fmt::Debug for ParseCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (hits, misses) = self.stats();
+        f.debug_struct("ParseCache")
+            .field("hits", &hits)
+            .field("misses", &misses)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ParseCache {
+    fn default() -> Self {
+        Self::new(MAX_ENTRIES, MAX_BYTES, TIMESTAMP_GRANULARITY)
+    }
+}
+
+/// A parse without its body.
+fn without_body(skill: &ParsedSkill) -> ParsedSkill {
+    ParsedSkill {
+        name: skill.name.clone(),
+        description: skill.description.clone(),
+        when_to_use: skill.when_to_use.clone(),
+        invocation: skill.invocation,
+        metadata: skill.metadata.clone(),
+        body: String::new(),
+    }
+}
+
+/// Roughly the memory a JSON value holds.
+fn value_weight(value: &serde_json::Value) -> usize {
+    const NODE: usize = 32;
+    NODE + match value {
+        serde_json::Value::String(s) => s.len(),
+        serde_json::Value::Array(items) => items.iter().map(value_weight).sum(),
+        serde_json::Value::Object(map) => map.iter().map(|(k, v)| k.len() + value_weight(v)).sum(),
+        _ => 0,
+    }
+}
+
+/// Trailing whitespace after a body considered at most.
+const MAX_TRAILING: usize = 4096;
+
+/// Where `body` (the trimmed text after the frontmatter) sits in `bytes`: it
+/// ends where the trailing whitespace starts. Any range whose bytes equal the
+/// body serves, so this only compares bytes.
+fn body_range(bytes: &[u8], body: &str) -> Option<Range<usize>> {
+    let body = body.as_bytes();
+    let lowest = bytes.len().saturating_sub(MAX_TRAILING).max(body.len());
+    (lowest..=bytes.len())
+        .rev()
+        .find(|&end| bytes[..end].ends_with(body))
+        .map(|end| end - body.len()..end)
+}
+
+impl ParseCache {
+    /// A cache of at most `max_entries` files and `max_bytes` bytes, trusting
+    /// file times older than `granularity` at the time of the read (see
+    /// [`FileStamp::settled_before`]).
+    pub fn new(max_entries: usize, max_bytes: usize, granularity: Duration) -> Self {
+        Self {
+            state: Mutex::new(State {
+                entries: LruCache::new(NonZeroUsize::new(max_entries).unwrap_or(NonZeroUsize::MIN)),
+                bytes: 0,
+            }),
+            max_bytes,
+            granularity,
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The skill file at `path` (at most `cap` bytes) for discovery: an
+    /// unchanged file is neither read nor parsed, and its body is left empty.
+    pub fn read(&self, fs: &dyn SkillFs, path: &Path, cap: u64) -> ReadOutcome {
+        self.fetch(fs, path, cap, false)
+    }
+
+    /// The skill file at `path` with its body, for `get()`: always read, its
+    /// frontmatter parse reused when the file is unchanged.
+    pub fn load(&self, fs: &dyn SkillFs, path: &Path, cap: u64) -> ReadOutcome {
+        self.fetch(fs, path, cap, true)
+    }
+
+    fn fetch(&self, fs: &dyn SkillFs, path: &Path, cap: u64, body: bool) -> ReadOutcome {
+        // Taken before the file is opened: the content read is at least as
+        // new as this instant.
+        let read_at = SystemTime::now();
+        let mut hit = None;
+        let result = fs.read_file_unless(path, cap, &mut |stamp| {
+            hit = self.lookup(path, stamp);
+            // Without the body, a known file need not be read at all.
+            hit.is_some() && !body
+        });
+        let (read, stamp) = match result {
+            Ok(StampedRead::Known) => match hit {
+                Some(kept) => {
+                    self.hits.fetch_add(1, Ordering::Relaxed);
+                    return match kept {
+                        Kept::Parsed { skill, .. } => ReadOutcome::Parsed(without_body(&skill)),
+                        Kept::Invalid(reason) => ReadOutcome::Invalid(reason),
+                    };
+                }
+                // Only a misbehaving filesystem gets here: read it plainly.
+                None => return read_outcome(fs.read_file(path, cap), cap),
+            },
+            Ok(StampedRead::Read(read, stamp)) => (read, stamp),
+            Err(e) => {
+                self.misses.fetch_add(1, Ordering::Relaxed);
+                self.forget(path);
+                return read_outcome(Err(e), cap);
+            }
+        };
+        let FileRead::Bytes(bytes) = read else {
+            self.misses.fetch_add(1, Ordering::Relaxed);
+            return read_outcome(Ok(read), cap);
+        };
+        // The file as read is the file the stamp stands for: reuse the parse.
+        match hit {
+            Some(Kept::Parsed { skill, body: range }) => {
+                if let Some(text) = bytes.get(range).and_then(|b| std::str::from_utf8(b).ok()) {
+                    self.hits.fetch_add(1, Ordering::Relaxed);
+                    let mut parsed = without_body(&skill);
+                    parsed.body = text.to_string();
+                    return ReadOutcome::Parsed(parsed);
+                }
+            }
+            Some(Kept::Invalid(reason)) => {
+                self.hits.fetch_add(1, Ordering::Relaxed);
+                return ReadOutcome::Invalid(reason);
+            }
+            None => {}
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let outcome = bytes_outcome(&bytes, cap);
+        match stamp {
+            Some(stamp) if stamp.settled_before(read_at, self.granularity) => {
+                self.keep(path, stamp, &bytes, &outcome);
+            }
+            Some(_) => self.forget(path),
+            None => {}
+        }
+        outcome
+    }
+
+    fn lookup(&self, path: &Path, stamp: &FileStamp) -> Option<Kept> {
+        let mut state = self.lock();
+        match state.entries.get(path) {
+            Some(entry) if entry.stamp == *stamp => Some(entry.kept.clone()),
+            _ => None,
+        }
+    }
+
+    fn keep(&self, path: &Path, stamp: FileStamp, bytes: &[u8], outcome: &ReadOutcome) {
+        let kept = match outcome {
+            ReadOutcome::Parsed(skill) => match body_range(bytes, &skill.body) {
+                Some(body) => Kept::Parsed {
+                    skill: Arc::new(without_body(skill)),
+                    body,
+                },
+                None => return self.forget(path),
+            },
+            ReadOutcome::Invalid(reason) => Kept::Invalid(reason.clone()),
+            _ => return self.forget(path),
+        };
+        let weight = ENTRY_OVERHEAD
+            + path.as_os_str().len()
+            + match &kept {
+                Kept::Parsed { skill, .. } => {
+                    skill.name.len()
+                        + skill.description.len()
+                        + skill.when_to_use.as_ref().map_or(0, String::len)
+                        + skill.metadata.as_ref().map_or(0, |m| {
+                            m.iter().map(|(k, v)| k.len() + value_weight(v)).sum()
+                        })
+                }
+                Kept::Invalid(reason) => reason.len(),
+            };
+        if weight > self.max_bytes {
+            return self.forget(path);
+        }
+        let mut state = self.lock();
+        let entry = Entry {
+            stamp,
+            kept,
+            weight,
+        };
+        if let Some((_, old)) = state.entries.push(path.to_path_buf(), entry) {
+            state.bytes -= old.weight;
+        }
+        state.bytes += weight;
+        while state.bytes > self.max_bytes {
+            match state.entries.pop_lru() {
+                Some((_, old)) => state.bytes -= old.weight,
+                None => break,
+            }
+        }
+    }
+
+    fn forget(&self, path: &Path) {
+        let mut state = self.lock();
+        if let Some(old) = state.entries.pop(path) {
+            state.bytes -= old.weight;
+        }
+    }
+
+    /// `(hits, misses)` so far: files whose parse was reused, and files parsed
+    /// (or found absent or unreadable).
+    pub fn stats(&self) -> (u64, u64) {
+        (
+            self.hits.load(Ordering::Relaxed),
+            self.misses.load(Ordering::Relaxed),
+        )
+    }
+
+    /// `(files, bytes)` held.
+    pub fn size(&self) -> (usize, usize) {
+        let state = self.lock();
+        (state.entries.len(), state.bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_body_is_found_in_the_bytes() {
+        for text in [
+            "---\nname: a\ndescription: d\n---\n\nBody\n",
+            "---\r\nname: a\r\ndescription: d\r\n---\r\n  Body\r\n\r\n  \t\n",
+            "---\nname: a\ndescription: d\n---\nBody ends here\u{3000}\u{a0}\n",
+            "---\nname: a\ndescription: Body\n---\n",
+            "---\nname: a\ndescription: d\n---\nBody\n---\nBody",
+        ] {
+            let ReadOutcome::Parsed(parsed) = bytes_outcome(text.as_bytes(), 1 << 20) else {
+                panic!("{text:?} does not parse");
+            };
+            let range = body_range(text.as_bytes(), &parsed.body).expect("found");
+            assert_eq!(&text[range], parsed.body, "{text:?}");
+        }
+        assert_eq!(body_range(b"abc", "x"), None);
+    }
+}
