@@ -345,9 +345,51 @@ describe('registry: abort signals', () => {
     await expect(registry.snapshot({ signal: controller.signal })).rejects.toBe(reason)
     await expect(registry.get('x', { signal: controller.signal })).rejects.toBe(reason)
     expect(provider.gets).toHaveLength(0)
-    const custom = new AbortController()
-    custom.abort('plain string reason')
-    await expect(registry.list({ signal: custom.signal })).rejects.toBe('plain string reason')
+  })
+
+  it('rejects with an Error for any abort reason: the reason itself, or an Error rendering it', async () => {
+    const provider = fake('p', () => [candidate('p', 'x', 1)])
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerProvider(() => provider)
+    const unrenderable = Object.create(null) as object
+    const cases: Array<[unknown, string]> = [
+      ['plain string reason', 'plain string reason'],
+      [42, '42'],
+      [{ toString: () => 'custom reason' }, 'custom reason'],
+      [unrenderable, '[unrenderable thrown value]'],
+    ]
+    for (const [reason, message] of cases) {
+      // Before discovery, on a cache hit, and while discovery is pending.
+      for (const warm of [false, true]) {
+        if (warm) await registry.snapshot()
+        else provider.lists.length = 0
+        const controller = new AbortController()
+        controller.abort(reason)
+        const rejection = registry.list({ signal: controller.signal }).then(
+          () => undefined,
+          (error: unknown) => error,
+        )
+        const error = await rejection
+        expect(error).toBeInstanceOf(Error)
+        expect((error as Error).message).toBe(message)
+        const loading = await registry.get('x', { signal: controller.signal }).then(
+          () => undefined,
+          (e: unknown) => e,
+        )
+        expect((loading as Error).message).toBe(message)
+      }
+      const never = new SkillRegistry({ logger: recorder().logger })
+      never.registerProvider(() => ({ name: 'hang', list: () => new Promise<never>(() => {}), get: async () => undefined }))
+      const controller = new AbortController()
+      const pending = never.snapshot({ signal: controller.signal }).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      controller.abort(reason)
+      const error = await pending
+      expect(error).toBeInstanceOf(Error)
+      expect((error as Error).message).toBe(message)
+    }
   })
 
   it('a provider that never settles cannot hang an aborted caller (list and get)', async () => {
@@ -429,5 +471,52 @@ describe('native safety', () => {
     expect(result.error).toBeUndefined()
     expect(result.status).toBe(0)
     expect(result.stdout).toContain('listed 0')
+  })
+})
+
+describe('registry: thrown values are made total', () => {
+  it('renders what providers and listeners throw, without throwing while rendering', async () => {
+    const log = recorder()
+    const registry = new SkillRegistry({ logger: log.logger })
+    const thrown: unknown[] = [{ toString: () => 'custom failure' }, Object.create(null), 'plain failure', Symbol('sym')]
+    thrown.forEach((value, i) => {
+      registry.registerProvider(() => ({ name: `bad-${i}`, list: () => Promise.reject(value), get: async () => undefined }))
+    })
+    registry.onChange(() => {
+      throw Object.create(null)
+    })
+    const snapshot = await registry.snapshot()
+    expect(snapshot.complete).toBe(false)
+    expect(log.warnings.some((w) => w.includes('"bad-0"') && w.endsWith('custom failure'))).toBe(true)
+    expect(log.warnings.some((w) => w.includes('"bad-1"') && w.endsWith('[unrenderable thrown value]'))).toBe(true)
+    expect(log.warnings.some((w) => w.includes('"bad-2"') && w.endsWith('plain failure'))).toBe(true)
+    expect(log.warnings.some((w) => w.includes('"bad-3"') && w.endsWith('Symbol(sym)'))).toBe(true)
+    expect(log.warnings.some((w) => w.includes('[object Object]'))).toBe(false)
+    registry.register({ name: 'x', description: 'd', content: '', source: 'runtime' })
+    expect(log.warnings.some((w) => w.includes('listener threw: [unrenderable thrown value]'))).toBe(true)
+  })
+
+  it('turns a non-Error thrown by a factory or a get() into an Error', async () => {
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    let control: SkillProviderControl | undefined
+    let caught: unknown
+    try {
+      registry.registerProvider((c) => {
+        control = c
+        throw 'factory failed'
+      })
+    } catch (error) {
+      caught = error
+    }
+    expect(caught).toBeInstanceOf(Error)
+    expect((caught as Error).message).toBe('factory failed')
+    expect(control?.signal.reason).toBe(caught)
+    registry.registerProvider(() => fake('p', () => [candidate('p', 'x', 1)], () => Promise.reject({ toString: () => 'load failed' })))
+    const error = await registry.get('x').then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(Error)
+    expect((error as Error).message).toBe('load failed')
   })
 })

@@ -5,7 +5,7 @@
 
 const native = require('./native.js')
 const { kAttach, kLogger, kNative, kOnDispose } = require('./symbols.js')
-const { throwIfAborted, raceSignal, describeError, resolveLogger, safeWarn, checkCwd } = require('./util.js')
+const { toError, abortError, throwIfAborted, raceSignal, describeError, resolveLogger, safeWarn, checkCwd } = require('./util.js')
 
 const KIND_RUNTIME = 0
 const KIND_EXTERNAL = 1
@@ -200,7 +200,8 @@ class SkillRegistry {
       this.#providers.set(slot, { provider, name: provider.name, controller, handle })
       // Only once registered: a failed attempt must not touch a live registration.
       provider[kAttach]?.(control)
-    } catch (error) {
+    } catch (thrown) {
+      const error = toError(thrown)
       if (slot !== -1) this.#unregister(slot)
       controller.abort(error)
       throw error
@@ -318,7 +319,11 @@ class SkillRegistry {
       const candidate = entry.results.get(slot)?.[index]
       const lookup = options ?? {}
       definition = await raceSignal(
-        Promise.resolve().then(() => record.provider.get(candidate, lookup)),
+        Promise.resolve()
+          .then(() => record.provider.get(candidate, lookup))
+          .catch((error) => {
+            throw toError(error)
+          }),
         signal,
       )
       if (definition === undefined) return undefined
@@ -389,7 +394,7 @@ class SkillRegistry {
       .then(
         (value) => ({ ok: true, value }),
         (error) => {
-          if (signal && signal.aborted) throw signal.reason
+          if (signal && signal.aborted) throw abortError(signal)
           safeWarn(this.#logger, `skill provider "${record.name}" failed to list skills: ${describeError(error)}`)
           return { ok: false }
         },
