@@ -19,6 +19,13 @@ export interface SkillLogger {
 export interface Config {
   /** Maximum number of completed cwd/provider catalogs kept in memory (positive integer, default 128). */
   readonly collectCacheMaxEntries?: number
+  /**
+   * Abandon a JS provider's pending `list()` or `get()` after this many
+   * milliseconds, with a warning: the lookup goes on without it as an
+   * incomplete observation (a `get()` resolves to `undefined`). A positive
+   * integer of at most 2147483647; default: none (wait as long as it takes).
+   */
+  readonly providerTimeoutMs?: number
 }
 
 /** `SkillRegistry` constructor options: the registry config plus a logger (default: `console.warn`). */
