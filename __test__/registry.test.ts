@@ -626,6 +626,31 @@ describe('registry: summaries', () => {
     expect(() => registry.register({ name: 'empty', description: '', content: '', source: 'runtime' })).toThrow(/"description"/)
   })
 
+  it('survive a candidate getter that re-enters the registry while its list is read', async () => {
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const listed = [candidate('p', 'first', 1), candidate('p', 'second', 2), candidate('p', 'third', 3)]
+    let reentered = false
+    Object.defineProperty(listed[1], 'description', {
+      enumerable: true,
+      get() {
+        if (!reentered) {
+          reentered = true
+          registry.register({ name: 'from-getter', description: 'registered while packing', content: '', source: 'runtime' })
+        }
+        return 'second via p'
+      },
+    })
+    registry.registerProvider(() => fake('p', () => listed))
+    const { skills } = await registry.snapshot()
+    expect(reentered).toBe(true)
+    expect(skills.map((s) => [s.name, s.description])).toEqual([
+      ['first', 'first via p'],
+      ['from-getter', 'registered while packing'],
+      ['second', 'second via p'],
+      ['third', 'third via p'],
+    ])
+  })
+
   it('stay linear for large provider results (30,000 candidates)', async () => {
     const many: SkillCandidate[] = []
     for (let i = 0; i < 30_000; i++) many.push(candidate('big', `skill-${i}`, i % 7, { description: `Skill ${i} \u00e9 \u{1F600}` }))

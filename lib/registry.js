@@ -98,12 +98,53 @@ function isPlainObject(value) {
  * Packed records (see skill_core::model::host::Records): per item, one tag per
  * field, its rank, its name, and refs to its interned strings.
  */
+// Column buffers reused from one packing to the next (the native side reads
+// them synchronously and keeps nothing), so packing does not allocate and free
+// external memory every time. Lists longer than this get their own.
+const SCRATCH_RECORDS = 16384
+const scratch = {
+  tags: new Uint8Array(0),
+  ranks: new Float64Array(0),
+  lengths: new Uint32Array(0),
+  refs: new Uint32Array(0),
+}
+
+let scratchInUse = false
+
+/**
+ * Zeroed columns for `n` records (`refs` filled with `NO_REF`): views of the
+ * scratch buffers, unless `n` is large or a packing is already using them (a
+ * getter of a packed object may itself register or load a skill).
+ */
+function columns(n) {
+  if (n > SCRATCH_RECORDS || scratchInUse) {
+    return {
+      tags: new Uint8Array(n * FIELDS),
+      ranks: new Float64Array(n),
+      lengths: new Uint32Array(n),
+      refs: new Uint32Array(n * 3).fill(NO_REF),
+    }
+  }
+  if (scratch.ranks.length < n) {
+    const size = Math.min(SCRATCH_RECORDS, Math.max(n, 2 * scratch.ranks.length, 64))
+    scratch.tags = new Uint8Array(size * FIELDS)
+    scratch.ranks = new Float64Array(size)
+    scratch.lengths = new Uint32Array(size)
+    scratch.refs = new Uint32Array(size * 3)
+  }
+  const tags = scratch.tags.subarray(0, n * FIELDS).fill(0)
+  const lengths = scratch.lengths.subarray(0, n).fill(0)
+  const refs = scratch.refs.subarray(0, n * 3).fill(NO_REF)
+  return { tags, ranks: scratch.ranks.subarray(0, n), lengths, refs }
+}
+
 class Packer {
   constructor(n) {
-    this.tags = new Uint8Array(n * FIELDS)
-    this.ranks = new Float64Array(n)
-    this.lengths = new Uint32Array(n)
-    this.refs = new Uint32Array(n * 3).fill(NO_REF)
+    const { tags, ranks, lengths, refs } = columns(n)
+    this.tags = tags
+    this.ranks = ranks
+    this.lengths = lengths
+    this.refs = refs
     /** @type {string[]} */
     this.chunks = []
     /** @type {string[]} */
@@ -111,7 +152,6 @@ class Packer {
     /** Numbers found in fields other than `rank`: `slot, value` pairs. */
     this.numbers = []
     this.interned = new Map()
-    this.text = ''
     /** Each item's name and description as read (what the native catalog holds). */
     this.names = new Array(n)
     this.descriptions = new Array(n)
@@ -157,8 +197,9 @@ class Packer {
     this.tag(at + F_BASE_DESCRIPTION, resourceBase.description)
   }
 
-  finish() {
-    if (this.text !== '') this.chunks.push(this.text)
+  /** The packed records, `text` being the names not yet in a chunk. */
+  finish(text) {
+    if (text !== '') this.chunks.push(text)
     const { tags, ranks, lengths, refs, chunks, strings, numbers, names, descriptions } = this
     return { tags, ranks, lengths, refs, chunks, strings, numbers, names, descriptions }
   }
@@ -173,9 +214,20 @@ class Packer {
  * @param {boolean} withContent
  */
 function pack(items, withContent) {
+  const outer = !scratchInUse
+  try {
+    return packInto(items, withContent)
+  } finally {
+    if (outer) scratchInUse = false
+  }
+}
+
+function packInto(items, withContent) {
   const n = items.length
   const out = new Packer(n)
-  const tags = out.tags
+  scratchInUse = true
+  const { tags, ranks, lengths, refs, names, descriptions } = out
+  let text = ''
   // Most providers repeat one source and one provider name: remember the last.
   let lastSource
   let lastSourceRef = NO_REF
@@ -190,20 +242,20 @@ function pack(items, withContent) {
     }
     tags[at + F_VALUE] = T_OBJECT
     const name = item.name
-    out.names[i] = name
+    names[i] = name
     if (typeof name === 'string' && name.length > 0) {
       tags[at + F_NAME] = T_STRING
-      out.text += name
-      out.lengths[i] = name.length
-      if (out.text.length >= CHUNK_UNITS) {
-        out.chunks.push(out.text)
-        out.text = ''
+      text += name
+      lengths[i] = name.length
+      if (text.length >= CHUNK_UNITS) {
+        out.chunks.push(text)
+        text = ''
       }
     } else {
       out.tag(at + F_NAME, name)
     }
     const description = item.description
-    out.descriptions[i] = description
+    descriptions[i] = description
     if (typeof description === 'string' && description.length > 0) tags[at + F_DESCRIPTION] = T_STRING
     else out.tag(at + F_DESCRIPTION, description)
     const whenToUse = item.whenToUse
@@ -225,7 +277,7 @@ function pack(items, withContent) {
     const source = item.source
     if (source === lastSource && lastSourceRef !== NO_REF) {
       tags[at + F_SOURCE] = T_STRING
-      out.refs[3 * i] = lastSourceRef
+      refs[3 * i] = lastSourceRef
     } else {
       lastSource = source
       lastSourceRef = out.internedString(at + F_SOURCE, 3 * i, source)
@@ -233,7 +285,7 @@ function pack(items, withContent) {
     const provider = item.provider
     if (provider === lastProvider && lastProviderRef !== NO_REF) {
       tags[at + F_PROVIDER] = T_STRING
-      out.refs[3 * i + 1] = lastProviderRef
+      refs[3 * i + 1] = lastProviderRef
     } else {
       lastProvider = provider
       lastProviderRef = out.internedString(at + F_PROVIDER, 3 * i + 1, provider)
@@ -241,7 +293,7 @@ function pack(items, withContent) {
     const rank = item.rank
     if (typeof rank === 'number') {
       tags[at + F_RANK] = T_NUMBER
-      out.ranks[i] = rank
+      ranks[i] = rank
     } else {
       out.tag(at + F_RANK, rank)
     }
@@ -253,7 +305,7 @@ function pack(items, withContent) {
     if (metadata !== undefined) out.tag(at + F_METADATA, metadata)
     if (withContent) out.tag(at + F_CONTENT, item.content)
   }
-  return out.finish()
+  return out.finish(text)
 }
 
 /**

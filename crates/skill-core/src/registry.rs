@@ -672,16 +672,52 @@ impl Collection {
 /// position in its observation)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Origin {
-    Runtime(usize),
-    Provider(usize, usize),
+    Runtime(u32),
+    Provider(u32, u32),
 }
 
+/// A contender for a name, as the merge sorts it.
+#[derive(Clone, Copy)]
 struct Contender<'a> {
-    rank: f64,
     name: &'a str,
-    source: &'a str,
-    provider: &'a str,
+    rank: f64,
     origin: Origin,
+}
+
+/// Provider label and source of a contender (for shadowing warnings).
+fn labels<'a>(
+    origin: Origin,
+    runtime: &'a [(u64, Arc<RuntimeSkill>)],
+    providers: &'a [PlannedProvider],
+    outcomes: &'a [ProviderOutcome],
+) -> (&'a str, &'a str) {
+    let at = |i: u32| i as usize;
+    match origin {
+        Origin::Runtime(i) => runtime
+            .get(at(i))
+            .map_or(("", ""), |(_, s)| (s.provider.as_str(), s.source.as_str())),
+        Origin::Provider(p, local) => match outcomes.get(at(p)) {
+            Some(ProviderOutcome::Listed(obs)) => {
+                obs.candidates.get(at(local)).map_or(("", ""), |c| {
+                    (c.summary.provider.as_str(), c.summary.source.as_str())
+                })
+            }
+            Some(ProviderOutcome::Host(obs)) => (
+                providers
+                    .get(at(p))
+                    .map_or("", |planned| planned.name.as_str()),
+                obs.listing
+                    .candidates
+                    .get(at(local))
+                    .map_or("", |c| obs.source(c)),
+            ),
+            _ => ("", ""),
+        },
+    }
+}
+
+fn index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
 }
 
 /// The winners' origins sorted by name, and one warning per shadowed
@@ -691,67 +727,69 @@ fn merge(
     providers: &[PlannedProvider],
     outcomes: &[ProviderOutcome],
 ) -> (Vec<Origin>, Vec<String>) {
-    let mut contenders: Vec<Contender<'_>> = Vec::new();
+    let total = runtime.len()
+        + outcomes
+            .iter()
+            .map(|o| match o {
+                ProviderOutcome::Listed(obs) => obs.candidates.len(),
+                ProviderOutcome::Host(obs) => obs.listing.candidates.len(),
+                _ => 0,
+            })
+            .sum::<usize>();
+    let mut contenders: Vec<Contender<'_>> = Vec::with_capacity(total);
     for (i, (_, skill)) in runtime.iter().enumerate() {
         contenders.push(Contender {
-            rank: RUNTIME_RANK,
             name: &skill.name,
-            source: &skill.source,
-            provider: &skill.provider,
-            origin: Origin::Runtime(i),
+            rank: RUNTIME_RANK,
+            origin: Origin::Runtime(index(i)),
         });
     }
-    for (p, (planned, outcome)) in providers.iter().zip(outcomes).enumerate() {
+    for (p, outcome) in outcomes.iter().enumerate() {
+        let p = index(p);
         match outcome {
             ProviderOutcome::Listed(obs) => {
-                contenders.reserve(obs.candidates.len());
-                for (local, c) in obs.candidates.iter().enumerate() {
-                    contenders.push(Contender {
-                        rank: c.rank,
-                        name: &c.summary.name,
-                        source: &c.summary.source,
-                        provider: &c.summary.provider,
-                        origin: Origin::Provider(p, local),
-                    });
-                }
+                contenders.extend(
+                    obs.candidates
+                        .iter()
+                        .enumerate()
+                        .map(|(local, c)| Contender {
+                            name: &c.summary.name,
+                            rank: c.rank,
+                            origin: Origin::Provider(p, index(local)),
+                        }),
+                );
             }
             ProviderOutcome::Host(obs) => {
-                contenders.reserve(obs.listing.candidates.len());
-                for (local, c) in obs.listing.candidates.iter().enumerate() {
-                    contenders.push(Contender {
-                        rank: c.rank,
+                contenders.extend(obs.listing.candidates.iter().enumerate().map(|(local, c)| {
+                    Contender {
                         name: c.name.of(&obs.text),
-                        source: obs.source(c),
-                        provider: &planned.name,
-                        origin: Origin::Provider(p, local),
-                    });
-                }
+                        rank: c.rank,
+                        origin: Origin::Provider(p, index(local)),
+                    }
+                }));
             }
             ProviderOutcome::Failed | ProviderOutcome::Released => {}
         }
     }
     // Contenders were pushed in precedence order for equal ranks (runtime,
-    // then providers in registration order, each in its own order): sorting by
-    // (name, rank, push order) puts each name's winner first in its group, and
-    // the winners in name order.
-    let mut order: Vec<u32> = (0..u32::try_from(contenders.len()).unwrap_or(u32::MAX)).collect();
-    order.sort_unstable_by(|&a, &b| {
-        let (x, y) = (&contenders[a as usize], &contenders[b as usize]);
-        x.name
-            .cmp(y.name)
-            .then(x.rank.total_cmp(&y.rank))
-            .then(a.cmp(&b))
-    });
+    // then providers in registration order, each in its own order): a stable
+    // sort by (name, rank) puts each name's winner first in its group, and the
+    // winners in name order. Providers usually list in name order, and the
+    // stable sort merges such runs instead of sorting from scratch.
+    contenders.sort_by(|a, b| a.name.cmp(b.name).then(a.rank.total_cmp(&b.rank)));
     let mut warnings = Vec::new();
-    let mut won: Vec<Origin> = Vec::with_capacity(order.len());
+    let mut won: Vec<Origin> = Vec::with_capacity(contenders.len());
     let mut first: Option<&Contender<'_>> = None;
-    for &i in &order {
-        let c = &contenders[i as usize];
+    for c in &contenders {
         match first {
-            Some(f) if f.name == c.name => warnings.push(format!(
-                "skill \"{}\" from provider \"{}\" (source {}, rank {}) is shadowed by provider \"{}\" (source {}, rank {})",
-                c.name, c.provider, c.source, c.rank, f.provider, f.source, f.rank
-            )),
+            Some(f) if f.name == c.name => {
+                let (provider, source) = labels(c.origin, runtime, providers, outcomes);
+                let (first_provider, first_source) = labels(f.origin, runtime, providers, outcomes);
+                warnings.push(format!(
+                    "skill \"{}\" from provider \"{provider}\" (source {source}, rank {}) is shadowed by provider \"{first_provider}\" (source {first_source}, rank {})",
+                    c.name, c.rank, f.rank
+                ));
+            }
             _ => {
                 first = Some(c);
                 won.push(c.origin);
@@ -807,7 +845,7 @@ fn build_catalog(
     for origin in order {
         let entry = match *origin {
             Origin::Runtime(i) => {
-                let Some((id, skill)) = runtime.get(i) else {
+                let Some((id, skill)) = runtime.get(i as usize) else {
                     continue;
                 };
                 Entry {
@@ -818,6 +856,7 @@ fn build_catalog(
                 }
             }
             Origin::Provider(p, local) => {
+                let (p, local) = (p as usize, local as usize);
                 let Some(planned) = providers.get(p) else {
                     continue;
                 };
