@@ -1,9 +1,12 @@
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { SkillCandidate, SkillDefinition, SkillLookupOptions, SkillProvider, SkillProviderControl } from '../index'
-import { pkg, recorder } from './helpers'
+import { pkg, recorder, skillFile, tempDirs, write } from './helpers'
+
+const dirs = tempDirs('dsh-registry-')
+afterAll(() => dirs.cleanup())
 
 const require = createRequire(import.meta.url)
 
@@ -595,6 +598,30 @@ describe('registry: summaries', () => {
     const loaded = await registry.get('local-one')
     expect(loaded).not.toBe(await registry.get('local-one'))
     expect(Object.isFrozen(loaded)).toBe(false)
+  })
+
+  it('of native winners have fresh nested objects too', async () => {
+    const home = dirs.make()
+    write(path.join(home, '.dsh', 'skills', 'bundle', 'SKILL.md'), skillFile('bundle', 'A bundle'))
+    write(path.join(home, '.dsh', 'skills', 'flat.md'), skillFile('flat', 'A flat skill'))
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const local = registry.registerLocalProvider({ dshHome: path.join(home, '.dsh'), agentsHome: path.join(home, '.agents'), watch: false })
+    try {
+      const first = await registry.list()
+      expect(first.map((s) => s.name)).toEqual(['bundle', 'flat'])
+      expect(first[0].resourceBase).toEqual({ kind: 'directory', path: path.join(home, '.dsh', 'skills', 'bundle') })
+      ;(first[0].invocation as { modelInvocable: boolean }).modelInvocable = false
+      ;(first[0].resourceBase as { path: string }).path = '/elsewhere'
+      ;(first[1] as { description: string }).description = 'changed'
+      const second = await registry.list()
+      expect(second[0].invocation).toEqual({ modelInvocable: true, userInvocable: true })
+      expect(second[0].resourceBase).toEqual({ kind: 'directory', path: path.join(home, '.dsh', 'skills', 'bundle') })
+      expect(second[1].description).toBe('A flat skill')
+      expect(second[0].invocation).not.toBe(first[0].invocation)
+      expect(Object.isFrozen(second[0])).toBe(false)
+    } finally {
+      await local.dispose()
+    }
   })
 
   it('pass through a provider resourceBase of an unknown kind; register() refuses it', async () => {

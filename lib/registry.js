@@ -368,7 +368,12 @@ function copyNativeSummary(t) {
   summary.invocation = { modelInvocable: invocation.modelInvocable, userInvocable: invocation.userInvocable }
   summary.source = t.source
   summary.provider = t.provider
-  if (t.resourceBase !== undefined) summary.resourceBase = { ...t.resourceBase }
+  const base = t.resourceBase
+  if (base !== undefined) {
+    if (base.kind === 'directory') summary.resourceBase = { kind: 'directory', path: base.path }
+    else if (base.kind === 'url') summary.resourceBase = { kind: 'url', url: base.url }
+    else summary.resourceBase = { kind: base.kind, description: base.description }
+  }
   return summary
 }
 
