@@ -174,6 +174,11 @@ impl Catalog {
         &self.entries
     }
 
+    /// The skills' names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.entries.iter().map(|e| e.name.of(&self.text))
+    }
+
     /// Name of `entry` (one of [`Catalog::entries`]).
     pub fn name<'a>(&'a self, entry: &Entry) -> &'a str {
         entry.name.of(&self.text)
@@ -988,7 +993,7 @@ mod tests {
     }
 
     fn names(catalog: &Catalog) -> Vec<&str> {
-        catalog.entries().iter().map(|e| catalog.name(e)).collect()
+        catalog.names().collect()
     }
 
     #[test]
