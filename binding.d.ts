@@ -9,43 +9,75 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
-/** One merged catalog (cached catalogs are shared by every lookup that hits). */
+/**
+ * One merged catalog (cached catalogs are shared by every lookup that hits).
+ * It holds every winner's name, description and invocation in name order
+ * (JS-provider winners included), so the catalog renderer can work from it.
+ */
 export declare class NativeCatalog {
   /** Unique catalog id. */
   get id(): number
   /** Whether the catalog is complete (and cached). */
   get complete(): boolean
-  /** Shadowed-duplicate warnings produced by the merge. */
-  get warnings(): Array<string>
+  /** Number of skills. */
+  get length(): number
   /**
-   * Sorted summaries as a JSON array (one string crossing; `JSON.parse` in
-   * JS is far cheaper than building the objects property by property).
+   * Whether the descriptions of runtime and JS-provider winners are still
+   * to be supplied ([`NativeCatalog::supply_descriptions`]).
    */
-  summariesJson(): string
+  get needsDescriptions(): boolean
+  /**
+   * Supply the descriptions of the runtime and JS-provider winners, in
+   * catalog order (they stay in JS until a catalog is rendered from this
+   * one). The first supply stays.
+   */
+  supplyDescriptions(descriptions: PackedTexts): void
+  /**
+   * `[name, description]` of every model-invocable skill, in name order
+   * (what the catalog renderer reads), or `null` while descriptions are
+   * still to be supplied.
+   */
+  modelEntries(): Array<[string, string]> | null
+  /**
+   * Summaries of the native winners, in catalog order, as one JSON array
+   * (`JSON.parse` in JS is far cheaper than building the objects property
+   * by property).
+   */
+  nativeSummariesJson(): string
   /** `[kind, slot, index]` of the winner for `name`, or `null`. */
   locate(name: string): Location | null
   /** Load the definition of a native winner off the JS thread. */
   loadNative(name: string, cwd?: string | undefined | null): Promise<unknown>
 }
 
-/** One catalog collection in progress. */
+/**
+ * One catalog collection in progress. JS knows which of its providers are
+ * JS providers and which are native (it registered them), so it asks only for
+ * what it needs: the native providers' discovery, and the merge.
+ */
 export declare class NativeCollection {
-  /** JS providers to call, in registration order. */
-  get external(): Array<ExternalSlot>
-  /** Whether any native provider takes part. */
-  get hasNative(): boolean
+  /** The catalog generation this collection started at. */
+  get generation(): number
   /**
    * Run every native provider's discovery on the libuv pool. Resolves to the
    * warnings they produced; results stay here for [`Self::finish`].
    */
   listNative(): Promise<unknown>
   /**
-   * Merge: `results_json` is a JSON array whose item `i` is what external
-   * provider `i` (in [`Self::external`] order) returned from `list()`
-   * (serialised with the registry's key list), ignored where `failed[i]`.
-   * Returns the catalog, or `null` when the generation moved and JS must retry.
+   * Validate what the JS provider in `slot` returned from `list()`: `head`
+   * is `[tag of the result, tag of its candidates, tag of its complete, and
+   * the three numbers behind them]`, `candidates` the packed candidates.
+   * Throws naming the provider and the field.
    */
-  finish(resultsJson: string, failed: Array<boolean>): NativeCatalog | null
+  addListing(slot: number, head: number[], candidates: PackedRecords): void
+  /**
+   * Merge. `states` holds `slot, state` pairs saying how each JS provider's
+   * `list()` ended: 0 listed (see [`Self::add_listing`]), 1 failed or timed
+   * out, 2 released (its registration was disposed while the lookup
+   * waited); a JS provider not mentioned failed. Returns the catalog, or
+   * `null` when the generation moved and JS must retry.
+   */
+  finish(states: Array<number>): FinishedCollection | null
 }
 
 /**
@@ -119,12 +151,14 @@ export declare class NativeLocalProvider {
 /** The native half of `SkillRegistry`. */
 export declare class NativeRegistry {
   /**
-   * Create the registry. `notify(kind, message)` is called on the JS thread
-   * for changes a native provider reports by itself (`kind === 'change'`) and
-   * for warnings raised off the JS thread (`kind === 'warn'`). The handle is
-   * weak: it never keeps the process alive.
+   * Create the registry. Validates `collectCacheMaxEntries` and, when
+   * given, `providerTimeoutMs` (the JS layer runs the timers).
+   * `notify(kind, message)` is called on the JS thread for changes a native
+   * provider reports by itself (`kind === 'change'`) and for warnings raised
+   * off the JS thread (`kind === 'warn'`). The handle is weak: it never keeps
+   * the process alive.
    */
-  constructor(cacheEntries: number, notify?: ((arg0: string, arg1: string) => unknown) | undefined | null)
+  constructor(cacheEntries: number, providerTimeoutMs?: number | undefined | null, notify?: ((arg0: string, arg1: string) => unknown) | undefined | null)
   /** Register a JS provider by name; returns its slot id. */
   registerExternal(name: string): number
   /**
@@ -136,24 +170,26 @@ export declare class NativeRegistry {
   unregister(slot: number): boolean
   /** Invalidate on behalf of an active registration; `false` once it is gone. */
   invalidate(slot: number): boolean
+  /** Current catalog generation (bumped by every mutation). */
+  get generation(): number
   /**
-   * Validate a runtime skill and add it. Returns its id, or `null` when a
-   * runtime skill with that name exists. Throws on an invalid skill.
+   * Validate a runtime skill (one packed record) and add it. Returns its
+   * id, or `null` when a runtime skill with that name exists. Throws on an
+   * invalid skill.
    */
-  registerRuntime(skillJson: string): number | null
+  registerRuntime(skill: PackedRecords): number | null
   /** Remove a runtime skill; `false` if already removed. */
   unregisterRuntime(id: number): boolean
   /** Id of the cached complete catalog for `cwd`, or -1. */
   cached(cwd?: string | undefined | null): number
-  /** Ids of catalogs dropped from the cache since the last call. */
-  takeEvicted(): Array<number>
   /** Start collecting a catalog (attempt 0, or 1 for the retry). */
   collect(cwd: string | undefined | null, attempt: number): NativeCollection
   /**
-   * Validate a definition returned by JS provider `provider`'s `get()`;
-   * returns its name. Throws naming the provider and the field.
+   * Validate a definition (one packed record) returned by JS provider
+   * `provider`'s `get()`; returns its name. Throws naming the provider and
+   * the field.
    */
-  validateDefinition(provider: string, definitionJson: string): string
+  validateDefinition(provider: string, definition: PackedRecords): string
 }
 
 /**
@@ -213,12 +249,20 @@ export declare function catalogPlan(registry: NativeCatalog | undefined | null, 
 /** Entries, their digest and the report in one crossing. */
 export declare function catalogRender(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout): NapiCatalogEntries
 
-/** A provider slot JS must call during a collection. */
-export interface ExternalSlot {
-  /** Slot id. */
-  slot: number
-  /** Provider name. */
-  name: string
+/** What [`NativeCollection::finish`] hands back. */
+export interface FinishedCollection {
+  /** The merged catalog. */
+  catalog: NativeCatalog
+  /** Its id. */
+  id: number
+  /** Whether it is complete (and cached). */
+  complete: boolean
+  /** The winners (see [`NativeCatalog::winners`]). */
+  winners: Float64Array
+  /** Shadowed-duplicate warnings produced by the merge. */
+  warnings: Array<string>
+  /** Ids of catalogs dropped from the cache since the last collection. */
+  evicted: Array<number>
 }
 
 /**
@@ -363,6 +407,35 @@ export interface NativeServiceRoot {
 export interface NativeWarning {
   slot: number
   message: string
+}
+
+/**
+ * The typings of a [`Packed`] argument (declared for `binding.d.ts` only; the
+ * value is read by [`Packed`]'s `FromNapiValue`).
+ */
+export interface PackedRecords {
+  /** One tag per field per record. */
+  tags: Uint8Array
+  /** `rank` per record. */
+  ranks: Float64Array
+  /** UTF-16 length of each record's name. */
+  lengths: Uint32Array
+  /** Interned-string refs, three per record. */
+  refs: Uint32Array
+  /** The names back to back. */
+  chunks: Array<string>
+  /** Interned strings. */
+  strings: Array<string>
+  /** `(slot, value)` pairs of other number fields. */
+  numbers: Array<number>
+}
+
+/** The typings of a [`Texts`] argument (declared for `binding.d.ts` only). */
+export interface PackedTexts {
+  /** Texts back to back (one never spans two chunks). */
+  chunks: Array<string>
+  /** UTF-16 length of each text. */
+  lengths: Uint32Array
 }
 
 /** The `skill` tool result for a loaded skill. */

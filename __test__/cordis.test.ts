@@ -124,6 +124,18 @@ describe('SkillService', () => {
     expect(ctx.skills).toBeDefined()
   })
 
+  it('validates providerTimeoutMs with its schema and hands it to the registry', async () => {
+    expect(SkillService.Config({}).providerTimeoutMs).toBeUndefined()
+    for (const bad of [0, -1, 1.5, 2 ** 31, 'soon']) {
+      const { ctx } = harness()
+      await expect(ctx.plugin(SkillService, { providerTimeoutMs: bad as number })).rejects.toThrow(/providerTimeoutMs/)
+    }
+    const { ctx } = harness()
+    await ctx.plugin(SkillService, { providerTimeoutMs: 20 })
+    ctx.skills.registry.registerProvider(() => ({ name: 'hang', list: () => new Promise(() => {}), get: async () => undefined }))
+    expect((await ctx.skills.snapshot()).complete).toBe(false)
+  })
+
   it('ties registrations to the calling plugin and undoes them in reverse order', async () => {
     const { ctx } = harness()
     await ctx.plugin(SkillService)

@@ -1,10 +1,21 @@
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
 import path from 'node:path'
 import type { SkillCandidate, SkillDefinition, SkillLookupOptions, SkillProvider, SkillProviderControl } from '../index'
-import { pkg, recorder } from './helpers'
+import { pkg, recorder, skillFile, tempDirs, write } from './helpers'
+
+const dirs = tempDirs('dsh-registry-')
+afterAll(() => dirs.cleanup())
+
+const require = createRequire(import.meta.url)
 
 const { SkillRegistry, isSkillName, isModelInvocable, isUserInvocable } = pkg
+const { catalogSourceOf } = require('../lib/registry.js') as {
+  catalogSourceOf(skills: unknown):
+    | { catalog: { modelEntries(): Array<[string, string]> | null }; summaries: ReadonlyArray<Record<string, unknown>> }
+    | undefined
+}
 
 const both = { modelInvocable: true, userInvocable: true }
 
@@ -178,11 +189,16 @@ describe('registry: JS providers', () => {
       [[{ ...candidate('m', 'x', 1), whenToUse: 3 }], /"whenToUse"/],
       [[{ ...candidate('m', 'x', 1), source: '' }], /"source"/],
       [[{ ...candidate('m', 'x', 1), provider: 'other' }], /"provider"/],
-      [[{ ...candidate("m", "x", 1), rank: Number.POSITIVE_INFINITY }], /"rank".*non-finite/],
+      [[{ ...candidate('m', 'x', 1), rank: Number.POSITIVE_INFINITY }], /"rank" must be a finite number \(got number Infinity\)/],
+      [[{ ...candidate('m', 'x', 1), rank: Number.NaN }], /"rank" must be a finite number \(got number NaN\)/],
+      [[{ ...candidate('m', 'x', 1), name: 7 }], /index 0.*"name" must be a kebab-case string \(got number 7\)/],
+      [[{ ...candidate('m', 'x', 1), description: () => 'text' }], /"description" must be a non-empty string \(got function\)/],
+      [[{ ...candidate('m', 'x', 1), resourceBase: 'dir' }], /"resourceBase" must be an object when present/],
+      [[{ ...candidate('m', 'x', 1), metadata: [1] }], /"metadata" must be an object when present \(got array\)/],
+      [{ candidates: [], complete: 1 }, /"complete" must be a boolean \(got number 1\)/],
       [[{ ...candidate('m', 'x', 1), rank: '1' }], /"rank"/],
       [[{ ...candidate('m', 'x', 1), invocation: { modelInvocable: true } }], /invocation\.userInvocable/],
       [[{ ...candidate('m', 'x', 1), resourceBase: { kind: 'directory' } }], /resourceBase\.path/],
-      [[{ ...candidate('m', 'x', 1), resourceBase: { kind: 'ftp' } }], /resourceBase\.kind/],
       [[{ ...candidate('m', 'x', 1), path: 5 }], /"path"/],
       [[{ ...candidate('m', 'x', 1), metadata: 'meta' }], /"metadata"/],
     ]
@@ -190,6 +206,17 @@ describe('registry: JS providers', () => {
       const registry = new SkillRegistry({ logger: recorder().logger })
       registry.registerProvider(() => fake('m', () => result))
       await expect(registry.snapshot(), JSON.stringify(result)).rejects.toThrow(pattern)
+    }
+    const trap = () => {
+      throw 'trapped'
+    }
+    for (const result of [
+      Object.defineProperty({ complete: true }, 'candidates', { get: trap }),
+      [Object.defineProperty({ ...candidate('m', 'x', 1) }, 'name', { get: trap })],
+    ]) {
+      const registry = new SkillRegistry({ logger: recorder().logger })
+      registry.registerProvider(() => fake('m', () => result))
+      await expect(registry.snapshot()).rejects.toThrow(/skill provider "m" list\(\) result cannot be read: trapped/)
     }
   })
 
@@ -329,7 +356,6 @@ describe('registry: control, cache and generations', () => {
     const first = await registry.list()
     first.pop()
     expect(await registry.list()).toHaveLength(1)
-    expect(Object.isFrozen((await registry.list())[0])).toBe(true)
   })
 })
 
@@ -345,9 +371,51 @@ describe('registry: abort signals', () => {
     await expect(registry.snapshot({ signal: controller.signal })).rejects.toBe(reason)
     await expect(registry.get('x', { signal: controller.signal })).rejects.toBe(reason)
     expect(provider.gets).toHaveLength(0)
-    const custom = new AbortController()
-    custom.abort('plain string reason')
-    await expect(registry.list({ signal: custom.signal })).rejects.toBe('plain string reason')
+  })
+
+  it('rejects with an Error for any abort reason: the reason itself, or an Error rendering it', async () => {
+    const provider = fake('p', () => [candidate('p', 'x', 1)])
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerProvider(() => provider)
+    const unrenderable = Object.create(null) as object
+    const cases: Array<[unknown, string]> = [
+      ['plain string reason', 'plain string reason'],
+      [42, '42'],
+      [{ toString: () => 'custom reason' }, 'custom reason'],
+      [unrenderable, '[unrenderable thrown value]'],
+    ]
+    for (const [reason, message] of cases) {
+      // Before discovery, on a cache hit, and while discovery is pending.
+      for (const warm of [false, true]) {
+        if (warm) await registry.snapshot()
+        else provider.lists.length = 0
+        const controller = new AbortController()
+        controller.abort(reason)
+        const rejection = registry.list({ signal: controller.signal }).then(
+          () => undefined,
+          (error: unknown) => error,
+        )
+        const error = await rejection
+        expect(error).toBeInstanceOf(Error)
+        expect((error as Error).message).toBe(message)
+        const loading = await registry.get('x', { signal: controller.signal }).then(
+          () => undefined,
+          (e: unknown) => e,
+        )
+        expect((loading as Error).message).toBe(message)
+      }
+      const never = new SkillRegistry({ logger: recorder().logger })
+      never.registerProvider(() => ({ name: 'hang', list: () => new Promise<never>(() => {}), get: async () => undefined }))
+      const controller = new AbortController()
+      const pending = never.snapshot({ signal: controller.signal }).then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      controller.abort(reason)
+      const error = await pending
+      expect(error).toBeInstanceOf(Error)
+      expect((error as Error).message).toBe(message)
+    }
   })
 
   it('a provider that never settles cannot hang an aborted caller (list and get)', async () => {
@@ -429,5 +497,402 @@ describe('native safety', () => {
     expect(result.error).toBeUndefined()
     expect(result.status).toBe(0)
     expect(result.stdout).toContain('listed 0')
+  })
+})
+
+describe('registry: thrown values are made total', () => {
+  it('renders what providers and listeners throw, without throwing while rendering', async () => {
+    const log = recorder()
+    const registry = new SkillRegistry({ logger: log.logger })
+    const thrown: unknown[] = [{ toString: () => 'custom failure' }, Object.create(null), 'plain failure', Symbol('sym')]
+    thrown.forEach((value, i) => {
+      registry.registerProvider(() => ({ name: `bad-${i}`, list: () => Promise.reject(value), get: async () => undefined }))
+    })
+    registry.onChange(() => {
+      throw Object.create(null)
+    })
+    const snapshot = await registry.snapshot()
+    expect(snapshot.complete).toBe(false)
+    expect(log.warnings.some((w) => w.includes('"bad-0"') && w.endsWith('custom failure'))).toBe(true)
+    expect(log.warnings.some((w) => w.includes('"bad-1"') && w.endsWith('[unrenderable thrown value]'))).toBe(true)
+    expect(log.warnings.some((w) => w.includes('"bad-2"') && w.endsWith('plain failure'))).toBe(true)
+    expect(log.warnings.some((w) => w.includes('"bad-3"') && w.endsWith('Symbol(sym)'))).toBe(true)
+    expect(log.warnings.some((w) => w.includes('[object Object]'))).toBe(false)
+    registry.register({ name: 'x', description: 'd', content: '', source: 'runtime' })
+    expect(log.warnings.some((w) => w.includes('listener threw: [unrenderable thrown value]'))).toBe(true)
+  })
+
+  it('turns a non-Error thrown by a factory or a get() into an Error', async () => {
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    let control: SkillProviderControl | undefined
+    let caught: unknown
+    try {
+      registry.registerProvider((c) => {
+        control = c
+        throw 'factory failed'
+      })
+    } catch (error) {
+      caught = error
+    }
+    expect(caught).toBeInstanceOf(Error)
+    expect((caught as Error).message).toBe('factory failed')
+    expect(control?.signal.reason).toBe(caught)
+    registry.registerProvider(() => fake('p', () => [candidate('p', 'x', 1)], () => Promise.reject({ toString: () => 'load failed' })))
+    const error = await registry.get('x').then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(Error)
+    expect((error as Error).message).toBe('load failed')
+  })
+})
+
+describe('registry: summaries', () => {
+  it('are fresh, plain, mutable objects per lookup that keep the nested objects JS supplied', async () => {
+    const invocation = { modelInvocable: true, userInvocable: false }
+    const resourceBase = { kind: 'url' as const, url: 'https://example.test/skills/' }
+    const metadata = { team: 'core' }
+    const listed = [candidate('p', 'remote', 1, { invocation, resourceBase, whenToUse: 'when remote', metadata, path: '/x' })]
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerProvider(() => fake('p', () => listed))
+    const runtimeInvocation = { modelInvocable: false, userInvocable: true }
+    const runtimeBase = { kind: 'opaque' as const, description: 'built in' }
+    const runtimeMetadata = { origin: 'test' }
+    const registration = { name: 'local-one', description: 'Runtime', content: 'body', source: 'runtime', invocation: runtimeInvocation, resourceBase: runtimeBase, metadata: runtimeMetadata }
+    registry.register(registration)
+    registry.register({ name: 'plain-runtime', description: 'Defaults', content: 'body' })
+
+    const first = await registry.list({ cwd: '/w' })
+    const second = await registry.list({ cwd: '/w' })
+    expect(first).not.toBe(second)
+    const [a, b, c] = first
+    expect(a).toEqual({ name: 'local-one', description: 'Runtime', invocation: runtimeInvocation, source: 'runtime', provider: 'runtime', resourceBase: runtimeBase })
+    expect(Object.keys(c)).toEqual(['name', 'description', 'whenToUse', 'invocation', 'source', 'provider', 'resourceBase'])
+    expect(b).toEqual({ name: 'plain-runtime', description: 'Defaults', invocation: { modelInvocable: true, userInvocable: true }, source: 'runtime', provider: 'runtime' })
+    for (const summary of first) {
+      expect(Object.isFrozen(summary)).toBe(false)
+      expect(Object.getPrototypeOf(summary)).toBe(Object.prototype)
+      expect(second.find((s) => s.name === summary.name)).not.toBe(summary)
+    }
+    // Nested objects supplied by a JS provider or a registration keep their identity.
+    expect(c.invocation).toBe(invocation)
+    expect(c.resourceBase).toBe(resourceBase)
+    expect(a.invocation).toBe(runtimeInvocation)
+    expect(a.resourceBase).toBe(runtimeBase)
+    expect((await registry.get('local-one'))?.metadata).toBe(runtimeMetadata)
+    expect((await registry.get('local-one'))?.invocation).toBe(runtimeInvocation)
+    // A default invocation is fresh per lookup.
+    expect(b.invocation).not.toBe(second[1].invocation)
+    // Strict-mode code may annotate and change a summary; later lookups do not see it.
+    const annotated = a as unknown as Record<string, unknown>
+    annotated.seen = true
+    annotated.description = 'changed'
+    ;(b.invocation as { modelInvocable: boolean }).modelInvocable = false
+    first.reverse()
+    const third = await registry.list({ cwd: '/w' })
+    expect(third.map((s) => s.name)).toEqual(['local-one', 'plain-runtime', 'remote'])
+    expect(third[0]).not.toHaveProperty('seen')
+    expect(third[0].description).toBe('Runtime')
+    expect(third[1].invocation.modelInvocable).toBe(true)
+    // Runtime definitions are fresh too.
+    const loaded = await registry.get('local-one')
+    expect(loaded).not.toBe(await registry.get('local-one'))
+    expect(Object.isFrozen(loaded)).toBe(false)
+  })
+
+  it('of native winners have fresh nested objects too', async () => {
+    const home = dirs.make()
+    write(path.join(home, '.dsh', 'skills', 'bundle', 'SKILL.md'), skillFile('bundle', 'A bundle'))
+    write(path.join(home, '.dsh', 'skills', 'flat.md'), skillFile('flat', 'A flat skill'))
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const local = registry.registerLocalProvider({ dshHome: path.join(home, '.dsh'), agentsHome: path.join(home, '.agents'), watch: false })
+    try {
+      const first = await registry.list()
+      expect(first.map((s) => s.name)).toEqual(['bundle', 'flat'])
+      expect(first[0].resourceBase).toEqual({ kind: 'directory', path: path.join(home, '.dsh', 'skills', 'bundle') })
+      ;(first[0].invocation as { modelInvocable: boolean }).modelInvocable = false
+      ;(first[0].resourceBase as { path: string }).path = '/elsewhere'
+      ;(first[1] as { description: string }).description = 'changed'
+      const second = await registry.list()
+      expect(second[0].invocation).toEqual({ modelInvocable: true, userInvocable: true })
+      expect(second[0].resourceBase).toEqual({ kind: 'directory', path: path.join(home, '.dsh', 'skills', 'bundle') })
+      expect(second[1].description).toBe('A flat skill')
+      expect(second[0].invocation).not.toBe(first[0].invocation)
+      expect(Object.isFrozen(second[0])).toBe(false)
+    } finally {
+      await local.dispose()
+    }
+  })
+
+  it('pass through a provider resourceBase of an unknown kind; register() refuses it', async () => {
+    const odd = { kind: 'ftp', host: 'files.example' }
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerProvider(() => fake('p', () => [candidate('p', 'odd', 1, { resourceBase: odd }), candidate('p', 'kindless', 1, { resourceBase: {} })], (c) => ({ ...definition(c), resourceBase: c.resourceBase })))
+    const snapshot = await registry.snapshot()
+    expect(snapshot.complete).toBe(true)
+    expect(snapshot.skills.find((s) => s.name === 'odd')?.resourceBase).toBe(odd)
+    expect((await registry.get('odd'))?.resourceBase).toBe(odd)
+    expect(() => registry.register({ name: 'rt', description: 'd', content: '', source: 'runtime', resourceBase: odd as never })).toThrow(
+      /"resourceBase\.kind" must be 'directory', 'url' or 'opaque' \(got "ftp"\)/,
+    )
+    // A known kind still needs its field.
+    const broken = new SkillRegistry({ logger: recorder().logger })
+    broken.registerProvider(() => fake('q', () => [candidate('q', 'x', 1, { resourceBase: { kind: 'url' } })]))
+    await expect(broken.snapshot()).rejects.toThrow(/"resourceBase\.url" must be a string/)
+  })
+
+  it('accept a description that is only whitespace', async () => {
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerProvider(() => fake('p', () => [candidate('p', 'blank', 1, { description: ' \n\t ' })]))
+    registry.register({ name: 'blank-runtime', description: '   ', content: '', source: 'runtime' })
+    const skills = await registry.list()
+    expect(skills.map((s) => [s.name, s.description])).toEqual([
+      ['blank', ' \n\t '],
+      ['blank-runtime', '   '],
+    ])
+    expect(() => registry.register({ name: 'empty', description: '', content: '', source: 'runtime' })).toThrow(/"description"/)
+  })
+
+  it('survive a candidate getter that re-enters the registry while its list is read', async () => {
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const listed = [candidate('p', 'first', 1), candidate('p', 'second', 2), candidate('p', 'third', 3)]
+    let reentered = false
+    Object.defineProperty(listed[1], 'description', {
+      enumerable: true,
+      get() {
+        if (!reentered) {
+          reentered = true
+          registry.register({ name: 'from-getter', description: 'registered while packing', content: '', source: 'runtime' })
+        }
+        return 'second via p'
+      },
+    })
+    registry.registerProvider(() => fake('p', () => listed))
+    const { skills } = await registry.snapshot()
+    expect(reentered).toBe(true)
+    expect(skills.map((s) => [s.name, s.description])).toEqual([
+      ['first', 'first via p'],
+      ['from-getter', 'registered while packing'],
+      ['second', 'second via p'],
+      ['third', 'third via p'],
+    ])
+  })
+
+  it('stay linear for large provider results (30,000 candidates)', async () => {
+    const many: SkillCandidate[] = []
+    for (let i = 0; i < 30_000; i++) many.push(candidate('big', `skill-${i}`, i % 7, { description: `Skill ${i} \u00e9 \u{1F600}` }))
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerProvider(() => fake('big', () => many))
+    const skills = await registry.list()
+    expect(skills).toHaveLength(30_000)
+    const names = skills.map((s) => s.name)
+    expect(names).toEqual(many.map((c) => c.name).sort())
+    many[20_000] = { ...many[20_000], name: 'Bad Name' }
+    const broken = new SkillRegistry({ logger: recorder().logger })
+    broken.registerProvider(() => fake('big', () => many))
+    await expect(broken.snapshot()).rejects.toThrow(/"big".*index 20000.*"name"/)
+  })
+})
+
+describe('registry: the native catalog behind a returned array', () => {
+  it('holds every winner\'s name, description and invocation, and renders as the packed summaries do', async () => {
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const hidden = { modelInvocable: false, userInvocable: true }
+    registry.registerProvider(() =>
+      fake('p', () => [
+        candidate('p', 'zeta', 1, { description: 'Zeta & <co>,\n  caf\u00e9 \u{1F600} lone \ud800 end' }),
+        candidate('p', 'hidden', 1, { invocation: hidden }),
+        candidate('p', 'alpha', 1),
+      ]),
+    )
+    registry.register({ name: 'middle', description: 'From runtime', content: '', source: 'runtime' })
+    const { skills } = await registry.snapshot()
+    const source = catalogSourceOf(skills)
+    expect(source).toBeDefined()
+    expect(source!.summaries).toEqual([
+      { name: 'alpha', description: 'alpha via p', invocation: { modelInvocable: true } },
+      { name: 'hidden', description: 'hidden via p', invocation: { modelInvocable: false } },
+      { name: 'middle', description: 'From runtime', invocation: { modelInvocable: true } },
+      { name: 'zeta', description: 'Zeta & <co>,\n  caf\u00e9 \u{1F600} lone \ud800 end', invocation: { modelInvocable: true } },
+    ])
+    expect(Object.isFrozen(source!.summaries)).toBe(true)
+    expect(source!.catalog.modelEntries()).toEqual([
+      ['alpha', 'alpha via p'],
+      ['middle', 'From runtime'],
+      ['zeta', 'Zeta & <co>,\n  caf\u00e9 \u{1F600} lone \ufffd end'],
+    ])
+    // Every lookup's array comes from the same cached catalog.
+    expect(catalogSourceOf(await registry.list())?.catalog).toBe(source!.catalog)
+    expect(catalogSourceOf([...skills])).toBeUndefined()
+    expect(catalogSourceOf(undefined)).toBeUndefined()
+    // Rendering from the native catalog gives the bytes packing the same summaries gives.
+    const copies = skills.map((s) => ({ ...s }))
+    expect(pkg.renderCatalog(skills, { maxLength: 20 })).toEqual(pkg.renderCatalog(copies, { maxLength: 20 }))
+    expect(pkg.renderCatalog(await registry.list())).toEqual(pkg.renderCatalog(copies))
+  })
+
+  it('keeps the values it was built from when a provider changes its candidates later', async () => {
+    const listed = [candidate('p', 'alpha', 1)]
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerProvider(() => fake('p', () => listed))
+    const first = await registry.list()
+    ;(listed[0] as { description: string }).description = 'rewritten by the provider'
+    const source = catalogSourceOf(first)
+    expect(source!.summaries[0]).toMatchObject({ name: 'alpha', description: 'alpha via p' })
+    expect(source!.catalog.modelEntries()).toEqual([['alpha', 'alpha via p']])
+    // A later lookup reads the provider's object: the renderer sees the change
+    // against the summaries the catalog was built from, and packs instead.
+    const later = await registry.list()
+    expect(later[0].description).toBe('rewritten by the provider')
+    expect(pkg.renderCatalog(later).entries).toBe('- `alpha`: rewritten by the provider')
+  })
+})
+
+describe('registry: lookups never hang on a provider that is gone or too slow', () => {
+  const never = () => new Promise<never>(() => {})
+
+  it('disposing a registration releases the lookups waiting on it: they complete without it, incomplete', async () => {
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerProvider(() => fake('good', () => [candidate('good', 'fine', 1)]))
+    let listed!: () => void
+    const started = new Promise<void>((resolve) => (listed = resolve))
+    const dispose = registry.registerProvider(() => ({
+      name: 'hang',
+      list: () => {
+        listed()
+        return never()
+      },
+      get: never,
+    }))
+    const pending = registry.snapshot({ cwd: '/w' })
+    const joined = registry.list({ cwd: '/w' })
+    await started
+    dispose()
+    const snapshot = await pending
+    expect(snapshot).toEqual({ skills: [expect.objectContaining({ name: 'fine' })], complete: false })
+    expect((await joined).map((s) => s.name)).toEqual(['fine'])
+    // The next lookup is complete again.
+    expect((await registry.snapshot({ cwd: '/w' })).complete).toBe(true)
+
+    const loads = new SkillRegistry({ logger: recorder().logger })
+    let loading!: () => void
+    const getStarted = new Promise<void>((resolve) => (loading = resolve))
+    const disposeLoads = loads.registerProvider(() => ({
+      name: 'slow',
+      list: async () => [candidate('slow', 'x', 1)],
+      get: () => {
+        loading()
+        return never()
+      },
+    }))
+    const definition = loads.get('x')
+    await getStarted
+    disposeLoads()
+    expect(await definition).toBeUndefined()
+  })
+
+  it('providerTimeoutMs abandons a pending list() or get() with a warning', async () => {
+    const log = recorder()
+    const registry = new SkillRegistry({ providerTimeoutMs: 20, logger: log.logger })
+    registry.registerProvider(() => fake('good', () => [candidate('good', 'fine', 1)]))
+    let hang = true
+    registry.registerProvider(() => ({
+      name: 'slow',
+      list: () => (hang ? never() : Promise.resolve([candidate('slow', 'late', 1)])),
+      get: never,
+    }))
+    const snapshot = await registry.snapshot()
+    expect(snapshot.complete).toBe(false)
+    expect(snapshot.skills.map((s) => s.name)).toEqual(['fine'])
+    expect(log.warnings.some((w) => w.includes('"slow"') && w.includes('20 ms'))).toBe(true)
+    hang = false
+    expect((await registry.snapshot()).complete).toBe(true)
+    expect(await registry.get('late')).toBeUndefined()
+    expect(log.warnings.some((w) => w.includes('"slow"') && w.includes('"late"') && w.includes('20 ms'))).toBe(true)
+  })
+
+  it('validates providerTimeoutMs like collectCacheMaxEntries', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 31, '5', null]) {
+      expect(() => new SkillRegistry({ providerTimeoutMs: bad as number })).toThrow(/providerTimeoutMs/)
+    }
+    expect(() => new SkillRegistry({ providerTimeoutMs: 2 ** 31 - 1, logger: recorder().logger })).not.toThrow()
+  })
+})
+
+describe('registry: concurrent identical lookups share one provider call', () => {
+  it('10,000 concurrent snapshots call list() once', async () => {
+    const provider = fake('p', () => [candidate('p', 'x', 1), candidate('p', 'y', 2)])
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerProvider(() => provider)
+    const options = { cwd: '/w' }
+    const lookups = []
+    for (let i = 0; i < 10_000; i++) lookups.push(registry.snapshot(i === 0 ? options : { cwd: '/w' }))
+    lookups.push(registry.get('y', { cwd: '/w' }))
+    const results = await Promise.all(lookups)
+    expect(provider.lists).toHaveLength(1)
+    expect(provider.lists[0]).toBe(options)
+    const snapshots = results.slice(0, -1) as Array<{ skills: unknown[] }>
+    expect(new Set(snapshots.map((s) => s.skills)).size).toBe(10_000)
+    expect(snapshots[9_999]).toEqual(snapshots[0])
+    expect(results.at(-1)).toMatchObject({ name: 'y', content: 'body of y' })
+    // Another cwd is another lookup.
+    await registry.snapshot({ cwd: '/other' })
+    expect(provider.lists).toHaveLength(2)
+  })
+
+  it('a caller that aborts never degrades the result of the others', async () => {
+    let calls = 0
+    const gates: Array<() => void> = []
+    const seen: SkillLookupOptions[] = []
+    const provider: SkillProvider = {
+      name: 'p',
+      list: (options) => {
+        calls++
+        seen.push(options)
+        return new Promise((resolve, reject) => {
+          // Honours its signal the way a remote provider would.
+          options.signal?.addEventListener('abort', () => reject(new Error('aborted by caller')))
+          gates.push(() => resolve([candidate('p', 'x', 1)]))
+        })
+      },
+      get: async () => undefined,
+    }
+    const log = recorder()
+    const registry = new SkillRegistry({ logger: log.logger })
+    registry.registerProvider(() => provider)
+
+    // The first caller leads: the provider works with its options.
+    const leader = new AbortController()
+    const leading = registry.snapshot({ cwd: '/w', signal: leader.signal })
+    const follower = new AbortController()
+    const following = registry.snapshot({ cwd: '/w', signal: follower.signal })
+    const plain = registry.snapshot({ cwd: '/w' })
+    await Promise.resolve()
+    await Promise.resolve()
+    expect(calls).toBe(1)
+    const reason = new Error('leader gave up')
+    leader.abort(reason)
+    await expect(leading).rejects.toBe(reason)
+    // The others started a new call with one of their own options objects.
+    while (calls < 2) await new Promise((resolve) => setImmediate(resolve))
+    expect([following, plain].length).toBe(2)
+    expect(seen[1]).not.toBe(seen[0])
+    expect(seen[1].signal?.aborted ?? false).toBe(false)
+    gates[1]()
+    expect(await following).toEqual({ skills: [expect.objectContaining({ name: 'x' })], complete: true })
+    expect((await plain).complete).toBe(true)
+    expect(log.warnings.some((w) => w.includes('aborted by caller'))).toBe(false)
+
+    // A follower aborting changes nothing for the leader.
+    registry.invalidateProvider(provider)
+    const second = new AbortController()
+    const first = registry.snapshot({ cwd: '/w' })
+    const quitting = registry.snapshot({ cwd: '/w', signal: second.signal })
+    while (calls < 3) await new Promise((resolve) => setImmediate(resolve))
+    second.abort('quit')
+    await expect(quitting).rejects.toThrow('quit')
+    gates[2]()
+    expect((await first).complete).toBe(true)
+    expect(calls).toBe(3)
   })
 })

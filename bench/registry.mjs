@@ -1,36 +1,71 @@
-// Registry benchmark: the native registry (through the addon, JS provider
-// crossing included) against a plain-JS registry that applies the same rules
-// (validate, rank merge, first-wins, sort, cache), side by side in one run.
+// Registry benchmark, side by side in one run:
+//
+// 1. JS providers: the native registry (through the addon, the JS-provider
+//    crossing included) against a plain-JS registry applying the same rules
+//    (validation, rank merge, first-wins, name sort, LRU, fresh summaries per
+//    lookup), and, when a built checkout of the previous version is given, the
+//    same lookups through it ("before"). Cold = after an invalidation; warm =
+//    a cache hit. Variants run interleaved, one call each per round, so
+//    background load hits them alike; medians of wall time and of process CPU
+//    time (user + system) per call are reported.
+// 2. The native local provider registered in the registry, against plain
+//    synchronous Node reads of the same files.
+//
+//   node bench/registry.mjs [--baseline DIR] [--rounds N] [--local N]
+//
+// `--baseline DIR` is a built checkout whose `index.js` exports the previous
+// `SkillRegistry` (for example `/work/baseline`); `BENCH_BASELINE` works too.
 import { createRequire } from 'node:module'
 import { performance } from 'node:perf_hooks'
+import path from 'node:path'
 import { generateHome, plainReads, stats } from './fixtures.mjs'
 
 const require = createRequire(import.meta.url)
 const { SkillRegistry } = require('../index.js')
 
+function option(name, fallback) {
+  const at = process.argv.indexOf(name)
+  return at === -1 ? fallback : process.argv[at + 1]
+}
+const baselineDir = option('--baseline', process.env.BENCH_BASELINE)
+const Before = baselineDir ? require(path.resolve(baselineDir, 'index.js')).SkillRegistry : undefined
+const roundsOption = option('--rounds', undefined)
+const localCount = Number(option('--local', 1000))
+
 const both = Object.freeze({ modelInvocable: true, userInvocable: true })
 
-function makeCandidates(n, provider) {
+/** `n` candidates of provider `provider`; names `skill-<offset + i>`. */
+function makeCandidates(n, provider, rank, offset = 0) {
   const out = []
   for (let i = 0; i < n; i++) {
+    const k = offset + i
     out.push({
-      name: `skill-${i.toString().padStart(5, '0')}`,
-      description: `Skill number ${i}: ${'does a useful thing for the agent, '.repeat(5)}`.slice(0, 200),
+      name: `skill-${k.toString().padStart(6, '0')}`,
+      description: `Skill number ${k}: ${'does a useful thing for the agent, '.repeat(5)}`.slice(0, 200),
       invocation: both,
       source: 'remote',
       provider,
-      rank: 700,
-      locator: { i },
+      rank,
+      locator: { k },
     })
   }
   return out
 }
 
-/** The same rules in plain JS, written as a TypeScript registry would be. */
+const NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/
+
+/**
+ * The same rules in plain JS, written as a TypeScript registry would be
+ * (shadowed duplicates are logged, as the registry does).
+ */
 class PlainRegistry {
+  #logger
   #providers = []
   #cache = new Map()
   #max = 128
+  constructor(logger) {
+    this.#logger = logger
+  }
   register(provider) {
     this.#providers.push(provider)
     this.#cache.clear()
@@ -40,96 +75,153 @@ class PlainRegistry {
   }
   async snapshot(options = {}) {
     const key = options.cwd ?? ''
-    const hit = this.#cache.get(key)
-    if (hit) {
+    let summaries = this.#cache.get(key)
+    if (summaries) {
       this.#cache.delete(key)
-      this.#cache.set(key, hit)
-      return { skills: hit.slice(), complete: true }
+      this.#cache.set(key, summaries)
+    } else {
+      summaries = await this.#collect(options)
+      if (this.#cache.size >= this.#max) this.#cache.delete(this.#cache.keys().next().value)
+      this.#cache.set(key, summaries)
     }
+    // Fresh summaries per lookup; nested objects handed back as they are.
+    return { skills: summaries.map((s) => ({ ...s })), complete: true }
+  }
+  async #collect(options) {
     const lists = await Promise.all(this.#providers.map((p) => p.list(options)))
     const entries = []
     lists.forEach((list, order) => {
       const provider = this.#providers[order]
       list.forEach((c, local) => {
-        if (typeof c.name !== 'string' || !/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(c.name)) throw new Error('name')
-        if (typeof c.description !== 'string' || c.description.trim() === '') throw new Error('description')
-        if (typeof c.invocation?.modelInvocable !== 'boolean' || typeof c.invocation?.userInvocable !== 'boolean') throw new Error('invocation')
+        if (typeof c.name !== 'string' || !NAME.test(c.name)) throw new Error('name')
+        if (typeof c.description !== 'string' || c.description === '') throw new Error('description')
+        if (c.whenToUse !== undefined && typeof c.whenToUse !== 'string') throw new Error('whenToUse')
+        const inv = c.invocation
+        if (typeof inv !== 'object' || inv === null || typeof inv.modelInvocable !== 'boolean' || typeof inv.userInvocable !== 'boolean') {
+          throw new Error('invocation')
+        }
         if (typeof c.source !== 'string' || c.source === '') throw new Error('source')
         if (c.provider !== provider.name) throw new Error('provider')
         if (typeof c.rank !== 'number' || !Number.isFinite(c.rank)) throw new Error('rank')
+        if (c.resourceBase !== undefined && (typeof c.resourceBase !== 'object' || c.resourceBase === null)) throw new Error('resourceBase')
+        if (c.path !== undefined && typeof c.path !== 'string') throw new Error('path')
+        if (c.metadata !== undefined && (typeof c.metadata !== 'object' || c.metadata === null)) throw new Error('metadata')
         entries.push({ c, order, local })
       })
     })
     entries.sort((a, b) => a.c.rank - b.c.rank || a.order - b.order || a.local - b.local)
-    const seen = new Set()
+    const seen = new Map()
     const skills = []
     for (const { c } of entries) {
-      if (seen.has(c.name)) continue
-      seen.add(c.name)
-      skills.push(Object.freeze({ name: c.name, description: c.description, invocation: c.invocation, source: c.source, provider: c.provider }))
+      const first = seen.get(c.name)
+      if (first !== undefined) {
+        this.#logger.warn(
+          `skill "${c.name}" from provider "${c.provider}" (source ${c.source}, rank ${c.rank}) is shadowed by provider "${first.provider}" (source ${first.source}, rank ${first.rank})`,
+        )
+        continue
+      }
+      seen.set(c.name, c)
+      const summary = { name: c.name, description: c.description }
+      if (c.whenToUse !== undefined) summary.whenToUse = c.whenToUse
+      summary.invocation = c.invocation
+      summary.source = c.source
+      summary.provider = c.provider
+      if (c.resourceBase !== undefined) summary.resourceBase = c.resourceBase
+      skills.push(summary)
     }
     skills.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    if (this.#cache.size >= this.#max) this.#cache.delete(this.#cache.keys().next().value)
-    this.#cache.set(key, skills)
-    return { skills: skills.slice(), complete: true }
+    return skills
   }
 }
 
-async function time(label, iterations, fn) {
-  for (let i = 0; i < Math.min(20, iterations); i++) await fn()
-  const samples = []
-  for (let i = 0; i < iterations; i++) {
-    const start = performance.now()
-    await fn()
-    samples.push(performance.now() - start)
+function providerOf(name, candidates) {
+  return { name, list: async () => candidates, get: async (c) => ({ ...c, content: 'body' }) }
+}
+
+/** A registry of each kind holding `lists` (`[name, candidates]` pairs). */
+function variantsFor(lists) {
+  const out = []
+  const registry = (Registry, label) => {
+    const controls = []
+    const r = new Registry({ logger: { warn() {} } })
+    for (const [name, candidates] of lists) r.registerProvider((c) => (controls.push(c), providerOf(name, candidates)))
+    return { label, snapshot: (o) => r.snapshot(o), invalidate: () => controls[0].invalidate(), get: (n, o) => r.get(n, o) }
   }
-  samples.sort((a, b) => a - b)
-  const median = samples[Math.floor(samples.length / 2)]
-  return { label, median }
+  out.push(registry(SkillRegistry, 'native'))
+  if (Before) out.push(registry(Before, 'before'))
+  const plain = new PlainRegistry({ warn() {} })
+  for (const [name, candidates] of lists) plain.register(providerOf(name, candidates))
+  out.push({ label: 'plain JS', snapshot: (o) => plain.snapshot(o), invalidate: () => plain.invalidate() })
+  return out
 }
 
-const rows = []
-for (const n of [100, 1000]) {
-  const candidates = makeCandidates(n, 'remote')
-  const provider = { name: 'remote', list: async () => candidates, get: async (c) => ({ ...c, content: 'body' }) }
-
-  let control
-  const native = new SkillRegistry({ logger: { warn() {} } })
-  native.registerProvider((c) => ((control = c), provider))
-  const plain = new PlainRegistry()
-  plain.register(provider)
-
-  const iterations = n >= 1000 ? 200 : 1000
-  const coldNative = await time('native', iterations, async () => {
-    control.invalidate()
-    await native.snapshot({ cwd: '/w' })
-  })
-  const coldPlain = await time('plain', iterations, async () => {
-    plain.invalidate()
-    await plain.snapshot({ cwd: '/w' })
-  })
-  await native.snapshot({ cwd: '/w' })
-  await plain.snapshot({ cwd: '/w' })
-  const warmNative = await time('native', 5000, () => native.snapshot({ cwd: '/w' }))
-  const warmPlain = await time('plain', 5000, () => plain.snapshot({ cwd: '/w' }))
-  const getNative = await time('native', 5000, () => native.get('skill-00001', { cwd: '/w' }))
-  rows.push({ n, coldNative, coldPlain, warmNative, warmPlain, getNative })
+const cpuNow = () => {
+  const u = process.cpuUsage()
+  return (u.user + u.system) / 1000
 }
 
-const ms = (x) => `${x.median.toFixed(3)} ms`
-console.log('## Registry with a JS provider (median per call)')
-console.log('| candidates | cold snapshot native | cold snapshot plain JS | ratio | warm snapshot native | warm plain JS | get() native |')
-console.log('|---|---|---|---|---|---|---|')
-for (const r of rows) {
-  console.log(
-    `| ${r.n} | ${ms(r.coldNative)} | ${ms(r.coldPlain)} | ${(r.coldPlain.median / r.coldNative.median).toFixed(2)}× | ${ms(r.warmNative)} | ${ms(r.warmPlain)} | ${ms(r.getNative)} |`,
-  )
+/** Interleaved rounds of `op(variant)`; medians of wall and CPU ms per call. */
+async function interleave(variants, rounds, op) {
+  const wall = variants.map(() => [])
+  const cpu = variants.map(() => [])
+  for (let r = 0; r < rounds + 10; r++) {
+    for (let v = 0; v < variants.length; v++) {
+      const c0 = cpuNow()
+      const t0 = performance.now()
+      await op(variants[v])
+      const t1 = performance.now()
+      const c1 = cpuNow()
+      if (r >= 10) {
+        wall[v].push(t1 - t0)
+        cpu[v].push(c1 - c0)
+      }
+    }
+  }
+  return variants.map((variant, v) => ({ label: variant.label, wall: stats(wall[v]).median, cpu: stats(cpu[v]).median }))
+}
+
+const ms = (x) => (x >= 1 ? x.toFixed(2) : x >= 0.1 ? x.toFixed(3) : x.toFixed(4))
+
+async function scenario(title, lists, rounds) {
+  const variants = variantsFor(lists)
+  const cold = await interleave(variants, rounds, async (v) => {
+    v.invalidate()
+    await v.snapshot({ cwd: '/w' })
+  })
+  for (const v of variants) await v.snapshot({ cwd: '/w' })
+  const warm = await interleave(variants, rounds * 4, (v) => v.snapshot({ cwd: '/w' }))
+  const first = lists[0][1][1] ?? lists[0][1][0]
+  const natives = variants.filter((v) => v.get)
+  const get = await interleave(natives, rounds * 2, (v) => v.get(first.name, { cwd: '/w' }))
+  const plainCold = cold.find((r) => r.label === 'plain JS')
+  console.log(`\n### ${title}`)
+  console.log('| variant | cold wall | cold CPU | cold vs plain JS (wall / CPU) | warm wall | warm CPU | get() wall |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|')
+  for (let i = 0; i < variants.length; i++) {
+    const c = cold[i]
+    const w = warm[i]
+    const g = get.find((x) => x.label === c.label)
+    const ratio = c === plainCold ? '1.00× / 1.00×' : `${(c.wall / plainCold.wall).toFixed(2)}× / ${(c.cpu / plainCold.cpu).toFixed(2)}×`
+    console.log(`| ${c.label} | ${ms(c.wall)} ms | ${ms(c.cpu)} ms | ${ratio} | ${ms(w.wall)} ms | ${ms(w.cpu)} ms | ${g ? `${ms(g.wall)} ms` : '–'} |`)
+  }
+}
+
+console.log(`## Registry with JS providers (median per call${Before ? `; "before" = ${baselineDir}` : ''})`)
+for (const n of [100, 1000, 10000]) {
+  const rounds = Number(roundsOption ?? (n >= 10000 ? 40 : n >= 1000 ? 300 : 1000))
+  await scenario(`one JS provider, ${n.toLocaleString('en')} candidates`, [['remote', makeCandidates(n, 'remote', 700)]], rounds)
+}
+{
+  // Four providers of 1,000 candidates each, a quarter of each overlapping the
+  // next one's names (shadowed duplicates), at different ranks.
+  const lists = [0, 1, 2, 3].map((p) => [`remote-${p}`, makeCandidates(1000, `remote-${p}`, 700 + p * 10, p * 750)])
+  await scenario('four JS providers, 1,000 candidates each (750 shadowed in total)', lists, Number(roundsOption ?? 150))
 }
 
 // The native local provider registered in the registry: discovery, merge and
 // cache without JS on the provider path. Cold = a fresh registry and provider.
 {
-  const n = Number(process.argv[2] ?? 1000)
+  const n = localCount
   const fixture = generateHome(n)
   try {
     plainReads(fixture.roots)
@@ -151,7 +243,7 @@ for (const r of rows) {
     registry.registerLocalProvider(fixture.config)
     await registry.snapshot()
     const warm = []
-    for (let r = 0; r < 5000; r++) {
+    for (let r = 0; r < 2000; r++) {
       const t = performance.now()
       await registry.snapshot()
       warm.push(performance.now() - t)

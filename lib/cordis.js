@@ -76,6 +76,10 @@ const ServiceConfig = Schema.object({
     .min(1)
     .default(128)
     .description('Maximum number of completed cwd/provider catalogs kept in memory.'),
+  providerTimeoutMs: Schema.natural()
+    .min(1)
+    .max(2147483647)
+    .description("Abandon a JS provider's pending list()/get() after this many milliseconds (default: wait)."),
 })
 
 /**
@@ -88,12 +92,13 @@ const ServiceConfig = Schema.object({
 class SkillService extends Service {
   /**
    * @param {import('cordis').Context} ctx
-   * @param {{ collectCacheMaxEntries?: number }} [config]
+   * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number }} [config]
    */
   constructor(ctx, config = {}) {
     super(ctx, SERVICE_NAME)
     const logger = createLogger(ctx, SERVICE_NAME)
-    const registry = new SkillRegistry({ collectCacheMaxEntries: config.collectCacheMaxEntries, logger })
+    const { collectCacheMaxEntries, providerTimeoutMs } = config
+    const registry = new SkillRegistry({ collectCacheMaxEntries, providerTimeoutMs, logger })
     this[kRegistry] = registry
     this[kLogger] = logger
     const service = this

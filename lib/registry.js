@@ -5,66 +5,441 @@
 
 const native = require('./native.js')
 const { kAttach, kLogger, kNative, kOnDispose } = require('./symbols.js')
-const { throwIfAborted, raceSignal, describeError, resolveLogger, safeWarn, checkCwd } = require('./util.js')
+const {
+  toError,
+  throwIfAborted,
+  raceSignal,
+  describeError,
+  resolveLogger,
+  safeWarn,
+  checkCwd,
+} = require('./util.js')
 
 const KIND_RUNTIME = 0
 const KIND_EXTERNAL = 1
 const KIND_NATIVE = 2
 const DEFAULT_CACHE_ENTRIES = 128
-const BOTH_SURFACES = Object.freeze({ modelInvocable: true, userInvocable: true })
 
-// The fields the native side validates. Values cross the boundary as one JSON
-// string per provider result, serialised with these keys only (nested objects
-// included), so locators and metadata contents never leave JS.
-const SUMMARY_KEYS = [
-  'name',
-  'description',
-  'whenToUse',
-  'invocation',
-  'modelInvocable',
-  'userInvocable',
-  'source',
-  'provider',
-  'resourceBase',
-  'kind',
-  'path',
-  'url',
-  'metadata',
-]
-const LIST_KEYS = [...SUMMARY_KEYS, 'candidates', 'complete', 'rank']
-const DEFINITION_KEYS = [...SUMMARY_KEYS, 'content']
+// ---------------------------------------------------------------------------
+// Packing: how JS objects reach the validation rules (all of them in Rust,
+// `skill_core::model::host`). Each object's fields are read once; Rust gets
+// one type tag per field, the ranks, the names back to back, and the few
+// repeated strings (source, provider, resourceBase.kind) interned.
+// Descriptions, locators, metadata, paths and bodies never leave JS (the rules
+// only need to know a description is a non-empty string).
+
+// Field order and tags mirror `Field` and `Tag` in skill_core::model::host.
+const FIELDS = 18
+const F_VALUE = 0
+const F_NAME = 1
+const F_DESCRIPTION = 2
+const F_WHEN_TO_USE = 3
+const F_INVOCATION = 4
+const F_MODEL = 5
+const F_USER = 6
+const F_SOURCE = 7
+const F_PROVIDER = 8
+const F_RANK = 9
+const F_BASE = 10
+const F_KIND = 11
+const F_BASE_PATH = 12
+const F_BASE_URL = 13
+const F_BASE_DESCRIPTION = 14
+const F_PATH = 15
+const F_METADATA = 16
+const F_CONTENT = 17
+
+const T_UNDEFINED = 0
+const T_NULL = 1
+const T_FALSE = 2
+const T_TRUE = 3
+const T_NUMBER = 4
+const T_EMPTY_STRING = 5
+const T_STRING = 6
+const T_OBJECT = 7
+const T_ARRAY = 8
+const T_FUNCTION = 9
+const T_SYMBOL = 10
+const T_BIGINT = 11
+
+const NO_REF = 0xffffffff
+// Text chunks close at this many UTF-16 units (V8 builds larger strings in
+// its large-object space, which costs more than everything else here).
+const CHUNK_UNITS = 16384
+
+/** @param {unknown} value */
+function tagOf(value) {
+  switch (typeof value) {
+    case 'string':
+      return value.length === 0 ? T_EMPTY_STRING : T_STRING
+    case 'object':
+      return value === null ? T_NULL : Array.isArray(value) ? T_ARRAY : T_OBJECT
+    case 'undefined':
+      return T_UNDEFINED
+    case 'boolean':
+      return value ? T_TRUE : T_FALSE
+    case 'number':
+      return T_NUMBER
+    case 'function':
+      return T_FUNCTION
+    case 'symbol':
+      return T_SYMBOL
+    default:
+      return T_BIGINT
+  }
+}
+
+/** @param {unknown} value */
+function isPlainObject(value) {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
 
 /**
- * @param {unknown} value
- * @param {string[]} keys
- * @param {string} what
+ * Packed records (see skill_core::model::host::Records): per item, one tag per
+ * field, its rank, its name, and refs to its interned strings.
  */
-function serialize(value, keys, what) {
-  try {
-    return JSON.stringify(value, keys) ?? 'null'
-  } catch (error) {
-    throw new TypeError(`${what} cannot be read: ${describeError(error)}`)
+// Column buffers reused from one packing to the next (the native side reads
+// them synchronously and keeps nothing), so packing does not allocate and free
+// external memory every time. Lists longer than this get their own.
+const SCRATCH_RECORDS = 16384
+const scratch = {
+  tags: new Uint8Array(0),
+  ranks: new Float64Array(0),
+  lengths: new Uint32Array(0),
+  refs: new Uint32Array(0),
+}
+
+let scratchInUse = false
+
+/**
+ * Zeroed columns for `n` records (`refs` filled with `NO_REF`): views of the
+ * scratch buffers, unless `n` is large or a packing is already using them (a
+ * getter of a packed object may itself register or load a skill).
+ */
+function columns(n) {
+  if (n > SCRATCH_RECORDS || scratchInUse) {
+    return {
+      tags: new Uint8Array(n * FIELDS),
+      ranks: new Float64Array(n),
+      lengths: new Uint32Array(n),
+      refs: new Uint32Array(n * 3).fill(NO_REF),
+    }
   }
+  if (scratch.ranks.length < n) {
+    const size = Math.min(SCRATCH_RECORDS, Math.max(n, 2 * scratch.ranks.length, 64))
+    scratch.tags = new Uint8Array(size * FIELDS)
+    scratch.ranks = new Float64Array(size)
+    scratch.lengths = new Uint32Array(size)
+    scratch.refs = new Uint32Array(size * 3)
+  }
+  const tags = scratch.tags.subarray(0, n * FIELDS).fill(0)
+  const lengths = scratch.lengths.subarray(0, n).fill(0)
+  const refs = scratch.refs.subarray(0, n * 3).fill(NO_REF)
+  return { tags, ranks: scratch.ranks.subarray(0, n), lengths, refs }
+}
+
+class Packer {
+  constructor(n) {
+    const { tags, ranks, lengths, refs } = columns(n)
+    this.tags = tags
+    this.ranks = ranks
+    this.lengths = lengths
+    this.refs = refs
+    /** @type {string[]} */
+    this.chunks = []
+    /** @type {string[]} */
+    this.strings = []
+    /** Numbers found in fields other than `rank`: `slot, value` pairs. */
+    this.numbers = []
+    this.interned = new Map()
+    /** Each item's name and description as read (what the native catalog holds). */
+    this.names = new Array(n)
+    this.descriptions = new Array(n)
+  }
+
+  /** Tag `value` at `slot` (any type). */
+  tag(slot, value) {
+    const tag = tagOf(value)
+    this.tags[slot] = tag
+    if (tag === T_NUMBER) this.numbers.push(slot, value)
+    return tag
+  }
+
+  intern(value) {
+    let ref = this.interned.get(value)
+    if (ref === undefined) {
+      ref = this.strings.length
+      this.strings.push(value)
+      this.interned.set(value, ref)
+    }
+    return ref
+  }
+
+  /**
+   * Tag a field whose string content the rules read: strings are interned
+   * and referenced at `ref`. Returns the reference of a non-empty string,
+   * else `NO_REF`.
+   */
+  internedString(slot, ref, value) {
+    const tag = this.tag(slot, value)
+    if (tag !== T_STRING && tag !== T_EMPTY_STRING) return NO_REF
+    const at = this.intern(value)
+    this.refs[ref] = at
+    return tag === T_STRING ? at : NO_REF
+  }
+
+  /** `resourceBase` and its fields. */
+  base(at, i, resourceBase) {
+    if (this.tag(at + F_BASE, resourceBase) !== T_OBJECT) return
+    this.internedString(at + F_KIND, 3 * i + 2, resourceBase.kind)
+    this.tag(at + F_BASE_PATH, resourceBase.path)
+    this.tag(at + F_BASE_URL, resourceBase.url)
+    this.tag(at + F_BASE_DESCRIPTION, resourceBase.description)
+  }
+
+  /** The packed records, `text` being the names not yet in a chunk. */
+  finish(text) {
+    if (text !== '') this.chunks.push(text)
+    const { tags, ranks, lengths, refs, chunks, strings, numbers, names, descriptions } = this
+    return { tags, ranks, lengths, refs, chunks, strings, numbers, names, descriptions }
+  }
+}
+
+/**
+ * Packs `items` (candidates, or one definition or registration when
+ * `withContent`) for the native rules, and keeps each item's name and
+ * description as read. Written for the common case (every field of the
+ * expected type) to take the short path.
+ * @param {readonly unknown[]} items
+ * @param {boolean} withContent
+ */
+function pack(items, withContent) {
+  const outer = !scratchInUse
+  try {
+    return packInto(items, withContent)
+  } finally {
+    if (outer) scratchInUse = false
+  }
+}
+
+function packInto(items, withContent) {
+  const n = items.length
+  const out = new Packer(n)
+  scratchInUse = true
+  const { tags, ranks, lengths, refs, names, descriptions } = out
+  let text = ''
+  // Most providers repeat one source and one provider name: remember the last.
+  let lastSource
+  let lastSourceRef = NO_REF
+  let lastProvider
+  let lastProviderRef = NO_REF
+  for (let i = 0; i < n; i++) {
+    const item = items[i]
+    const at = i * FIELDS
+    if (!isPlainObject(item)) {
+      out.tag(at + F_VALUE, item)
+      continue
+    }
+    tags[at + F_VALUE] = T_OBJECT
+    const name = item.name
+    names[i] = name
+    if (typeof name === 'string' && name.length > 0) {
+      tags[at + F_NAME] = T_STRING
+      text += name
+      lengths[i] = name.length
+      if (text.length >= CHUNK_UNITS) {
+        out.chunks.push(text)
+        text = ''
+      }
+    } else {
+      out.tag(at + F_NAME, name)
+    }
+    const description = item.description
+    descriptions[i] = description
+    if (typeof description === 'string' && description.length > 0) tags[at + F_DESCRIPTION] = T_STRING
+    else out.tag(at + F_DESCRIPTION, description)
+    const whenToUse = item.whenToUse
+    if (whenToUse !== undefined) out.tag(at + F_WHEN_TO_USE, whenToUse)
+    const invocation = item.invocation
+    if (isPlainObject(invocation)) {
+      tags[at + F_INVOCATION] = T_OBJECT
+      const model = invocation.modelInvocable
+      if (model === true) tags[at + F_MODEL] = T_TRUE
+      else if (model === false) tags[at + F_MODEL] = T_FALSE
+      else out.tag(at + F_MODEL, model)
+      const user = invocation.userInvocable
+      if (user === true) tags[at + F_USER] = T_TRUE
+      else if (user === false) tags[at + F_USER] = T_FALSE
+      else out.tag(at + F_USER, user)
+    } else {
+      out.tag(at + F_INVOCATION, invocation)
+    }
+    const source = item.source
+    if (source === lastSource && lastSourceRef !== NO_REF) {
+      tags[at + F_SOURCE] = T_STRING
+      refs[3 * i] = lastSourceRef
+    } else {
+      lastSource = source
+      lastSourceRef = out.internedString(at + F_SOURCE, 3 * i, source)
+    }
+    const provider = item.provider
+    if (provider === lastProvider && lastProviderRef !== NO_REF) {
+      tags[at + F_PROVIDER] = T_STRING
+      refs[3 * i + 1] = lastProviderRef
+    } else {
+      lastProvider = provider
+      lastProviderRef = out.internedString(at + F_PROVIDER, 3 * i + 1, provider)
+    }
+    const rank = item.rank
+    if (typeof rank === 'number') {
+      tags[at + F_RANK] = T_NUMBER
+      ranks[i] = rank
+    } else {
+      out.tag(at + F_RANK, rank)
+    }
+    const resourceBase = item.resourceBase
+    if (resourceBase !== undefined) out.base(at, i, resourceBase)
+    const path = item.path
+    if (path !== undefined) out.tag(at + F_PATH, path)
+    const metadata = item.metadata
+    if (metadata !== undefined) out.tag(at + F_METADATA, metadata)
+    if (withContent) out.tag(at + F_CONTENT, item.content)
+  }
+  return out.finish(text)
+}
+
+/**
+ * Texts packed like names (see `PackedTexts` in the binding): a few strings
+ * holding them back to back, and their UTF-16 lengths.
+ * @param {string[]} texts
+ */
+function packTexts(texts) {
+  const lengths = new Uint32Array(texts.length)
+  const chunks = []
+  let text = ''
+  for (let i = 0; i < texts.length; i++) {
+    const piece = texts[i]
+    text += piece
+    lengths[i] = piece.length
+    if (text.length >= CHUNK_UNITS) {
+      chunks.push(text)
+      text = ''
+    }
+  }
+  if (text !== '') chunks.push(text)
+  return { chunks, lengths }
+}
+
+/** The summary fields of a runtime registration, read once, defaults applied. */
+function runtimeTemplate(skill) {
+  return {
+    name: skill.name,
+    description: skill.description,
+    whenToUse: skill.whenToUse,
+    invocation: skill.invocation,
+    source: skill.source ?? 'runtime',
+    provider: skill.provider ?? 'runtime',
+    resourceBase: skill.resourceBase,
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Summaries: fresh, plain, mutable objects per lookup, built from the
+// winners' own objects: a JS provider's candidate or a runtime registration
+// hands back its nested objects as they are (identity kept); a native
+// winner's nested objects are fresh too.
+
+/** A summary of a JS-provider candidate or a runtime registration. */
+function copySummary(t) {
+  const summary = { name: t.name, description: t.description }
+  if (t.whenToUse !== undefined) summary.whenToUse = t.whenToUse
+  summary.invocation = t.invocation ?? { modelInvocable: true, userInvocable: true }
+  summary.source = t.source
+  summary.provider = t.provider
+  if (t.resourceBase !== undefined) summary.resourceBase = t.resourceBase
+  return summary
+}
+
+/** A summary of a native winner, nested objects included. */
+function copyNativeSummary(t) {
+  const summary = { name: t.name, description: t.description }
+  if (t.whenToUse !== undefined) summary.whenToUse = t.whenToUse
+  const invocation = t.invocation
+  summary.invocation = { modelInvocable: invocation.modelInvocable, userInvocable: invocation.userInvocable }
+  summary.source = t.source
+  summary.provider = t.provider
+  const base = t.resourceBase
+  if (base !== undefined) {
+    if (base.kind === 'directory') summary.resourceBase = { kind: 'directory', path: base.path }
+    else if (base.kind === 'url') summary.resourceBase = { kind: 'url', url: base.url }
+    else summary.resourceBase = { kind: base.kind, description: base.description }
+  }
+  return summary
+}
+
+/** @param {CatalogEntry} entry */
+function freshSummaries(entry) {
+  const { sources, winners } = entry
+  const skills = []
+  for (let i = 0; i < sources.length; i++) {
+    skills.push(winners[4 * i] === KIND_NATIVE ? copyNativeSummary(sources[i]) : copySummary(sources[i]))
+  }
+  return skills
 }
 
 /** Native provider handles registered in some registry (one registration each). */
 const registeredHandles = new WeakSet()
 
-/** Arrays returned by `snapshot()`/`list()` → `{ catalog, summaries }` they came from. */
-const sourceOfSkills = new WeakMap()
+/** Arrays returned by `snapshot()`/`list()` → the catalog entry they came from. */
+const returnedArrays = new WeakMap()
 
 /**
  * For a `skills` array returned by `snapshot()` or `list()`: the native catalog
- * it came from, and the summaries the registry handed out (its own array, never
- * handed out itself; the summaries are frozen), against which the catalog
- * renderer checks that the array and its summaries are unchanged before
- * rendering from the native catalog.
- * `undefined` for any other value.
+ * it came from (every winner's name, description and invocation in name order,
+ * ready to render), and `summaries`, what the registry put at each position:
+ * frozen objects with the `name`, `description` and `invocation.modelInvocable`
+ * the native catalog holds for it. The catalog renderer checks the array
+ * against them before rendering from the native catalog (the array and its
+ * summaries are the caller's to change). `undefined` for any other value.
  * @param {unknown} skills
  * @returns {{ catalog: object, summaries: readonly object[] } | undefined}
  */
 function catalogSourceOf(skills) {
-  return typeof skills === 'object' && skills !== null ? sourceOfSkills.get(skills) : undefined
+  if (typeof skills !== 'object' || skills === null) return undefined
+  const entry = returnedArrays.get(skills)
+  if (entry === undefined) return undefined
+  return (entry.source ??= catalogSource(entry))
+}
+
+/**
+ * The `catalogSourceOf` record of a catalog entry. The runtime and JS-provider
+ * descriptions stayed in JS until now: the native catalog gets them here, as
+ * they were read when the candidates were packed (or registered).
+ * @param {CatalogEntry} entry
+ */
+function catalogSource(entry) {
+  const { catalog, sources, winners, hosts } = entry
+  const summaries = []
+  const held = []
+  for (let i = 0; i < sources.length; i++) {
+    const kind = winners[4 * i]
+    let name
+    let description
+    if (kind === KIND_EXTERNAL) {
+      const host = hosts.get(winners[4 * i + 1])
+      const index = winners[4 * i + 2]
+      name = host.names[index]
+      description = host.descriptions[index]
+    } else {
+      name = sources[i].name
+      description = sources[i].description
+    }
+    if (kind !== KIND_NATIVE) held.push(description)
+    const invocation = Object.freeze({ modelInvocable: winners[4 * i + 3] === 1 })
+    summaries.push(Object.freeze({ name, description, invocation }))
+  }
+  if (catalog.needsDescriptions) catalog.supplyDescriptions(packTexts(held))
+  return Object.freeze({ catalog, summaries: Object.freeze(summaries) })
 }
 
 /** @param {unknown} name */
@@ -82,11 +457,18 @@ function isUserInvocable(skill) {
   return skill.invocation.userInvocable === true
 }
 
-function freezeSummary(summary) {
-  Object.freeze(summary.invocation)
-  if (summary.resourceBase) Object.freeze(summary.resourceBase)
-  return Object.freeze(summary)
-}
+// ---------------------------------------------------------------------------
+// Provider calls: how one `list()`/`get()` call ended.
+
+const OK = 0
+const FAILED = 1
+const RELEASED = 2
+const TIMED_OUT = 3
+const RELEASED_OUTCOME = Object.freeze({ state: RELEASED })
+const TIMED_OUT_OUTCOME = Object.freeze({ state: TIMED_OUT })
+
+/** A lookup that stopped waiting on a flight whose leader aborted. */
+const ABANDONED = Symbol('abandoned')
 
 function checkProvider(provider) {
   if (typeof provider !== 'object' || provider === null) {
@@ -107,17 +489,21 @@ class SkillRegistry {
   /** @type {InstanceType<typeof native.NativeRegistry>} */
   #native
   #logger
-  /** slot → { provider, name, controller } */
+  /** @type {number | undefined} */
+  #timeoutMs
+  /** slot → { provider, name, controller, handle } */
   #providers = new Map()
-  /** runtime id → definition */
+  /** runtime id → { definition, template } */
   #runtime = new Map()
   /** cached catalog id → entry */
   #catalogs = new Map()
+  /** cwd → the collection in flight for it */
+  #flights = new Map()
   /** @type {Set<() => unknown>} */
   #listeners = new Set()
 
   /**
-   * @param {{ collectCacheMaxEntries?: number, logger?: { warn(message: string): void } }} [config]
+   * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number, logger?: { warn(message: string): void } }} [config]
    */
   constructor(config = {}) {
     if (typeof config !== 'object' || config === null) {
@@ -127,14 +513,19 @@ class SkillRegistry {
     if (typeof size !== 'number') {
       throw new TypeError(`collectCacheMaxEntries must be a positive integer (got ${typeof size})`)
     }
+    const timeout = config.providerTimeoutMs
+    if (timeout !== undefined && typeof timeout !== 'number') {
+      throw new TypeError(`providerTimeoutMs must be a positive integer of at most 2147483647 (got ${typeof timeout})`)
+    }
     this.#logger = resolveLogger(config.logger)
     // The native side calls back only through a weak reference, so an unused
     // registry can be collected (and its native half with it).
     const self = new WeakRef(this)
-    this.#native = new native.NativeRegistry(size, (kind, message) => {
+    this.#native = new native.NativeRegistry(size, timeout, (kind, message) => {
       const registry = self.deref()
       if (registry) registry.#onNative(kind, message)
     })
+    this.#timeoutMs = timeout
   }
 
   #onNative(kind, message) {
@@ -197,10 +588,11 @@ class SkillRegistry {
       }
       slot = handle ? this.#native.registerNative(handle) : this.#native.registerExternal(provider.name)
       if (handle) registeredHandles.add(handle)
-      this.#providers.set(slot, { provider, name: provider.name, controller, handle })
+      this.#providers.set(slot, { provider, name: provider.name, controller, handle, waiters: new Set() })
       // Only once registered: a failed attempt must not touch a live registration.
       provider[kAttach]?.(control)
-    } catch (error) {
+    } catch (thrown) {
+      const error = toError(thrown)
       if (slot !== -1) this.#unregister(slot)
       controller.abort(error)
       throw error
@@ -221,6 +613,11 @@ class SkillRegistry {
     this.#providers.delete(slot)
     if (record?.handle) registeredHandles.delete(record.handle)
     this.#native.unregister(slot)
+    // Release every lookup still waiting on this provider.
+    if (record !== undefined) {
+      record.released = true
+      for (const release of [...record.waiters]) release()
+    }
   }
 
   /**
@@ -244,18 +641,15 @@ class SkillRegistry {
    * @returns {() => void} disposer (a no-op for a duplicate name)
    */
   register(skill) {
-    const id = this.#native.registerRuntime(serialize(skill, DEFINITION_KEYS, 'runtime skill'))
+    const id = this.#native.registerRuntime(packOrThrow([skill], true, 'runtime skill'))
+    const template = runtimeTemplate(skill)
     if (id === null || id === undefined) {
-      safeWarn(this.#logger, `runtime skill "${skill.name}" is already registered; the duplicate is ignored`)
+      safeWarn(this.#logger, `runtime skill "${template.name}" is already registered; the duplicate is ignored`)
       return () => {}
     }
-    const definition = Object.freeze({
-      ...skill,
-      invocation: skill.invocation ?? BOTH_SURFACES,
-      provider: skill.provider ?? 'runtime',
-      source: skill.source ?? 'runtime',
-    })
-    this.#runtime.set(id, definition)
+    // The definition as registered: later changes to `skill` itself do not
+    // leak in; its nested objects are kept as they are.
+    this.#runtime.set(id, { definition: { ...skill }, template })
     this.#emit()
     return () => {
       if (!this.#runtime.delete(id)) return
@@ -286,9 +680,8 @@ class SkillRegistry {
   /** @param {{ cwd?: string, signal?: AbortSignal }} [options] */
   async snapshot(options) {
     const entry = await this.#collect(options)
-    const skills = entry.skills.slice()
-    entry.source ??= Object.freeze({ catalog: entry.catalog, summaries: entry.skills })
-    sourceOfSkills.set(skills, entry.source)
+    const skills = freshSummaries(entry)
+    returnedArrays.set(skills, entry)
     return { skills, complete: entry.complete }
   }
 
@@ -306,94 +699,312 @@ class SkillRegistry {
     const location = entry.catalog.locate(name)
     if (!location) return undefined
     const [kind, slot, index] = location
-    if (kind === KIND_RUNTIME) return this.#runtime.get(index)
+    if (kind === KIND_RUNTIME) {
+      const runtime = this.#runtime.get(index)
+      return runtime === undefined ? undefined : runtimeDefinition(runtime)
+    }
     const record = this.#providers.get(slot)
     if (record === undefined) return undefined
-    let definition
     if (kind === KIND_NATIVE) {
       const loaded = await raceSignal(entry.catalog.loadNative(name, checkCwd(options?.cwd)), signal)
       if (loaded.warning !== undefined) safeWarn(record.provider[kLogger] ?? this.#logger, loaded.warning)
-      definition = loaded.definition
-    } else {
-      const candidate = entry.results.get(slot)?.[index]
-      const lookup = options ?? {}
-      definition = await raceSignal(
-        Promise.resolve().then(() => record.provider.get(candidate, lookup)),
-        signal,
-      )
+      const definition = loaded.definition
       if (definition === undefined) return undefined
-      this.#native.validateDefinition(
-        record.name,
-        serialize(definition, DEFINITION_KEYS, `skill provider "${record.name}" definition`),
-      )
+      if (definition.name !== name) return this.#stale(slot, record)
+      return definition
     }
-    if (definition === undefined) return undefined
-    if (definition.name !== name) {
-      if (this.#providers.get(slot) === record && this.#native.invalidate(slot)) this.#emit()
+    const candidate = entry.hosts.get(slot)?.candidates[index]
+    const lookup = options ?? {}
+    const outcome = await raceSignal(
+      this.#call(record, Promise.resolve().then(() => record.provider.get(candidate, lookup))),
+      signal,
+    )
+    if (outcome.state === RELEASED) return undefined
+    if (outcome.state === TIMED_OUT) {
+      safeWarn(this.#logger, `skill provider "${record.name}" did not load "${name}" within ${this.#timeoutMs} ms; it is treated as unavailable`)
       return undefined
     }
+    if (outcome.state === FAILED) throw toError(outcome.error)
+    const definition = outcome.value
+    if (definition === undefined) return undefined
+    const loadedName = this.#native.validateDefinition(
+      record.name,
+      packOrThrow([definition], true, `skill provider "${record.name}" definition`),
+    )
+    if (loadedName !== name) return this.#stale(slot, record)
     return definition
   }
 
+  /** A loaded definition no longer has the catalog's name: re-discover. */
+  #stale(slot, record) {
+    if (this.#providers.get(slot) === record && this.#native.invalidate(slot)) this.#emit()
+    return undefined
+  }
+
+  /**
+   * Await `call` (a provider's `list()` or `get()`) until it settles, its
+   * registration is disposed (released), or `providerTimeoutMs` passes.
+   * Never rejects.
+   */
+  #call(record, call) {
+    return new Promise((resolve) => {
+      let timer
+      let settled = false
+      const done = (outcome) => {
+        if (settled) return
+        settled = true
+        record.waiters.delete(release)
+        if (timer !== undefined) clearTimeout(timer)
+        resolve(outcome)
+      }
+      const release = () => done(RELEASED_OUTCOME)
+      call.then(
+        (value) => done({ state: OK, value }),
+        (error) => done({ state: FAILED, error }),
+      )
+      if (record.released) return release()
+      record.waiters.add(release)
+      if (this.#timeoutMs !== undefined) {
+        timer = setTimeout(() => done(TIMED_OUT_OUTCOME), this.#timeoutMs)
+        timer.unref?.()
+      }
+    })
+  }
+
+  /**
+   * The catalog entry for a lookup: the cached complete catalog, or the result
+   * of the collection in flight for the same cwd and generation (joined), or
+   * of a new one. Concurrent identical lookups share one call per provider.
+   */
   async #collect(options) {
     const signal = options?.signal
     throwIfAborted(signal)
     const cwd = checkCwd(options?.cwd)
-    const cachedId = this.#native.cached(cwd)
-    if (cachedId >= 0) {
-      const hit = this.#catalogs.get(cachedId)
-      if (hit) return hit
+    for (;;) {
+      const cachedId = this.#native.cached(cwd)
+      if (cachedId >= 0) {
+        const hit = this.#catalogs.get(cachedId)
+        if (hit) return hit
+      }
+      let flight = this.#flights.get(cwd)
+      if (flight === undefined || flight.collection?.generation !== this.#native.generation) {
+        flight = this.#fly(cwd, options ?? {})
+      }
+      const entry = await raceSignal(flight.promise, signal)
+      if (entry !== ABANDONED) return entry
+      // The flight's leader aborted while a provider was working with its
+      // options: this caller starts (or joins) a fresh flight.
     }
-    for (const id of this.#native.takeEvicted()) this.#catalogs.delete(id)
-    const lookup = options ?? {}
+  }
+
+  /**
+   * Start a collection for `cwd`, led by the lookup whose options are `lookup`
+   * (providers receive that very object).
+   */
+  #fly(cwd, lookup) {
+    const flight = {
+      cwd,
+      lookup,
+      collection: undefined,
+      pending: 0,
+      abandoned: false,
+      promise: undefined,
+      resolve: undefined,
+      reject: undefined,
+    }
+    flight.promise = new Promise((resolve, reject) => {
+      flight.resolve = resolve
+      flight.reject = reject
+    })
+    this.#flights.set(cwd, flight)
+    const signal = lookup.signal
+    // One caller aborting must not degrade the others' result: if the leader
+    // aborts while a JS provider is still working with its options, the
+    // other callers stop waiting for this flight and start a new one.
+    const onAbort = () => {
+      if (flight.pending > 0) this.#abandon(flight)
+    }
+    signal?.addEventListener('abort', onAbort)
+    this.#run(flight)
+      .then(flight.resolve, flight.reject)
+      .finally(() => {
+        signal?.removeEventListener('abort', onAbort)
+        if (this.#flights.get(cwd) === flight) this.#flights.delete(cwd)
+      })
+    return flight
+  }
+
+  #abandon(flight) {
+    if (flight.abandoned) return
+    flight.abandoned = true
+    if (this.#flights.get(flight.cwd) === flight) this.#flights.delete(flight.cwd)
+    flight.resolve(ABANDONED)
+  }
+
+  async #run(flight) {
+    const { cwd, lookup } = flight
     for (let attempt = 0; ; attempt++) {
+      // What this collection sees: the providers (JS ones are called here,
+      // native ones natively) and the runtime skills.
+      const external = []
+      let hasNative = false
+      for (const [slot, record] of this.#providers) {
+        if (record.handle) hasNative = true
+        else external.push(slot)
+      }
+      const runtime = new Map(this.#runtime)
       const collection = this.#native.collect(cwd, attempt)
-      const external = collection.external
-      const pending = external.map(({ slot }) => this.#listExternal(slot, lookup, signal))
-      const nativeList = collection.hasNative ? collection.listNative() : Promise.resolve([])
-      const [nativeWarnings, ...outcomes] = await raceSignal(Promise.all([nativeList, ...pending]), signal)
+      flight.collection = collection
+      if (external.length > 0 && lookup.signal?.aborted) {
+        // A retry would hand providers an aborted signal.
+        this.#abandon(flight)
+        return ABANDONED
+      }
+      flight.pending = external.length
+      const calls = external.map((slot) => this.#listExternal(slot, lookup, flight))
+      const nativeList = hasNative ? collection.listNative() : NO_WARNINGS
+      const [nativeWarnings, ...outcomes] = await Promise.all([nativeList, ...calls])
+      if (flight.abandoned) return ABANDONED
       for (const { slot, message } of nativeWarnings) {
         safeWarn(this.#providers.get(slot)?.provider[kLogger] ?? this.#logger, message)
       }
-      const results = new Map()
-      const values = []
-      const failed = []
-      const parts = []
+      const states = []
+      const hosts = new Map()
       for (let i = 0; i < external.length; i++) {
+        const slot = external[i]
         const outcome = outcomes[i]
-        failed.push(!outcome.ok)
-        values.push(outcome.ok ? outcome.value : undefined)
-        parts.push(outcome.ok ? serialize(outcome.value, LIST_KEYS, `skill provider "${external[i].name}" list() result`) : 'null')
+        states.push(slot, outcome.state)
+        if (outcome.state !== OK) continue
+        const { head, candidates, packed } = packListing(outcome.value, outcome.name)
+        collection.addListing(slot, head, packed)
+        hosts.set(slot, { candidates, names: packed.names, descriptions: packed.descriptions })
       }
-      const catalog = collection.finish(`[${parts.join(',')}]`, failed)
-      if (catalog === null || catalog === undefined) continue
-      for (const warning of catalog.warnings) safeWarn(this.#logger, warning)
-      for (let i = 0; i < external.length; i++) {
-        const value = values[i]
-        if (!failed[i]) results.set(external[i].slot, Array.isArray(value) ? value : value.candidates)
-      }
-      // Summaries are frozen; the array itself is private (callers get copies, and
-      // slicing a frozen array is dozens of times slower).
-      const skills = JSON.parse(catalog.summariesJson()).map(freezeSummary)
-      const entry = { catalog, complete: catalog.complete, skills, results, source: undefined }
-      if (entry.complete) this.#catalogs.set(catalog.id, entry)
+      const finished = collection.finish(states)
+      if (finished === null || finished === undefined) continue
+      for (const id of finished.evicted) this.#catalogs.delete(id)
+      for (const warning of finished.warnings) safeWarn(this.#logger, warning)
+      const entry = buildEntry(finished, hosts, runtime)
+      if (entry.complete) this.#catalogs.set(finished.id, entry)
       return entry
     }
   }
 
-  #listExternal(slot, lookup, signal) {
+  /** One JS provider's `list()` for a flight; resolves to its outcome. */
+  #listExternal(slot, lookup, flight) {
     const record = this.#providers.get(slot)
-    if (record === undefined) return Promise.resolve({ ok: false })
-    return Promise.resolve()
-      .then(() => record.provider.list(lookup))
-      .then(
-        (value) => ({ ok: true, value }),
-        (error) => {
-          if (signal && signal.aborted) throw signal.reason
-          safeWarn(this.#logger, `skill provider "${record.name}" failed to list skills: ${describeError(error)}`)
-          return { ok: false }
-        },
-      )
+    if (record === undefined) {
+      flight.pending--
+      return Promise.resolve(RELEASED_OUTCOME)
+    }
+    const call = Promise.resolve().then(() => record.provider.list(lookup))
+    return this.#call(record, call).then((outcome) => {
+      flight.pending--
+      if (outcome.state === OK) return { state: OK, value: outcome.value, name: record.name }
+      if (flight.abandoned || lookup.signal?.aborted) return outcome
+      if (outcome.state === FAILED) {
+        safeWarn(this.#logger, `skill provider "${record.name}" failed to list skills: ${describeError(outcome.error)}`)
+      } else if (outcome.state === TIMED_OUT) {
+        safeWarn(
+          this.#logger,
+          `skill provider "${record.name}" did not list skills within ${this.#timeoutMs} ms; the lookup goes on without it (incomplete)`,
+        )
+      }
+      return outcome
+    })
+  }
+}
+
+const NO_WARNINGS = Promise.resolve([])
+
+/**
+ * A `list()` result packed for the native rules: its head (its tag, the tags
+ * of its `candidates` and `complete`, and the numbers behind them, for
+ * messages), its candidates, and the candidates packed.
+ */
+function packListing(value, provider) {
+  try {
+    const { head, candidates } = readListing(value)
+    return { head, candidates, packed: pack(candidates, false) }
+  } catch (error) {
+    throw new TypeError(`skill provider "${provider}" list() result cannot be read: ${describeError(error)}`)
+  }
+}
+
+function readListing(value) {
+  const valueTag = tagOf(value)
+  let candidates = []
+  let candidatesTag = T_UNDEFINED
+  let completeTag = T_UNDEFINED
+  let numbers = [0, 0, 0]
+  if (valueTag === T_ARRAY) {
+    candidates = value
+  } else if (valueTag === T_OBJECT) {
+    const listed = value.candidates
+    const complete = value.complete
+    candidatesTag = tagOf(listed)
+    completeTag = tagOf(complete)
+    if (candidatesTag === T_ARRAY) candidates = listed
+    numbers = [0, candidatesTag === T_NUMBER ? listed : 0, completeTag === T_NUMBER ? complete : 0]
+  } else if (valueTag === T_NUMBER) {
+    numbers = [value, 0, 0]
+  }
+  return { head: [valueTag, candidatesTag, completeTag, ...numbers], candidates }
+}
+
+/** `pack()`, turning a throwing getter or proxy into an error naming `what`. */
+function packOrThrow(items, withContent, what) {
+  try {
+    return pack(items, withContent)
+  } catch (error) {
+    throw new TypeError(`${what} cannot be read: ${describeError(error)}`)
+  }
+}
+
+/**
+ * @typedef {{
+ *   catalog: InstanceType<typeof native.NativeCatalog>,
+ *   complete: boolean,
+ *   winners: Float64Array,
+ *   sources: object[],
+ *   hosts: Map<number, { candidates: unknown[], names: unknown[], descriptions: unknown[] }>,
+ *   source?: { catalog: object, summaries: readonly object[] },
+ * }} CatalogEntry
+ */
+
+/**
+ * The JS side of a merged catalog: the native winners (`kind, slot, index,
+ * modelInvocable` each, name order), the object each summary is built from
+ * (a JS provider's candidate, a runtime registration, a native summary), and
+ * each JS provider's listing (for `get()`).
+ * @returns {CatalogEntry}
+ */
+function buildEntry(finished, hosts, runtime) {
+  const { catalog, winners } = finished
+  const count = winners.length / 4
+  const sources = new Array(count)
+  let natives
+  for (let i = 0; i < count; i++) {
+    const kind = winners[4 * i]
+    const index = winners[4 * i + 2]
+    if (kind === KIND_EXTERNAL) {
+      sources[i] = hosts.get(winners[4 * i + 1]).candidates[index]
+    } else if (kind === KIND_RUNTIME) {
+      sources[i] = runtime.get(index).template
+    } else {
+      natives ??= JSON.parse(catalog.nativeSummariesJson())
+      sources[i] = natives[index]
+    }
+  }
+  return { catalog, complete: finished.complete, winners, sources, hosts, source: undefined }
+}
+
+/** A fresh copy of a runtime skill's definition, defaults applied. */
+function runtimeDefinition({ definition }) {
+  return {
+    ...definition,
+    invocation: definition.invocation ?? { modelInvocable: true, userInvocable: true },
+    provider: definition.provider ?? 'runtime',
+    source: definition.source ?? 'runtime',
   }
 }
 

@@ -1,15 +1,63 @@
 'use strict'
 
+const { isNativeError } = require('node:util').types
+
+/** What a value that cannot be turned into a string is rendered as. */
+const UNRENDERABLE = '[unrenderable thrown value]'
+
+/**
+ * Make a thrown or abort value total: an `Error` stays itself; anything else
+ * becomes `new Error(String(value))`, or `new Error('[unrenderable thrown
+ * value]')` when `String(value)` throws.
+ * @param {unknown} value
+ * @returns {Error}
+ */
+function toError(value) {
+  if (value instanceof Error || isNativeError(value)) return /** @type {Error} */ (value)
+  let message
+  try {
+    message = String(value)
+  } catch {
+    message = UNRENDERABLE
+  }
+  return new Error(message)
+}
+
+/**
+ * The text of a thrown value for a warning: the message of `toError(value)`.
+ * Never throws.
+ * @param {unknown} value
+ * @returns {string}
+ */
+function describeError(value) {
+  try {
+    const message = toError(value).message
+    return typeof message === 'string' ? message : String(message)
+  } catch {
+    return UNRENDERABLE
+  }
+}
+
+/**
+ * The error an aborted lookup rejects with: `signal.reason` when it is an
+ * `Error`, else an `Error` rendering it (see `toError`).
+ * @param {AbortSignal} signal
+ * @returns {Error}
+ */
+function abortError(signal) {
+  return toError(signal.reason)
+}
+
 /**
  * @param {AbortSignal | undefined} signal
  */
 function throwIfAborted(signal) {
-  if (signal && signal.aborted) throw signal.reason
+  if (signal && signal.aborted) throw abortError(signal)
 }
 
 /**
- * Settle with `promise`, or reject with `signal.reason` as soon as the signal
- * aborts (a provider that never settles cannot hang an aborted caller).
+ * Settle with `promise`, or reject with `abortError(signal)` as soon as the
+ * signal aborts (a provider that never settles cannot hang an aborted caller).
  * @template T
  * @param {Promise<T>} promise
  * @param {AbortSignal | undefined} signal
@@ -19,10 +67,10 @@ function raceSignal(promise, signal) {
   if (!signal) return promise
   if (signal.aborted) {
     promise.then(undefined, () => {})
-    return Promise.reject(signal.reason)
+    return Promise.reject(abortError(signal))
   }
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason)
+    const onAbort = () => reject(abortError(signal))
     signal.addEventListener('abort', onAbort, { once: true })
     promise.then(
       (value) => {
@@ -35,16 +83,6 @@ function raceSignal(promise, signal) {
       },
     )
   })
-}
-
-/** @param {unknown} error */
-function describeError(error) {
-  if (error instanceof Error) return error.message
-  try {
-    return String(error)
-  } catch {
-    return Object.prototype.toString.call(error)
-  }
 }
 
 /**
@@ -85,4 +123,13 @@ function checkCwd(cwd) {
   return cwd === '' ? undefined : cwd
 }
 
-module.exports = { throwIfAborted, raceSignal, describeError, resolveLogger, safeWarn, checkCwd }
+module.exports = {
+  toError,
+  abortError,
+  throwIfAborted,
+  raceSignal,
+  describeError,
+  resolveLogger,
+  safeWarn,
+  checkCwd,
+}

@@ -35,7 +35,7 @@ declare module 'cordis' {
  * Changes are emitted as `skills/change`; warnings go to `ctx.logger.warn(message)`.
  */
 export declare class SkillService extends Service<SkillService.Config> {
-  /** `{ collectCacheMaxEntries }`: a positive integer, default 128. */
+  /** `{ collectCacheMaxEntries, providerTimeoutMs }`: positive integers; default 128 and none. */
   static readonly Config: Schema<SkillService.Config, SkillService.Config>
   constructor(ctx: Context, config?: SkillService.Config)
   /** The wrapped registry (registrations made on it directly belong to no plugin). */

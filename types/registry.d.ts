@@ -19,6 +19,13 @@ export interface SkillLogger {
 export interface Config {
   /** Maximum number of completed cwd/provider catalogs kept in memory (positive integer, default 128). */
   readonly collectCacheMaxEntries?: number
+  /**
+   * Abandon a JS provider's pending `list()` or `get()` after this many
+   * milliseconds, with a warning: the lookup goes on without it as an
+   * incomplete observation (a `get()` resolves to `undefined`). A positive
+   * integer of at most 2147483647; default: none (wait as long as it takes).
+   */
+  readonly providerTimeoutMs?: number
 }
 
 /** `SkillRegistry` constructor options: the registry config plus a logger (default: `console.warn`). */
@@ -43,7 +50,9 @@ export declare class SkillRegistry {
    * `runtime` is reserved and names are unique. If the factory throws or
    * registration fails, `control.signal` aborts with that error.
    * @returns a disposer that removes the provider, aborts `control.signal`,
-   *   invalidates caches and emits a change.
+   *   invalidates caches and emits a change. Lookups still waiting on the
+   *   provider are released: they complete without it, as incomplete
+   *   observations.
    */
   registerProvider(factory: SkillProviderFactory): () => void
   /**
@@ -64,7 +73,14 @@ export declare class SkillRegistry {
   invalidateProvider(provider: SkillProvider): void
   /** `snapshot(options).skills`. */
   list(options?: SkillLookupOptions): Promise<SkillSummary[]>
-  /** Sorted summaries plus whether discovery was complete (only complete snapshots are cached). */
+  /**
+   * Sorted summaries plus whether discovery was complete (only complete
+   * snapshots are cached). Summaries are fresh mutable objects on every lookup;
+   * nested objects a JS provider or runtime registration supplied are its own.
+   * Concurrent lookups for the same `cwd` share one call per provider. An
+   * aborted `options.signal` rejects with an `Error` (`signal.reason` when it
+   * is one).
+   */
   snapshot(options?: SkillLookupOptions): Promise<SkillCatalogSnapshot>
   /** Load the winning skill's full definition (never cached); `undefined` for unknown or stale names. */
   get(name: string, options?: SkillLookupOptions): Promise<SkillDefinition | undefined>

@@ -9,12 +9,14 @@
 //! That keeps async and cancellation at the host's edge while all the rules
 //! live here.
 
-use crate::model::{Candidate, Observation, SkillSummary, RUNTIME_PROVIDER, RUNTIME_RANK};
+use crate::model::host::{HostObservation, Span};
+use crate::model::{js_number, RUNTIME_PROVIDER, RUNTIME_RANK};
+use crate::model::{Candidate, InvocationPolicy, Observation, RuntimeSkill, SkillSummary};
 use crate::provider::{Invalidate, LookupContext, NativeProvider};
 use lru::LruCache;
 use std::num::NonZeroUsize;
 use std::path::Path;
-use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock, Weak};
 
 /// Slot id of the registry-owned runtime provider.
 pub const RUNTIME_SLOT: u64 = 0;
@@ -22,12 +24,18 @@ pub const RUNTIME_SLOT: u64 = 0;
 /// Default bound of the catalog cache.
 pub const DEFAULT_CACHE_ENTRIES: usize = 128;
 
+/// Largest `providerTimeoutMs` (the longest delay a JS timer takes).
+pub const MAX_PROVIDER_TIMEOUT_MS: u32 = i32::MAX as u32;
+
 /// Misuse of the registry API.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum RegistryError {
     /// `collectCacheMaxEntries` is not a positive integer.
     #[error("collectCacheMaxEntries must be a positive integer (got {0})")]
     InvalidCacheSize(String),
+    /// `providerTimeoutMs` is not a positive integer of at most 2147483647.
+    #[error("providerTimeoutMs must be a positive integer of at most 2147483647 (got {0})")]
+    InvalidProviderTimeout(String),
     /// The provider name is the registry's own.
     #[error("skill provider name \"runtime\" is reserved by the registry")]
     ReservedName,
@@ -42,39 +50,100 @@ pub enum RegistryError {
 /// What one provider returned for a collection.
 #[derive(Clone, Debug)]
 pub enum ProviderOutcome {
-    /// Validated candidates (complete or not).
+    /// A native provider's observation (complete or not).
     Listed(Observation),
-    /// `list()` failed; the catalog becomes incomplete.
+    /// A host (JS) provider's validated observation (complete or not).
+    Host(HostObservation),
+    /// `list()` failed or was abandoned after the provider timeout; the
+    /// catalog becomes incomplete.
     Failed,
+    /// The provider's registration was disposed while the lookup waited on
+    /// it. The lookup completes without it, as an incomplete observation, and
+    /// is not retried (it was released so as not to wait any longer).
+    Released,
 }
 
 /// The candidate that won a name.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub enum Winner {
     /// A runtime skill, by registration id.
     Runtime {
         /// Runtime registration id.
         id: u64,
     },
-    /// A provider candidate.
-    Provider {
+    /// A host (JS) provider's candidate: the host keeps the object.
+    Host {
         /// Provider slot.
         slot: u64,
-        /// The winning candidate (its locator points back into the host's list
-        /// for JS providers).
+        /// Position of the candidate in the provider's `list()` result.
+        index: u32,
+    },
+    /// A native provider's candidate.
+    Native {
+        /// Provider slot.
+        slot: u64,
+        /// The provider (loads the body).
+        provider: Arc<dyn NativeProvider>,
+        /// The winning candidate.
         candidate: Box<Candidate>,
-        /// The native provider, when the slot is native.
-        native: Option<Arc<dyn NativeProvider>>,
     },
 }
 
-impl std::fmt::Debug for dyn NativeProvider {
+impl std::fmt::Debug for Winner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "NativeProvider({})", self.name())
+        match self {
+            Winner::Runtime { id } => write!(f, "Runtime({id})"),
+            Winner::Host { slot, index } => write!(f, "Host({slot}, {index})"),
+            Winner::Native {
+                slot,
+                provider,
+                candidate,
+            } => write!(
+                f,
+                "Native({slot}, {}, {})",
+                provider.name(),
+                candidate.summary.name
+            ),
+        }
     }
 }
 
-/// One merged catalog observation.
+/// Where a winner's description is: in the catalog's own text (native
+/// winners), or held by the host (runtime and JS-provider winners, whose
+/// objects stay in JS) until it supplies it ([`Catalog::supply_descriptions`]).
+#[derive(Clone, Copy, Debug)]
+enum Description {
+    Text(Span),
+    /// Position among the host-held descriptions.
+    Host(u32),
+}
+
+/// One winning skill of a [`Catalog`].
+#[derive(Clone, Debug)]
+pub struct Entry {
+    name: Span,
+    description: Description,
+    /// Its invocation controls.
+    pub invocation: InvocationPolicy,
+    /// Where it came from.
+    pub winner: Winner,
+}
+
+/// Descriptions supplied by the host, in catalog order.
+#[derive(Debug)]
+struct Supplied {
+    text: String,
+    spans: Vec<Span>,
+}
+
+/// The host supplied descriptions that do not fit the catalog.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("supplied descriptions do not fit the catalog: {0}")]
+pub struct SupplyError(&'static str);
+
+/// One merged catalog observation: the winners sorted by name, with the name,
+/// description and invocation of each (what catalog rendering needs), and
+/// where each came from.
 #[derive(Debug)]
 pub struct Catalog {
     /// Unique id (never reused by this registry).
@@ -83,17 +152,102 @@ pub struct Catalog {
     pub generation: u64,
     /// Whether every provider completed at a stable generation.
     pub complete: bool,
-    /// Sorted, invocation-neutral summaries.
-    pub skills: Vec<SkillSummary>,
-    /// Winner behind each summary (same order as `skills`).
-    pub winners: Vec<Winner>,
+    text: String,
+    entries: Vec<Entry>,
+    host_held: u32,
+    supplied: OnceLock<Supplied>,
 }
 
 impl Catalog {
+    /// Number of skills.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the catalog has no skill.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The winners, sorted by name.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The skills' names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.entries.iter().map(|e| e.name.of(&self.text))
+    }
+
+    /// Name of `entry` (one of [`Catalog::entries`]).
+    pub fn name<'a>(&'a self, entry: &Entry) -> &'a str {
+        entry.name.of(&self.text)
+    }
+
+    /// Description of `entry` (one of [`Catalog::entries`]); `None` for a
+    /// host-held description not supplied yet.
+    pub fn description<'a>(&'a self, entry: &Entry) -> Option<&'a str> {
+        match entry.description {
+            Description::Text(span) => Some(span.of(&self.text)),
+            Description::Host(i) => {
+                let supplied = self.supplied.get()?;
+                supplied.spans.get(i as usize).map(|s| s.of(&supplied.text))
+            }
+        }
+    }
+
+    /// How many descriptions the host holds (runtime and JS-provider winners).
+    pub fn host_held(&self) -> usize {
+        self.host_held as usize
+    }
+
+    /// Whether every description is known (none host-held, or supplied).
+    pub fn has_descriptions(&self) -> bool {
+        self.host_held == 0 || self.supplied.get().is_some()
+    }
+
+    /// Supply the host-held descriptions, in catalog order: `text` and one
+    /// byte range in it per host-held entry. The first supply stays.
+    pub fn supply_descriptions(&self, text: String, spans: Vec<Span>) -> Result<(), SupplyError> {
+        if spans.len() != self.host_held() {
+            return Err(SupplyError("wrong count"));
+        }
+        if spans.iter().any(|s| {
+            s.start > s.end
+                || !text.is_char_boundary(s.start as usize)
+                || !text.is_char_boundary(s.end as usize)
+        }) {
+            return Err(SupplyError("span outside the text"));
+        }
+        let _ = self.supplied.set(Supplied { text, spans });
+        Ok(())
+    }
+
+    /// `(name, description)` of the model-invocable skills, sorted by name:
+    /// the input of [`crate::catalog::Catalog::new`]. `None` until every
+    /// description is known ([`Catalog::has_descriptions`]).
+    pub fn model_entries(&self) -> Option<impl Iterator<Item = (&str, &str)> + '_> {
+        self.has_descriptions().then(|| {
+            self.entries
+                .iter()
+                .filter(|e| e.invocation.model_invocable)
+                .map(|e| (self.name(e), self.description(e).unwrap_or_default()))
+        })
+    }
+
+    /// Summaries of the native winners, in catalog order (the host builds the
+    /// other summaries from its own objects).
+    pub fn native_summaries(&self) -> impl Iterator<Item = &SkillSummary> + '_ {
+        self.entries.iter().filter_map(|e| match &e.winner {
+            Winner::Native { candidate, .. } => Some(&candidate.summary),
+            _ => None,
+        })
+    }
+
     /// Index of `name` in the sorted catalog.
     pub fn position(&self, name: &str) -> Option<usize> {
-        self.skills
-            .binary_search_by(|s| s.name.as_str().cmp(name))
+        self.entries
+            .binary_search_by(|e| e.name.of(&self.text).cmp(name))
             .ok()
     }
 }
@@ -115,16 +269,16 @@ struct Slot {
     native: Option<Arc<dyn NativeProvider>>,
 }
 
-struct RuntimeSkill {
+struct RuntimeSlot {
     id: u64,
-    summary: SkillSummary,
+    skill: Arc<RuntimeSkill>,
 }
 
 struct State {
     generation: u64,
     next_id: u64,
     providers: Vec<Slot>,
-    runtime: Vec<RuntimeSkill>,
+    runtime: Vec<RuntimeSlot>,
     cache: LruCache<Option<String>, Arc<Catalog>>,
     evicted: Vec<u64>,
 }
@@ -184,11 +338,16 @@ impl Registry {
 
     /// Validate a `collectCacheMaxEntries` value given as a JS number.
     pub fn cache_size_from_f64(value: f64) -> Result<usize, RegistryError> {
-        if value.is_finite() && value >= 1.0 && value.fract() == 0.0 && value <= u32::MAX as f64 {
-            Ok(value as usize)
-        } else {
-            Err(RegistryError::InvalidCacheSize(format!("{value}")))
-        }
+        positive_integer(value, u32::MAX)
+            .map(|n| n as usize)
+            .ok_or_else(|| RegistryError::InvalidCacheSize(js_number(value)))
+    }
+
+    /// Validate a `providerTimeoutMs` value given as a JS number (a positive
+    /// integer of at most [`MAX_PROVIDER_TIMEOUT_MS`]).
+    pub fn provider_timeout_from_f64(value: f64) -> Result<u32, RegistryError> {
+        positive_integer(value, MAX_PROVIDER_TIMEOUT_MS)
+            .ok_or_else(|| RegistryError::InvalidProviderTimeout(js_number(value)))
     }
 
     /// Set the function called after a native provider invalidated itself
@@ -264,13 +423,16 @@ impl Registry {
 
     /// Add a validated runtime skill. Returns `None` when a runtime skill with the
     /// same name exists (the caller logs and hands out a no-op disposer).
-    pub fn register_runtime(&self, summary: SkillSummary) -> Option<u64> {
+    pub fn register_runtime(&self, skill: RuntimeSkill) -> Option<u64> {
         let mut state = lock(&self.shared);
-        if state.runtime.iter().any(|r| r.summary.name == summary.name) {
+        if state.runtime.iter().any(|r| r.skill.name == skill.name) {
             return None;
         }
         let id = state.fresh_id();
-        state.runtime.push(RuntimeSkill { id, summary });
+        state.runtime.push(RuntimeSlot {
+            id,
+            skill: Arc::new(skill),
+        });
         state.bump();
         Some(id)
     }
@@ -330,7 +492,7 @@ impl Registry {
         let runtime = state
             .runtime
             .iter()
-            .map(|r| (r.id, r.summary.clone()))
+            .map(|r| (r.id, r.skill.clone()))
             .collect();
         Collection {
             registry: self.clone(),
@@ -375,6 +537,12 @@ impl Registry {
         }
         unreachable!("the second attempt always finishes")
     }
+}
+
+/// `value` when it is an integer in `1..=max`.
+fn positive_integer(value: f64, max: u32) -> Option<u32> {
+    (value.is_finite() && value >= 1.0 && value.fract() == 0.0 && value <= f64::from(max))
+        .then_some(value as u32)
 }
 
 fn invalidate_slot(shared: &Shared, slot: u64) -> bool {
@@ -439,7 +607,7 @@ pub struct Collection {
     generation: u64,
     /// Providers to consult, in registration order.
     pub providers: Vec<PlannedProvider>,
-    runtime: Vec<(u64, SkillSummary)>,
+    runtime: Vec<(u64, Arc<RuntimeSkill>)>,
 }
 
 impl Collection {
@@ -448,96 +616,56 @@ impl Collection {
         self.generation
     }
 
-    /// Merge the outcomes (one per planned provider, same order).
+    /// The registry this collection belongs to.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// Merge the outcomes (one per planned provider, same order): rank, then
+    /// provider order (runtime first), then the provider's own order; the
+    /// first of a name wins, later ones become warnings.
     pub fn finish(self, outcomes: Vec<ProviderOutcome>) -> Finish {
         let mut complete = outcomes.len() == self.providers.len();
-        // (rank, provider order, local order) → first wins.
-        struct Entry<'a> {
-            rank: f64,
-            order: usize,
-            local: usize,
-            summary: &'a SkillSummary,
-            winner: Winner,
-        }
-        let mut entries: Vec<Entry<'_>> = Vec::new();
-        for (local, (id, summary)) in self.runtime.iter().enumerate() {
-            entries.push(Entry {
-                rank: RUNTIME_RANK,
-                order: 0,
-                local,
-                summary,
-                winner: Winner::Runtime { id: *id },
-            });
-        }
-        for (order, (planned, outcome)) in self.providers.iter().zip(outcomes.iter()).enumerate() {
+        let mut released = false;
+        for outcome in &outcomes {
             match outcome {
+                ProviderOutcome::Listed(obs) => complete &= obs.complete,
+                ProviderOutcome::Host(obs) => complete &= obs.listing.complete,
                 ProviderOutcome::Failed => complete = false,
-                ProviderOutcome::Listed(obs) => {
-                    complete &= obs.complete;
-                    for (local, candidate) in obs.candidates.iter().enumerate() {
-                        entries.push(Entry {
-                            rank: candidate.rank,
-                            order: order + 1,
-                            local,
-                            summary: &candidate.summary,
-                            winner: Winner::Provider {
-                                slot: planned.slot,
-                                candidate: Box::new(candidate.clone()),
-                                native: planned.native.clone(),
-                            },
-                        });
-                    }
+                ProviderOutcome::Released => {
+                    complete = false;
+                    released = true;
                 }
             }
         }
-        entries.sort_by(|a, b| {
-            a.rank
-                .total_cmp(&b.rank)
-                .then(a.order.cmp(&b.order))
-                .then(a.local.cmp(&b.local))
-        });
-        let mut warnings = Vec::new();
-        let mut seen: std::collections::HashMap<&str, (&SkillSummary, f64)> =
-            std::collections::HashMap::with_capacity(entries.len());
-        let mut won: Vec<(SkillSummary, Winner)> = Vec::with_capacity(entries.len());
-        for entry in entries {
-            if let Some((first, rank)) = seen.get(entry.summary.name.as_str()) {
-                warnings.push(format!(
-                    "skill \"{}\" from provider \"{}\" (source {}, rank {}) is shadowed by provider \"{}\" (source {}, rank {})",
-                    entry.summary.name,
-                    entry.summary.provider,
-                    entry.summary.source,
-                    entry.rank,
-                    first.provider,
-                    first.source,
-                    rank
-                ));
-                continue;
-            }
-            seen.insert(entry.summary.name.as_str(), (entry.summary, entry.rank));
-            won.push((entry.summary.clone(), entry.winner));
-        }
-        won.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        let (order, warnings) = merge(&self.runtime, &self.providers, &outcomes);
 
         let mut state = lock(&self.registry.shared);
         let stable = state.generation == self.generation;
-        if !stable && self.attempt == 0 {
+        if !stable && self.attempt == 0 && !released {
             return Finish::Retry;
         }
         complete &= stable;
         let id = state.fresh_id();
-        let (skills, winners) = won.into_iter().unzip();
-        let catalog = Arc::new(Catalog {
+        drop(state);
+        let catalog = Arc::new(build_catalog(
             id,
-            generation: self.generation,
+            self.generation,
             complete,
-            skills,
-            winners,
-        });
+            &self.runtime,
+            &self.providers,
+            outcomes,
+            &order,
+        ));
         if complete {
-            if let Some((_, old)) = state.cache.push(self.cwd.clone(), catalog.clone()) {
-                if old.id != catalog.id {
-                    state.evicted.push(old.id);
+            let mut state = lock(&self.registry.shared);
+            // Another mutation may have happened since the check above: only a
+            // catalog of the current generation is cached.
+            if state.generation == self.generation {
+                if let Some((_, old)) = state.cache.push(self.cwd.clone(), catalog.clone()) {
+                    if old.id != catalog.id {
+                        state.evicted.push(old.id);
+                    }
                 }
             }
         }
@@ -545,11 +673,257 @@ impl Collection {
     }
 }
 
+/// Where a contender comes from: the runtime list, or `(provider position,
+/// position in its observation)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    Runtime(u32),
+    Provider(u32, u32),
+}
+
+/// A contender for a name, as the merge sorts it.
+#[derive(Clone, Copy)]
+struct Contender<'a> {
+    name: &'a str,
+    rank: f64,
+    origin: Origin,
+}
+
+/// Provider label and source of a contender (for shadowing warnings).
+fn labels<'a>(
+    origin: Origin,
+    runtime: &'a [(u64, Arc<RuntimeSkill>)],
+    providers: &'a [PlannedProvider],
+    outcomes: &'a [ProviderOutcome],
+) -> (&'a str, &'a str) {
+    let at = |i: u32| i as usize;
+    match origin {
+        Origin::Runtime(i) => runtime
+            .get(at(i))
+            .map_or(("", ""), |(_, s)| (s.provider.as_str(), s.source.as_str())),
+        Origin::Provider(p, local) => match outcomes.get(at(p)) {
+            Some(ProviderOutcome::Listed(obs)) => {
+                obs.candidates.get(at(local)).map_or(("", ""), |c| {
+                    (c.summary.provider.as_str(), c.summary.source.as_str())
+                })
+            }
+            Some(ProviderOutcome::Host(obs)) => (
+                providers
+                    .get(at(p))
+                    .map_or("", |planned| planned.name.as_str()),
+                obs.listing
+                    .candidates
+                    .get(at(local))
+                    .map_or("", |c| obs.source(c)),
+            ),
+            _ => ("", ""),
+        },
+    }
+}
+
+fn index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// The winners' origins sorted by name, and one warning per shadowed
+/// duplicate.
+fn merge(
+    runtime: &[(u64, Arc<RuntimeSkill>)],
+    providers: &[PlannedProvider],
+    outcomes: &[ProviderOutcome],
+) -> (Vec<Origin>, Vec<String>) {
+    let total = runtime.len()
+        + outcomes
+            .iter()
+            .map(|o| match o {
+                ProviderOutcome::Listed(obs) => obs.candidates.len(),
+                ProviderOutcome::Host(obs) => obs.listing.candidates.len(),
+                _ => 0,
+            })
+            .sum::<usize>();
+    let mut contenders: Vec<Contender<'_>> = Vec::with_capacity(total);
+    for (i, (_, skill)) in runtime.iter().enumerate() {
+        contenders.push(Contender {
+            name: &skill.name,
+            rank: RUNTIME_RANK,
+            origin: Origin::Runtime(index(i)),
+        });
+    }
+    for (p, outcome) in outcomes.iter().enumerate() {
+        let p = index(p);
+        match outcome {
+            ProviderOutcome::Listed(obs) => {
+                contenders.extend(
+                    obs.candidates
+                        .iter()
+                        .enumerate()
+                        .map(|(local, c)| Contender {
+                            name: &c.summary.name,
+                            rank: c.rank,
+                            origin: Origin::Provider(p, index(local)),
+                        }),
+                );
+            }
+            ProviderOutcome::Host(obs) => {
+                contenders.extend(obs.listing.candidates.iter().enumerate().map(|(local, c)| {
+                    Contender {
+                        name: c.name.of(&obs.text),
+                        rank: c.rank,
+                        origin: Origin::Provider(p, index(local)),
+                    }
+                }));
+            }
+            ProviderOutcome::Failed | ProviderOutcome::Released => {}
+        }
+    }
+    // Contenders were pushed in precedence order for equal ranks (runtime,
+    // then providers in registration order, each in its own order): a stable
+    // sort by (name, rank) puts each name's winner first in its group, and the
+    // winners in name order. Providers usually list in name order, and the
+    // stable sort merges such runs instead of sorting from scratch.
+    contenders.sort_by(|a, b| a.name.cmp(b.name).then(a.rank.total_cmp(&b.rank)));
+    let mut warnings = Vec::new();
+    let mut won: Vec<Origin> = Vec::with_capacity(contenders.len());
+    let mut first: Option<&Contender<'_>> = None;
+    for c in &contenders {
+        match first {
+            Some(f) if f.name == c.name => {
+                let (provider, source) = labels(c.origin, runtime, providers, outcomes);
+                let (first_provider, first_source) = labels(f.origin, runtime, providers, outcomes);
+                warnings.push(format!(
+                    "skill \"{}\" from provider \"{provider}\" (source {source}, rank {}) is shadowed by provider \"{first_provider}\" (source {first_source}, rank {})",
+                    c.name, c.rank, f.rank
+                ));
+            }
+            _ => {
+                first = Some(c);
+                won.push(c.origin);
+            }
+        }
+    }
+    (won, warnings)
+}
+
+fn build_catalog(
+    id: u64,
+    generation: u64,
+    complete: bool,
+    runtime: &[(u64, Arc<RuntimeSkill>)],
+    providers: &[PlannedProvider],
+    outcomes: Vec<ProviderOutcome>,
+    order: &[Origin],
+) -> Catalog {
+    // Native candidates move into their winner entries.
+    let mut natives: Vec<Vec<Option<Candidate>>> = Vec::with_capacity(outcomes.len());
+    let mut hosts: Vec<Option<HostObservation>> = Vec::with_capacity(outcomes.len());
+    for outcome in outcomes {
+        match outcome {
+            ProviderOutcome::Listed(obs) => {
+                natives.push(obs.candidates.into_iter().map(Some).collect());
+                hosts.push(None);
+            }
+            ProviderOutcome::Host(obs) => {
+                natives.push(Vec::new());
+                hosts.push(Some(obs));
+            }
+            ProviderOutcome::Failed | ProviderOutcome::Released => {
+                natives.push(Vec::new());
+                hosts.push(None);
+            }
+        }
+    }
+    let mut text = String::new();
+    let mut entries = Vec::with_capacity(order.len());
+    let mut host_held = 0u32;
+    let span = |text: &mut String, s: &str| {
+        let start = u32::try_from(text.len()).unwrap_or(u32::MAX);
+        text.push_str(s);
+        Span {
+            start,
+            end: u32::try_from(text.len()).unwrap_or(u32::MAX),
+        }
+    };
+    let mut held = || {
+        host_held += 1;
+        Description::Host(host_held - 1)
+    };
+    for origin in order {
+        let entry = match *origin {
+            Origin::Runtime(i) => {
+                let Some((id, skill)) = runtime.get(i as usize) else {
+                    continue;
+                };
+                Entry {
+                    name: span(&mut text, &skill.name),
+                    description: held(),
+                    invocation: skill.invocation,
+                    winner: Winner::Runtime { id: *id },
+                }
+            }
+            Origin::Provider(p, local) => {
+                let (p, local) = (p as usize, local as usize);
+                let Some(planned) = providers.get(p) else {
+                    continue;
+                };
+                if let Some(obs) = hosts.get(p).and_then(Option::as_ref) {
+                    let Some(c) = obs.listing.candidates.get(local) else {
+                        continue;
+                    };
+                    Entry {
+                        name: span(&mut text, c.name.of(&obs.text)),
+                        description: held(),
+                        invocation: c.invocation,
+                        winner: Winner::Host {
+                            slot: planned.slot,
+                            index: u32::try_from(local).unwrap_or(u32::MAX),
+                        },
+                    }
+                } else {
+                    let (Some(candidate), Some(provider)) = (
+                        natives
+                            .get_mut(p)
+                            .and_then(|v| v.get_mut(local))
+                            .and_then(Option::take),
+                        planned.native.clone(),
+                    ) else {
+                        continue;
+                    };
+                    Entry {
+                        name: span(&mut text, &candidate.summary.name),
+                        description: Description::Text(span(
+                            &mut text,
+                            &candidate.summary.description,
+                        )),
+                        invocation: candidate.summary.invocation,
+                        winner: Winner::Native {
+                            slot: planned.slot,
+                            provider,
+                            candidate: Box::new(candidate),
+                        },
+                    }
+                }
+            }
+        };
+        entries.push(entry);
+    }
+    Catalog {
+        id,
+        generation,
+        complete,
+        text,
+        entries,
+        host_held,
+        supplied: OnceLock::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{InvocationPolicy, Locator, SkillDefinition};
+    use crate::model::host::{validate_listing, OwnedRecords};
+    use crate::model::{Locator, SkillDefinition};
     use crate::provider::ProviderError;
+    use serde_json::json;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn summary(name: &str, provider: &str, source: &str) -> SkillSummary {
@@ -564,13 +938,17 @@ mod tests {
         }
     }
 
-    fn cand(name: &str, provider: &str, rank: f64, index: u32) -> Candidate {
+    fn runtime(name: &str) -> RuntimeSkill {
+        RuntimeSkill::from(&summary(name, "runtime", "runtime"))
+    }
+
+    fn cand(name: &str, provider: &str, rank: f64) -> Candidate {
         Candidate {
             summary: summary(name, provider, "test"),
             rank,
             path: None,
             metadata: None,
-            locator: Locator::Index(index),
+            locator: Locator::None,
         }
     }
 
@@ -581,6 +959,32 @@ mod tests {
         })
     }
 
+    /// A JS provider's `list()` result, validated as the binding does it.
+    fn host(provider: &str, items: &[(&str, f64)], complete: bool) -> ProviderOutcome {
+        let candidates: Vec<_> = items
+            .iter()
+            .map(|(name, rank)| {
+                json!({
+                    "name": name,
+                    "description": format!("{name} from {provider}"),
+                    "invocation": {"modelInvocable": !name.starts_with("hidden"), "userInvocable": true},
+                    "source": "remote",
+                    "provider": provider,
+                    "rank": rank,
+                })
+            })
+            .collect();
+        let value = json!({ "candidates": candidates, "complete": complete });
+        let (head, owned) = OwnedRecords::from_list_json(&value);
+        let records = owned.records();
+        let listing = validate_listing(provider, &head, &records).expect("valid listing");
+        ProviderOutcome::Host(HostObservation {
+            text: records.text.to_string(),
+            strings: records.strings.to_vec(),
+            listing,
+        })
+    }
+
     fn done(f: Finish) -> (Arc<Catalog>, Vec<String>) {
         match f {
             Finish::Done { catalog, warnings } => (catalog, warnings),
@@ -588,13 +992,35 @@ mod tests {
         }
     }
 
+    fn names(catalog: &Catalog) -> Vec<&str> {
+        catalog.names().collect()
+    }
+
     #[test]
-    fn rejects_bad_cache_sizes() {
+    fn rejects_bad_settings() {
         assert!(Registry::new(0).is_err());
         assert_eq!(Registry::cache_size_from_f64(3.0), Ok(3));
+        assert_eq!(Registry::provider_timeout_from_f64(250.0), Ok(250));
+        assert_eq!(
+            Registry::provider_timeout_from_f64(2_147_483_647.0),
+            Ok(2_147_483_647)
+        );
         for bad in [0.0, -1.0, 1.5, f64::NAN, f64::INFINITY] {
             assert!(Registry::cache_size_from_f64(bad).is_err(), "{bad}");
+            assert!(Registry::provider_timeout_from_f64(bad).is_err(), "{bad}");
         }
+        assert_eq!(
+            Registry::provider_timeout_from_f64(2_147_483_648.0)
+                .expect_err("too large")
+                .to_string(),
+            "providerTimeoutMs must be a positive integer of at most 2147483647 (got 2147483648)"
+        );
+        assert_eq!(
+            Registry::cache_size_from_f64(f64::NAN)
+                .expect_err("NaN")
+                .to_string(),
+            "collectCacheMaxEntries must be a positive integer (got NaN)"
+        );
     }
 
     #[test]
@@ -618,57 +1044,102 @@ mod tests {
     #[test]
     fn merge_by_rank_then_order_then_local() {
         let r = Registry::new(4).expect("registry");
-        r.register_provider("a", None).expect("a");
-        r.register_provider("b", None).expect("b");
-        assert!(r
-            .register_runtime(summary("rt", "runtime", "runtime"))
-            .is_some());
-        assert!(r
-            .register_runtime(summary("both", "runtime", "runtime"))
-            .is_some());
+        let a = r.register_provider("a", None).expect("a");
+        let b = r.register_provider("b", None).expect("b");
+        assert!(r.register_runtime(runtime("rt")).is_some());
+        assert!(r.register_runtime(runtime("both")).is_some());
         let c = r.collect(Some("/w"), 0);
         let (cat, warnings) = done(c.finish(vec![
-            listed(vec![
-                cand("zeta", "a", 500.0, 0),
-                cand("dup", "a", 300.0, 1),
-                cand("dup", "a", 300.0, 2),
-                cand("both", "a", 300.0, 3),
-            ]),
-            listed(vec![cand("dup", "b", 300.0, 0), cand("rt", "b", 100.0, 1)]),
+            host(
+                "a",
+                &[
+                    ("zeta", 500.0),
+                    ("dup", 300.0),
+                    ("dup", 300.0),
+                    ("both", 300.0),
+                ],
+                true,
+            ),
+            host("b", &[("dup", 300.0), ("rt", 100.0)], true),
         ]));
-        let names: Vec<&str> = cat.skills.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["both", "dup", "rt", "zeta"]);
-        // rank 100 from b beats runtime's 250; runtime's 250 beats a's 300.
-        assert_eq!(cat.skills[2].provider, "b");
-        assert_eq!(cat.skills[0].provider, "runtime");
-        // same rank: provider order, then local order.
-        match &cat.winners[1] {
-            Winner::Provider { candidate, .. } => {
-                assert_eq!(candidate.summary.provider, "a");
-                assert_eq!(candidate.locator, Locator::Index(1));
-            }
-            other => panic!("{other:?}"),
-        }
+        assert_eq!(names(&cat), ["both", "dup", "rt", "zeta"]);
+        let winners: Vec<String> = cat
+            .entries()
+            .iter()
+            .map(|e| format!("{:?}", e.winner))
+            .collect();
+        // runtime 250 beats a's 300; same rank: provider order, then local
+        // order; rank 100 from b beats runtime 250.
+        assert!(winners[0].starts_with("Runtime("), "{winners:?}");
+        assert_eq!(winners[1], format!("Host({a}, 1)"));
+        assert_eq!(winners[2], format!("Host({b}, 1)"));
+        assert_eq!(winners[3], format!("Host({a}, 0)"));
         assert_eq!(warnings.len(), 4, "{warnings:?}");
+        assert!(
+            warnings.contains(&"skill \"dup\" from provider \"b\" (source remote, rank 300) is shadowed by provider \"a\" (source remote, rank 300)".to_string()),
+            "{warnings:?}"
+        );
         assert!(cat.complete);
         assert_eq!(cat.position("rt"), Some(2));
         assert_eq!(cat.position("nope"), None);
     }
 
     #[test]
+    fn catalog_entries_for_rendering() {
+        let r = Registry::new(4).expect("registry");
+        r.register_provider("js", None).expect("js");
+        let fake = Arc::new(Fake::default());
+        r.register_provider("fake", Some(fake.clone()))
+            .expect("fake");
+        assert!(r.register_runtime(runtime("middle")).is_some());
+        let (cat, _) = done(r.collect(None, 0).finish(vec![
+            host("js", &[("hidden-one", 1.0), ("zulu", 1.0)], true),
+            listed(vec![cand("alpha", "fake", 1.0)]),
+        ]));
+        assert_eq!(names(&cat), ["alpha", "hidden-one", "middle", "zulu"]);
+        // The runtime and JS-provider descriptions stay with the host until it
+        // supplies them.
+        assert_eq!(cat.host_held(), 3);
+        assert!(!cat.has_descriptions() && cat.model_entries().is_none());
+        assert_eq!(cat.description(&cat.entries()[0]), Some("alpha from fake"));
+        assert_eq!(cat.description(&cat.entries()[1]), None);
+        let text = "hidden onemiddle from runtimezulu from js".to_string();
+        let spans = |bounds: &[(u32, u32)]| -> Vec<Span> {
+            bounds
+                .iter()
+                .map(|&(start, end)| Span { start, end })
+                .collect()
+        };
+        assert!(cat
+            .supply_descriptions(text.clone(), spans(&[(0, 10), (10, 29)]))
+            .is_err());
+        assert!(cat
+            .supply_descriptions(text.clone(), spans(&[(0, 10), (10, 29), (29, 99)]))
+            .is_err());
+        cat.supply_descriptions(text, spans(&[(0, 10), (10, 29), (29, 41)]))
+            .expect("fits");
+        let model: Vec<(&str, &str)> = cat.model_entries().expect("complete").collect();
+        assert_eq!(
+            model,
+            [
+                ("alpha", "alpha from fake"),
+                ("middle", "middle from runtime"),
+                ("zulu", "zulu from js")
+            ]
+        );
+        let native: Vec<&str> = cat.native_summaries().map(|s| s.name.as_str()).collect();
+        assert_eq!(native, ["alpha"]);
+        assert_eq!(cat.len(), 4);
+    }
+
+    #[test]
     fn runtime_duplicates_are_refused() {
         let r = Registry::new(4).expect("registry");
-        let first = r
-            .register_runtime(summary("x", "runtime", "runtime"))
-            .expect("first");
-        assert!(r
-            .register_runtime(summary("x", "runtime", "runtime"))
-            .is_none());
+        let first = r.register_runtime(runtime("x")).expect("first");
+        assert!(r.register_runtime(runtime("x")).is_none());
         assert!(r.unregister_runtime(first));
         assert!(!r.unregister_runtime(first));
-        assert!(r
-            .register_runtime(summary("x", "runtime", "runtime"))
-            .is_some());
+        assert!(r.register_runtime(runtime("x")).is_some());
     }
 
     #[test]
@@ -683,14 +1154,11 @@ mod tests {
         assert!(r.cached(Some("/w")).is_none());
         let (cat, _) = done(
             r.collect(Some("/w"), 0)
-                .finish(vec![ProviderOutcome::Listed(Observation {
-                    candidates: vec![cand("x", "a", 1.0, 0)],
-                    complete: false,
-                })]),
+                .finish(vec![host("a", &[("x", 1.0)], false)]),
         );
         assert!(!cat.complete);
         assert!(r.cached(Some("/w")).is_none());
-        let (cat, _) = done(r.collect(Some("/w"), 0).finish(vec![listed(vec![])]));
+        let (cat, _) = done(r.collect(Some("/w"), 0).finish(vec![host("a", &[], true)]));
         assert!(cat.complete);
         assert_eq!(r.cached(Some("/w")).map(|c| c.id), Some(cat.id));
         assert!(r.cached(None).is_none());
@@ -721,12 +1189,32 @@ mod tests {
         let slot = r.register_provider("a", None).expect("a");
         let first = r.collect(Some("/w"), 0);
         assert!(r.invalidate(slot));
-        assert!(matches!(first.finish(vec![listed(vec![])]), Finish::Retry));
+        assert!(matches!(
+            first.finish(vec![host("a", &[], true)]),
+            Finish::Retry
+        ));
         let second = r.collect(Some("/w"), 1);
         assert!(r.invalidate(slot));
-        let (cat, _) = done(second.finish(vec![listed(vec![cand("x", "a", 1.0, 0)])]));
+        let (cat, _) = done(second.finish(vec![host("a", &[("x", 1.0)], true)]));
         assert!(!cat.complete);
-        assert_eq!(cat.skills.len(), 1);
+        assert_eq!(cat.len(), 1);
+        assert!(r.cached(Some("/w")).is_none());
+    }
+
+    #[test]
+    fn a_released_provider_ends_the_lookup_incomplete_without_a_retry() {
+        let r = Registry::new(2).expect("registry");
+        let gone = r.register_provider("gone", None).expect("gone");
+        r.register_provider("kept", None).expect("kept");
+        let collection = r.collect(Some("/w"), 0);
+        // Disposal bumps the generation; the lookup is released, not retried.
+        assert!(r.unregister_provider(gone));
+        let (cat, _) = done(collection.finish(vec![
+            ProviderOutcome::Released,
+            host("kept", &[("k", 1.0)], true),
+        ]));
+        assert!(!cat.complete);
+        assert_eq!(names(&cat), ["k"]);
         assert!(r.cached(Some("/w")).is_none());
     }
 
@@ -742,6 +1230,7 @@ mod tests {
         assert_eq!(r.generation(), g2);
     }
 
+    #[derive(Default)]
     struct Fake {
         invalidator: Mutex<Option<Arc<dyn Invalidate>>>,
         lists: AtomicUsize,
@@ -755,7 +1244,7 @@ mod tests {
             self.lists.fetch_add(1, Ordering::SeqCst);
             (
                 Observation {
-                    candidates: vec![cand("native", "fake", 1.0, 0)],
+                    candidates: vec![cand("native", "fake", 1.0)],
                     complete: true,
                 },
                 vec!["a warning".into()],
@@ -781,10 +1270,7 @@ mod tests {
     #[test]
     fn native_providers_are_attached_and_cached() {
         let r = Registry::new(2).expect("registry");
-        let fake = Arc::new(Fake {
-            invalidator: Mutex::new(None),
-            lists: AtomicUsize::new(0),
-        });
+        let fake = Arc::new(Fake::default());
         let hook_calls = Arc::new(AtomicUsize::new(0));
         let h = hook_calls.clone();
         r.set_change_hook(Some(Box::new(move || {
@@ -795,7 +1281,7 @@ mod tests {
             .expect("fake");
         let ctx = LookupContext::new(None);
         let (cat, warnings) = r.snapshot_native(&ctx);
-        assert_eq!(cat.skills[0].name, "native");
+        assert_eq!(names(&cat), ["native"]);
         assert_eq!(warnings, vec!["a warning".to_string()]);
         let (again, _) = r.snapshot_native(&ctx);
         assert_eq!(again.id, cat.id);
@@ -822,10 +1308,7 @@ mod tests {
     #[test]
     fn registry_is_dropped_when_unused() {
         let r = Registry::new(2).expect("registry");
-        let fake = Arc::new(Fake {
-            invalidator: Mutex::new(None),
-            lists: AtomicUsize::new(0),
-        });
+        let fake = Arc::new(Fake::default());
         r.register_provider("fake", Some(fake.clone()))
             .expect("fake");
         let weak = Arc::downgrade(&r.shared);

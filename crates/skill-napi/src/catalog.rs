@@ -147,6 +147,10 @@ pub struct NapiLayout {
     pub pinned: Option<Vec<String>>,
 }
 
+/// A registry catalog whose runtime and JS-provider descriptions have not been
+/// handed over yet (`catalogSourceOf` in `lib/registry.js` does that first).
+const UNSUPPLIED: &str = "the registry catalog's descriptions have not been supplied";
+
 /// The catalog an export renders: the registry's own merged catalog when JS
 /// passes one (names and descriptions are read in place, nothing is packed),
 /// else the packed chunks, laid out as `layout` says.
@@ -164,7 +168,10 @@ fn with_catalog<T>(
         .transpose()
         .map_err(catalog_error)?;
     let catalog = match registry {
-        Some(registry) => Catalog::from_summaries(&registry.catalog().skills, max_len),
+        Some(registry) => match registry.catalog().model_entries() {
+            Some(entries) => Catalog::new(entries, max_len),
+            None => return Err(invalid_arg(UNSUPPLIED)),
+        },
         None => {
             let items = unpack(chunks, lengths.as_ref()).map_err(invalid_arg)?;
             Catalog::new(items, max_len)

@@ -1,23 +1,26 @@
 //! Binding for `skill_core::registry`: the native half of `SkillRegistry`.
 //!
-//! JS keeps provider objects, candidate objects and listeners (identity matters
-//! there); Rust keeps slots, generations, the merge and the cache. A lookup is a
-//! [`NativeCollection`]: JS calls the JS providers, [`NativeCollection::list_native`]
-//! calls native providers on the libuv pool, and [`NativeCollection::finish`]
-//! validates and merges.
+//! JS keeps provider objects, candidate objects, options and listeners
+//! (identity matters there) and builds the summaries it hands out from them;
+//! Rust keeps slots, generations, the validation rules, the merge, the cache
+//! and each catalog's winners (name, description, invocation). A lookup is a
+//! [`NativeCollection`]: JS calls the JS providers and hands each result over
+//! packed ([`crate::raw`]), [`NativeCollection::list_native`] calls native
+//! providers on the libuv pool, and [`NativeCollection::finish`] merges.
 
 use crate::convert::definition_to_js;
 use crate::local::NativeLocalProvider;
-use crate::raw;
+use crate::raw::{Packed, Texts};
 use crate::util::{failure, guard, invalid_arg};
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::ScopedTask;
 use napi_derive::napi;
-use skill_core::model::{
-    validate_definition, validate_list_result, validate_registration, Observation, SkillDefinition,
-    ValidationError,
+use skill_core::model::host::{
+    validate_definition, validate_listing, validate_registration, HostObservation, ListHead, Span,
+    Tag,
 };
+use skill_core::model::{Observation, SkillDefinition, ValidationError};
 use skill_core::provider::{LookupContext, NativeProvider};
 use skill_core::registry::{Catalog, Collection, Finish, ProviderOutcome, Registry, Winner};
 use std::path::PathBuf;
@@ -51,27 +54,24 @@ pub struct NativeRegistry {
     core: Registry,
 }
 
-/// A provider slot JS must call during a collection.
-#[napi(object)]
-pub struct ExternalSlot {
-    /// Slot id.
-    pub slot: f64,
-    /// Provider name.
-    pub name: String,
-}
-
 #[napi]
 impl NativeRegistry {
-    /// Create the registry. `notify(kind, message)` is called on the JS thread
-    /// for changes a native provider reports by itself (`kind === 'change'`) and
-    /// for warnings raised off the JS thread (`kind === 'warn'`). The handle is
-    /// weak: it never keeps the process alive.
+    /// Create the registry. Validates `collectCacheMaxEntries` and, when
+    /// given, `providerTimeoutMs` (the JS layer runs the timers).
+    /// `notify(kind, message)` is called on the JS thread for changes a native
+    /// provider reports by itself (`kind === 'change'`) and for warnings raised
+    /// off the JS thread (`kind === 'warn'`). The handle is weak: it never keeps
+    /// the process alive.
     #[napi(constructor, catch_unwind)]
     pub fn new(
         cache_entries: f64,
+        provider_timeout_ms: Option<f64>,
         notify: Option<Function<'_, FnArgs<(String, String)>, Unknown<'static>>>,
     ) -> Result<Self> {
         let size = Registry::cache_size_from_f64(cache_entries).map_err(invalid_arg)?;
+        if let Some(timeout) = provider_timeout_ms {
+            Registry::provider_timeout_from_f64(timeout).map_err(invalid_arg)?;
+        }
         let core = Registry::new(size).map_err(invalid_arg)?;
         if let Some(notify) = notify {
             let tsfn: Notify = notify
@@ -127,13 +127,20 @@ impl NativeRegistry {
         self.core.invalidate(slot_id(slot))
     }
 
-    /// Validate a runtime skill and add it. Returns its id, or `null` when a
-    /// runtime skill with that name exists. Throws on an invalid skill.
-    #[napi(catch_unwind)]
-    pub fn register_runtime(&self, skill_json: String) -> Result<Option<f64>> {
-        let raw = raw::parse(&skill_json)?;
-        let summary = validate_registration(&raw).map_err(validation)?;
-        Ok(self.core.register_runtime(summary).map(|id| id as f64))
+    /// Current catalog generation (bumped by every mutation).
+    #[napi(getter, catch_unwind)]
+    pub fn generation(&self) -> f64 {
+        self.core.generation() as f64
+    }
+
+    /// Validate a runtime skill (one packed record) and add it. Returns its
+    /// id, or `null` when a runtime skill with that name exists. Throws on an
+    /// invalid skill.
+    #[napi(catch_unwind, ts_args_type = "skill: PackedRecords")]
+    pub fn register_runtime(&self, skill: Packed<'_>) -> Result<Option<f64>> {
+        let decoded = skill.names.decode()?;
+        let runtime = validate_registration(&one(skill.records(&decoded)?)?).map_err(validation)?;
+        Ok(self.core.register_runtime(runtime).map(|id| id as f64))
     }
 
     /// Remove a runtime skill; `false` if already removed.
@@ -151,16 +158,6 @@ impl NativeRegistry {
             .unwrap_or(-1.0)
     }
 
-    /// Ids of catalogs dropped from the cache since the last call.
-    #[napi(catch_unwind)]
-    pub fn take_evicted(&self) -> Vec<f64> {
-        self.core
-            .take_evicted()
-            .into_iter()
-            .map(|id| id as f64)
-            .collect()
-    }
-
     /// Start collecting a catalog (attempt 0, or 1 for the retry).
     #[napi(catch_unwind)]
     pub fn collect(&self, cwd: Option<String>, attempt: u32) -> NativeCollection {
@@ -169,28 +166,46 @@ impl NativeRegistry {
         NativeCollection {
             cwd: cwd.map(PathBuf::from),
             natives: Arc::new(Mutex::new(vec![None; slots])),
+            hosts: Mutex::new(vec![None; slots]),
             collection: Mutex::new(Some(collection)),
         }
     }
 
-    /// Validate a definition returned by JS provider `provider`'s `get()`;
-    /// returns its name. Throws naming the provider and the field.
-    #[napi(catch_unwind)]
-    pub fn validate_definition(&self, provider: String, definition_json: String) -> Result<String> {
-        let raw = raw::parse(&definition_json)?;
-        validate_definition(&provider, &raw)
-            .map(|s| s.name)
-            .map_err(validation)
+    /// Validate a definition (one packed record) returned by JS provider
+    /// `provider`'s `get()`; returns its name. Throws naming the provider and
+    /// the field.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "provider: string, definition: PackedRecords"
+    )]
+    pub fn validate_definition(&self, provider: String, definition: Packed<'_>) -> Result<String> {
+        let decoded = definition.names.decode()?;
+        validate_definition(&provider, &one(definition.records(&decoded)?)?).map_err(validation)
+    }
+}
+
+/// The single record of a packed value.
+fn one(
+    records: skill_core::model::host::Records<'_>,
+) -> Result<skill_core::model::host::Records<'_>> {
+    if records.len() == 1 {
+        Ok(records)
+    } else {
+        Err(invalid_arg("malformed packed records: expected one record"))
     }
 }
 
 type NativeResults = Arc<Mutex<Vec<Option<Observation>>>>;
 
-/// One catalog collection in progress.
+/// One catalog collection in progress. JS knows which of its providers are
+/// JS providers and which are native (it registered them), so it asks only for
+/// what it needs: the native providers' discovery, and the merge.
 #[napi]
 pub struct NativeCollection {
     cwd: Option<PathBuf>,
     natives: NativeResults,
+    /// Validated results of the JS providers, by position in the plan.
+    hosts: Mutex<Vec<Option<HostObservation>>>,
     collection: Mutex<Option<Collection>>,
 }
 
@@ -198,32 +213,39 @@ fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+fn tag(value: f64) -> Tag {
+    Tag::from_u8(value as u8).unwrap_or(Tag::Undefined)
+}
+
+/// How a JS provider's `list()` ended (see [`NativeCollection::finish`]).
+const LISTED: u8 = 0;
+const RELEASED: u8 = 2;
+
+/// What [`NativeCollection::finish`] hands back.
+#[napi(object, object_from_js = false)]
+pub struct FinishedCollection {
+    /// The merged catalog.
+    pub catalog: NativeCatalog,
+    /// Its id.
+    pub id: f64,
+    /// Whether it is complete (and cached).
+    pub complete: bool,
+    /// The winners (see [`NativeCatalog::winners`]).
+    pub winners: Float64Array,
+    /// Shadowed-duplicate warnings produced by the merge.
+    pub warnings: Vec<String>,
+    /// Ids of catalogs dropped from the cache since the last collection.
+    pub evicted: Vec<f64>,
+}
+
 #[napi]
 impl NativeCollection {
-    /// JS providers to call, in registration order.
+    /// The catalog generation this collection started at.
     #[napi(getter, catch_unwind)]
-    pub fn external(&self) -> Vec<ExternalSlot> {
+    pub fn generation(&self) -> f64 {
         locked(&self.collection)
             .as_ref()
-            .map(|c| {
-                c.providers
-                    .iter()
-                    .filter(|p| p.native.is_none())
-                    .map(|p| ExternalSlot {
-                        slot: p.slot as f64,
-                        name: p.name.clone(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    /// Whether any native provider takes part.
-    #[napi(getter, catch_unwind)]
-    pub fn has_native(&self) -> bool {
-        locked(&self.collection)
-            .as_ref()
-            .is_some_and(|c| c.providers.iter().any(|p| p.native.is_some()))
+            .map_or(-1.0, |c| c.generation() as f64)
     }
 
     /// Run every native provider's discovery on the libuv pool. Resolves to the
@@ -247,45 +269,104 @@ impl NativeCollection {
         })
     }
 
-    /// Merge: `results_json` is a JSON array whose item `i` is what external
-    /// provider `i` (in [`Self::external`] order) returned from `list()`
-    /// (serialised with the registry's key list), ignored where `failed[i]`.
-    /// Returns the catalog, or `null` when the generation moved and JS must retry.
+    /// Validate what the JS provider in `slot` returned from `list()`: `head`
+    /// is `[tag of the result, tag of its candidates, tag of its complete, and
+    /// the three numbers behind them]`, `candidates` the packed candidates.
+    /// Throws naming the provider and the field.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "slot: number, head: number[], candidates: PackedRecords"
+    )]
+    pub fn add_listing(&self, slot: f64, head: Vec<f64>, candidates: Packed<'_>) -> Result<()> {
+        let (position, name) = {
+            let collection = locked(&self.collection);
+            let collection = collection
+                .as_ref()
+                .ok_or_else(|| failure("collection already finished"))?;
+            collection
+                .providers
+                .iter()
+                .position(|p| p.slot == slot_id(slot) && p.native.is_none())
+                .map(|i| (i, collection.providers[i].name.clone()))
+                .ok_or_else(|| invalid_arg("no such JS provider in this collection"))?
+        };
+        let number = |i: usize| head.get(i).copied().unwrap_or(0.0);
+        let head = ListHead {
+            value: tag(number(0)),
+            candidates: tag(number(1)),
+            complete: tag(number(2)),
+            numbers: [number(3), number(4), number(5)],
+        };
+        let decoded = candidates.names.decode()?;
+        let listing =
+            validate_listing(&name, &head, &candidates.records(&decoded)?).map_err(validation)?;
+        let observation = HostObservation {
+            text: decoded.text,
+            strings: candidates.strings,
+            listing,
+        };
+        if let Some(place) = locked(&self.hosts).get_mut(position) {
+            *place = Some(observation);
+        }
+        Ok(())
+    }
+
+    /// Merge. `states` holds `slot, state` pairs saying how each JS provider's
+    /// `list()` ended: 0 listed (see [`Self::add_listing`]), 1 failed or timed
+    /// out, 2 released (its registration was disposed while the lookup
+    /// waited); a JS provider not mentioned failed. Returns the catalog, or
+    /// `null` when the generation moved and JS must retry.
     #[napi(catch_unwind)]
-    pub fn finish(&self, results_json: String, failed: Vec<bool>) -> Result<Option<NativeCatalog>> {
+    pub fn finish(&self, states: Vec<f64>) -> Result<Option<FinishedCollection>> {
         let collection = locked(&self.collection)
             .take()
             .ok_or_else(|| failure("collection already finished"))?;
-        let mut results = match raw::parse(&results_json)? {
-            skill_core::model::Raw::Array(items) => items.into_iter(),
-            _ => return Err(failure("provider results must be a JSON array")),
+        let state_of = |slot: u64| {
+            states
+                .chunks_exact(2)
+                .find(|pair| slot_id(pair[0]) == slot)
+                .map_or(1, |pair| pair[1] as u8)
         };
         let mut natives = locked(&self.natives);
+        let mut hosts = locked(&self.hosts);
         let mut outcomes = Vec::with_capacity(collection.providers.len());
-        let mut external_index = 0usize;
         for (i, planned) in collection.providers.iter().enumerate() {
-            if planned.native.is_some() {
-                outcomes.push(match natives.get_mut(i).and_then(Option::take) {
+            let outcome = if planned.native.is_some() {
+                match natives.get_mut(i).and_then(Option::take) {
                     Some(obs) => ProviderOutcome::Listed(obs),
                     None => ProviderOutcome::Failed,
-                });
-                continue;
-            }
-            let raw = results.next().unwrap_or_default();
-            let index = external_index;
-            external_index += 1;
-            if failed.get(index).copied().unwrap_or(true) {
-                outcomes.push(ProviderOutcome::Failed);
-                continue;
-            }
-            outcomes.push(ProviderOutcome::Listed(
-                validate_list_result(&planned.name, &raw).map_err(validation)?,
-            ));
+                }
+            } else {
+                match (
+                    state_of(planned.slot),
+                    hosts.get_mut(i).and_then(Option::take),
+                ) {
+                    (LISTED, Some(obs)) => ProviderOutcome::Host(obs),
+                    (RELEASED, _) => ProviderOutcome::Released,
+                    _ => ProviderOutcome::Failed,
+                }
+            };
+            outcomes.push(outcome);
         }
-        drop(natives);
+        drop((natives, hosts));
+        let registry = collection.registry().clone();
         Ok(match collection.finish(outcomes) {
             Finish::Retry => None,
-            Finish::Done { catalog, warnings } => Some(NativeCatalog { catalog, warnings }),
+            Finish::Done { catalog, warnings } => {
+                let catalog = NativeCatalog { catalog };
+                Some(FinishedCollection {
+                    id: catalog.catalog.id as f64,
+                    complete: catalog.catalog.complete,
+                    winners: catalog.winners(),
+                    warnings,
+                    evicted: registry
+                        .take_evicted()
+                        .into_iter()
+                        .map(|id| id as f64)
+                        .collect(),
+                    catalog,
+                })
+            }
         })
     }
 }
@@ -333,14 +414,40 @@ impl Task for ListNativeTask {
 
 /// Where a catalog entry came from: `[kind, slot, index]` with kind 0 = runtime
 /// (index = runtime id), 1 = JS provider (index = position in its `list()`
-/// result), 2 = native provider.
+/// result), 2 = native provider (index = position among the native winners).
 pub type Location = Vec<f64>;
 
 /// One merged catalog (cached catalogs are shared by every lookup that hits).
+/// It holds every winner's name, description and invocation in name order
+/// (JS-provider winners included), so the catalog renderer can work from it.
 #[napi]
 pub struct NativeCatalog {
     catalog: Arc<Catalog>,
-    warnings: Vec<String>,
+}
+
+impl NativeCatalog {
+    /// The winners in name order, four numbers each: `kind, slot, index` (see
+    /// [`Location`]) and `1` when the skill is model-invocable (else `0`).
+    fn winners(&self) -> Float64Array {
+        let mut out = Vec::with_capacity(self.catalog.len() * 4);
+        let mut natives = 0usize;
+        for (position, entry) in self.catalog.entries().iter().enumerate() {
+            if let Some(location) = self.location(position, natives) {
+                out.extend(location);
+                out.push(f64::from(u8::from(entry.invocation.model_invocable)));
+            }
+            natives += usize::from(matches!(entry.winner, Winner::Native { .. }));
+        }
+        Float64Array::new(out)
+    }
+
+    fn location(&self, position: usize, native_index: usize) -> Option<[f64; 3]> {
+        Some(match &self.catalog.entries().get(position)?.winner {
+            Winner::Runtime { id } => [0.0, 0.0, *id as f64],
+            Winner::Host { slot, index } => [1.0, *slot as f64, f64::from(*index)],
+            Winner::Native { slot, .. } => [2.0, *slot as f64, native_index as f64],
+        })
+    }
 }
 
 #[napi]
@@ -357,35 +464,68 @@ impl NativeCatalog {
         self.catalog.complete
     }
 
-    /// Shadowed-duplicate warnings produced by the merge.
+    /// Number of skills.
     #[napi(getter, catch_unwind)]
-    pub fn warnings(&self) -> Vec<String> {
-        self.warnings.clone()
+    pub fn length(&self) -> u32 {
+        u32::try_from(self.catalog.len()).unwrap_or(u32::MAX)
     }
 
-    /// Sorted summaries as a JSON array (one string crossing; `JSON.parse` in
-    /// JS is far cheaper than building the objects property by property).
+    /// Whether the descriptions of runtime and JS-provider winners are still
+    /// to be supplied ([`NativeCatalog::supply_descriptions`]).
+    #[napi(getter, catch_unwind)]
+    pub fn needs_descriptions(&self) -> bool {
+        !self.catalog.has_descriptions()
+    }
+
+    /// Supply the descriptions of the runtime and JS-provider winners, in
+    /// catalog order (they stay in JS until a catalog is rendered from this
+    /// one). The first supply stays.
+    #[napi(catch_unwind, ts_args_type = "descriptions: PackedTexts")]
+    pub fn supply_descriptions(&self, descriptions: Texts<'_>) -> Result<()> {
+        let decoded = descriptions.decode()?;
+        let spans = decoded
+            .spans
+            .chunks_exact(2)
+            .map(|s| Span {
+                start: s[0],
+                end: s[1],
+            })
+            .collect();
+        self.catalog
+            .supply_descriptions(decoded.text, spans)
+            .map_err(invalid_arg)
+    }
+
+    /// `[name, description]` of every model-invocable skill, in name order
+    /// (what the catalog renderer reads), or `null` while descriptions are
+    /// still to be supplied.
     #[napi(catch_unwind)]
-    pub fn summaries_json(&self) -> Result<String> {
-        serde_json::to_string(&self.catalog.skills).map_err(failure)
+    pub fn model_entries(&self) -> Option<Vec<(String, String)>> {
+        self.catalog.model_entries().map(|entries| {
+            entries
+                .map(|(name, description)| (name.to_string(), description.to_string()))
+                .collect()
+        })
+    }
+
+    /// Summaries of the native winners, in catalog order, as one JSON array
+    /// (`JSON.parse` in JS is far cheaper than building the objects property
+    /// by property).
+    #[napi(catch_unwind)]
+    pub fn native_summaries_json(&self) -> Result<String> {
+        let summaries: Vec<_> = self.catalog.native_summaries().collect();
+        serde_json::to_string(&summaries).map_err(failure)
     }
 
     /// `[kind, slot, index]` of the winner for `name`, or `null`.
     #[napi(catch_unwind)]
     pub fn locate(&self, name: String) -> Option<Location> {
         let position = self.catalog.position(&name)?;
-        Some(match self.catalog.winners.get(position)? {
-            Winner::Runtime { id } => vec![0.0, 0.0, *id as f64],
-            Winner::Provider {
-                slot,
-                candidate,
-                native,
-            } => match (native, &candidate.locator) {
-                (Some(_), _) => vec![2.0, *slot as f64, position as f64],
-                (None, skill_core::model::Locator::Index(i)) => vec![1.0, *slot as f64, *i as f64],
-                (None, _) => vec![1.0, *slot as f64, -1.0],
-            },
-        })
+        let natives = self.catalog.entries()[..position]
+            .iter()
+            .filter(|e| matches!(e.winner, Winner::Native { .. }))
+            .count();
+        self.location(position, natives).map(Vec::from)
     }
 
     /// Load the definition of a native winner off the JS thread.
@@ -422,13 +562,13 @@ impl<'task> ScopedTask<'task> for LoadNativeTask {
             let Some(position) = self.catalog.position(&self.name) else {
                 return Ok((None, None));
             };
-            match self.catalog.winners.get(position) {
-                Some(Winner::Provider {
+            match self.catalog.entries().get(position).map(|e| &e.winner) {
+                Some(Winner::Native {
                     candidate,
-                    native: Some(native),
+                    provider,
                     ..
                 }) => {
-                    let (result, warning) = native.get_explained(candidate, &self.ctx);
+                    let (result, warning) = provider.get_explained(candidate, &self.ctx);
                     Ok((result.map_err(failure)?, warning))
                 }
                 _ => Ok((None, None)),

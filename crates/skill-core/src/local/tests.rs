@@ -1303,11 +1303,7 @@ fn a_moved_project_root_invalidates_a_cached_catalog() {
     let key = path_string(&cwd);
     let skills = |registry: &Registry| {
         let (catalog, _) = registry.snapshot_native(&lookup);
-        catalog
-            .skills
-            .iter()
-            .map(|s| s.name.clone())
-            .collect::<Vec<_>>()
+        catalog.names().map(str::to_string).collect::<Vec<_>>()
     };
     assert_eq!(skills(&registry), ["outer"]);
     assert!(registry.cached(Some(&key)).is_some());
