@@ -220,12 +220,6 @@ export declare class NativeServiceScan {
 }
 
 /**
- * Test hook: compare two names with the entry order of a skill root (the
- * approximation of `String.prototype.localeCompare`). Returns -1, 0 or 1.
- */
-export declare function __localeCompareForTest(a: string, b: string): number
-
-/**
  * Digest of the catalog held by a stored message text, or `null` when the
  * text holds none.
  */

@@ -840,7 +840,6 @@ module.exports.NativeCollection = nativeBinding.NativeCollection
 module.exports.NativeLocalProvider = nativeBinding.NativeLocalProvider
 module.exports.NativeRegistry = nativeBinding.NativeRegistry
 module.exports.NativeServiceScan = nativeBinding.NativeServiceScan
-module.exports.__localeCompareForTest = nativeBinding.__localeCompareForTest
 module.exports.catalogContentDigest = nativeBinding.catalogContentDigest
 module.exports.catalogDigest = nativeBinding.catalogDigest
 module.exports.catalogEntries = nativeBinding.catalogEntries

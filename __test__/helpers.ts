@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import os from 'node:os'
@@ -76,4 +77,37 @@ export function projectLayout(root: string) {
     custom: path.join(root, 'custom'),
     bundled: path.join(root, 'bundled'),
   }
+}
+
+let hooksAddonPath: string | undefined
+
+/**
+ * Path of a debug build of the addon with the `test-hooks` cargo feature (its
+ * test-only exports never ship in the release addon). Built once per test
+ * process; it reuses what `cargo test` compiled.
+ */
+export function testHooksAddonPath(): string {
+  if (hooksAddonPath !== undefined) return hooksAddonPath
+  const root = path.resolve(__dirname, '..')
+  const out = execFileSync(
+    'cargo',
+    ['build', '-p', 'skill-napi', '--features', 'test-hooks', '--message-format', 'json-render-diagnostics'],
+    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 },
+  )
+  for (const line of out.split('\n')) {
+    if (!line.startsWith('{')) continue
+    const message = JSON.parse(line)
+    if (message.reason !== 'compiler-artifact' || message.target?.name !== 'skill_napi') continue
+    const library = (message.filenames as string[]).find((file) => /\.(so|dylib|dll)$/.test(file))
+    if (library) hooksAddonPath = library
+  }
+  if (hooksAddonPath === undefined) throw new Error('cargo built no skill_napi dynamic library')
+  return hooksAddonPath
+}
+
+/** The exports of the `test-hooks` build, loaded into this process. */
+export function loadTestHooks<T>(): T {
+  const module = { exports: {} as T }
+  process.dlopen(module, testHooksAddonPath())
+  return module.exports
 }

@@ -1,17 +1,17 @@
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import type { LocalSkillProvider as LocalSkillProviderType, LocalSkillProviderConfig } from '../types/local'
 import type { SkillCandidate } from '../types/skill'
+import { loadTestHooks } from './helpers'
 
 const require = createRequire(import.meta.url)
 const { LocalSkillProvider } = require('../lib/local.js') as {
   LocalSkillProvider: new (config?: LocalSkillProviderConfig) => LocalSkillProviderType
 }
 const { kNative, kOnDispose } = require('../lib/symbols.js') as { kNative: symbol; kOnDispose: symbol }
-const binding = require('../binding.js') as { __localeCompareForTest(a: string, b: string): number }
 
 const temps: string[] = []
 
@@ -202,6 +202,10 @@ describe('LocalSkillProvider.list', () => {
 })
 
 describe('entry order matches String.prototype.localeCompare', () => {
+  let binding: { __localeCompareForTest(a: string, b: string): number }
+  beforeAll(() => {
+    binding = loadTestHooks()
+  }, 600_000)
   const corpus = [
     'alpha', 'Alpha', 'ALPHA', 'alpha.md', 'Alpha.md', 'alpha-beta', 'alpha_beta', 'alpha beta', 'alphabet',
     'alpha1', 'alpha10', 'alpha2', 'alpha-2', 'alpha.2', 'a', 'A', 'b', 'B', 'z', 'Z', '0', '1', '10', '9',

@@ -1,31 +1,20 @@
 // The panic policy, proven on a build of the addon with the `test-hooks` cargo
 // feature (its test-only exports panic on purpose). That feature never reaches
 // the published addon, which the last test checks.
-import { execFileSync, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import * as path from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { testHooksAddonPath } from './helpers'
 
 const require = createRequire(import.meta.url)
 const root = path.resolve(__dirname, '..')
 
-/** Path of the `test-hooks` build of the addon (a debug build: it shares the deps `cargo test` compiled). */
+/** Path of the `test-hooks` build of the addon. */
 let hooksAddon: string
 
 beforeAll(() => {
-  const out = execFileSync(
-    'cargo',
-    ['build', '-p', 'skill-napi', '--features', 'test-hooks', '--message-format', 'json-render-diagnostics'],
-    { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 },
-  )
-  for (const line of out.split('\n')) {
-    if (!line.startsWith('{')) continue
-    const message = JSON.parse(line)
-    if (message.reason !== 'compiler-artifact' || message.target?.name !== 'skill_napi') continue
-    const library = (message.filenames as string[]).find((file) => /\.(so|dylib|dll)$/.test(file))
-    if (library) hooksAddon = library
-  }
-  if (!hooksAddon) throw new Error('cargo built no skill_napi dynamic library')
+  hooksAddon = testHooksAddonPath()
 }, 600_000)
 
 /** Run `script` in a fresh Node with the test-hooks addon loaded as `hooks`. */
@@ -77,5 +66,6 @@ describe('panic policy', () => {
     expect(typeof binding.catalogContentDigest).toBe('function')
     expect(binding.__panicForTest).toBeUndefined()
     expect(binding.__panicOffThreadForTest).toBeUndefined()
+    expect(binding.__localeCompareForTest).toBeUndefined()
   })
 })

@@ -14,7 +14,7 @@
 // and the provider's lifetime). Once one aborts, no new service call starts.
 // The caller's `signal` itself is what `stat` and `readText` receive.
 
-const { describeError } = require('./util.js')
+const { abortError, describeError } = require('./util.js')
 
 /** Service calls in flight at once during one discovery. */
 const CONCURRENCY = 64
@@ -48,7 +48,7 @@ function errorOf(error) {
  * @param {ReadonlyArray<AbortSignal | undefined>} stop
  */
 function throwIfStopped(stop) {
-  for (const signal of stop) if (signal && signal.aborted) throw signal.reason
+  for (const signal of stop) if (signal && signal.aborted) throw abortError(signal)
 }
 
 /** Run at most `limit` calls at once; start no new one once `stop` aborted. */

@@ -318,15 +318,3 @@ impl<'task> ScopedTask<'task> for DiagnoseTask {
         env.to_js_value(&output)
     }
 }
-
-/// Test hook: compare two names with the entry order of a skill root (the
-/// approximation of `String.prototype.localeCompare`). Returns -1, 0 or 1.
-#[napi(catch_unwind, js_name = "__localeCompareForTest")]
-#[cfg_attr(test, allow(dead_code))]
-pub fn locale_compare_for_test(a: String, b: String) -> i32 {
-    match skill_core::local::order::locale_compare(&a, &b) {
-        std::cmp::Ordering::Less => -1,
-        std::cmp::Ordering::Equal => 0,
-        std::cmp::Ordering::Greater => 1,
-    }
-}

@@ -1,4 +1,5 @@
-//! Exports that exist only to test the panic policy from JS. Compiled only with
+//! Exports that exist only for the JS tests (the panic policy, the entry-order
+//! comparator). Compiled only with
 //! the `test-hooks` cargo feature, which the test suite turns on for its own
 //! build of the addon; release and install builds never enable it, so the
 //! published addon has none of these functions.
@@ -59,5 +60,16 @@ impl napi::Task for PanicTask {
 
     fn resolve(&mut self, _env: napi::Env, _output: ()) -> napi::Result<()> {
         Ok(())
+    }
+}
+
+/// Test hook: compare two names with the entry order of a skill root (the
+/// approximation of `String.prototype.localeCompare`). Returns -1, 0 or 1.
+#[napi_derive::napi(catch_unwind, js_name = "__localeCompareForTest")]
+pub fn locale_compare_for_test(a: String, b: String) -> i32 {
+    match skill_core::local::order::locale_compare(&a, &b) {
+        std::cmp::Ordering::Less => -1,
+        std::cmp::Ordering::Equal => 0,
+        std::cmp::Ordering::Greater => 1,
     }
 }
