@@ -34,6 +34,115 @@ const MAX_ALIAS_COUNT: u64 = 100;
 /// Compose `yaml` (the text between the `---` lines) into a value. `line_offset`
 /// is added to line numbers in messages (the frontmatter starts on line 2).
 pub fn compose(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterError> {
+    // Two characters the JS package reads as ordinary content where the
+    // scanner would not: U+FEFF after the start of the stream (the scanner
+    // refuses it) and a carriage return not followed by a line feed (the
+    // scanner breaks the line there). Read each as an unused private-use
+    // character and put it back afterwards.
+    let start = yaml.chars().next().map_or(0, char::len_utf8);
+    let bom = yaml[start..].contains('\u{feff}');
+    let lone_cr = yaml
+        .match_indices('\r')
+        .any(|(i, _)| yaml.as_bytes().get(i + 1) != Some(&b'\n'));
+    if !bom && !lone_cr {
+        return compose_tabs(yaml, line_offset);
+    }
+    let mut stand_ins = unused_chars(yaml);
+    let bom_as = stand_ins.next().unwrap_or('\u{fffd}');
+    let cr_as = stand_ins.next().unwrap_or('\u{fffd}');
+    let mut masked = String::with_capacity(yaml.len() + 16);
+    masked.push_str(&yaml[..start]);
+    let mut chars = yaml[start..].chars().peekable();
+    while let Some(c) = chars.next() {
+        masked.push(match c {
+            '\u{feff}' => bom_as,
+            '\r' if chars.peek() != Some(&'\n') => cr_as,
+            c => c,
+        });
+    }
+    let value = compose_tabs(&masked, line_offset)?;
+    Ok(value.into_owned_with(&|s: &str| {
+        s.chars()
+            .map(|c| match c {
+                c if c == bom_as => '\u{feff}',
+                c if c == cr_as => '\r',
+                c => c,
+            })
+            .collect()
+    }))
+}
+
+/// Tabs right after a `:` separate a key from its value (YAML 1.2, and the JS
+/// package reads them so), but the scanner refuses `key:<TAB>value`. Read
+/// them as spaces; if a replaced tab turns out to lie inside a scalar (where
+/// it is content), read the text as written instead.
+fn compose_tabs(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterError> {
+    if !yaml.contains(":\t") {
+        return compose_text(yaml, line_offset, &[]).map_err(Failure::into_error);
+    }
+    let mut masked = String::with_capacity(yaml.len());
+    let mut replaced = Vec::new();
+    let mut after_colon = false;
+    for (index, c) in yaml.chars().enumerate() {
+        if c == '\t' && after_colon {
+            replaced.push(index);
+            masked.push(' ');
+            continue;
+        }
+        after_colon = c == ':';
+        masked.push(c);
+    }
+    match compose_text(&masked, line_offset, &replaced) {
+        Err(Failure::MaskedTabInScalar) => compose_text(yaml, line_offset, &[]),
+        Ok(value) => Ok(value.into_owned_with(&str::to_string)),
+        Err(Failure::Error(e)) => Err(Failure::Error(e)),
+    }
+    .map_err(Failure::into_error)
+}
+
+/// Why composing stopped.
+enum Failure {
+    Error(FrontmatterError),
+    /// A tab read as a space lies inside a scalar.
+    MaskedTabInScalar,
+}
+
+impl Failure {
+    fn into_error(self) -> FrontmatterError {
+        match self {
+            Failure::Error(e) => e,
+            Failure::MaskedTabInScalar => {
+                FrontmatterError::Yaml("tab after `:` inside a scalar".into())
+            }
+        }
+    }
+}
+
+impl From<FrontmatterError> for Failure {
+    fn from(e: FrontmatterError) -> Self {
+        Failure::Error(e)
+    }
+}
+
+/// Private-use characters that `text` does not hold.
+fn unused_chars(text: &str) -> impl Iterator<Item = char> {
+    let used: HashSet<char> = text
+        .chars()
+        .filter(|c| matches!(c, '\u{e000}'..='\u{f8ff}' | '\u{f0000}'..='\u{ffffd}'))
+        .collect();
+    ('\u{e000}'..='\u{f8ff}')
+        .chain('\u{f0000}'..='\u{ffffd}')
+        .filter(move |c| !used.contains(c))
+}
+
+/// Compose `yaml`; `replaced` holds the (sorted) character indices of tabs
+/// read as spaces, which must not fall inside a scalar.
+fn compose_text<'a>(
+    yaml: &'a str,
+    line_offset: usize,
+    replaced: &[usize],
+) -> Result<Value<'a>, Failure> {
+    let mut next_replaced = 0usize;
     let mut c = Composer {
         nodes: Vec::new(),
         stack: Vec::new(),
@@ -51,14 +160,20 @@ pub fn compose(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterE
         let mark = span.start;
         let done = match event {
             Event::StreamEnd => break,
-            Event::StreamStart | Event::Nothing | Event::DocumentEnd => None,
+            Event::StreamStart | Event::Nothing => None,
+            Event::DocumentEnd => {
+                c.check_after_document_end(yaml, span.start)?;
+                None
+            }
             Event::DocumentStart(explicit) => {
                 documents += 1;
                 if documents > 1 {
-                    return Err(c.error(
-                        "the frontmatter holds more than one YAML document".into(),
-                        mark,
-                    ));
+                    return Err(c
+                        .error(
+                            "the frontmatter holds more than one YAML document".into(),
+                            mark,
+                        )
+                        .into());
                 }
                 if explicit {
                     c.check_directives(yaml, mark)?;
@@ -66,6 +181,18 @@ pub fn compose(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterE
                 None
             }
             Event::Scalar(text, style, anchor, tag) => {
+                while replaced
+                    .get(next_replaced)
+                    .is_some_and(|i| *i < span.start.index())
+                {
+                    next_replaced += 1;
+                }
+                if replaced
+                    .get(next_replaced)
+                    .is_some_and(|i| *i < span.end.index())
+                {
+                    return Err(Failure::MaskedTabInScalar);
+                }
                 Some(c.scalar(text, style, anchor, tag, mark)?)
             }
             Event::Alias(anchor) => Some(c.alias(anchor, mark)?),
@@ -394,6 +521,29 @@ impl<'a> Composer<'a> {
                     _ => "null".into(),
                 };
                 return Err(self.error(format!("duplicate mapping key {shown}"), node.mark));
+            }
+        }
+        Ok(())
+    }
+
+    /// After an explicit `...`, the JS package reads another `...` line as a
+    /// second (empty) document, which it refuses; the scanner skips it.
+    fn check_after_document_end(&self, yaml: &str, at: Marker) -> Result<(), FrontmatterError> {
+        let Some((offset, _)) = yaml.char_indices().nth(at.index()) else {
+            return Ok(());
+        };
+        let Some(rest) = yaml[offset..].strip_prefix("...") else {
+            return Ok(());
+        };
+        let mut line_no = at.line();
+        for line in rest.split('\n').skip(1) {
+            line_no += 1;
+            let marker = line.strip_prefix("...");
+            if marker.is_some_and(|m| m.is_empty() || m.starts_with([' ', '\t', '\r'])) {
+                return Err(self.error(
+                    "the frontmatter holds more than one YAML document".into(),
+                    Marker::new(0, line_no, 0),
+                ));
             }
         }
         Ok(())

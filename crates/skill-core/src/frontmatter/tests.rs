@@ -690,3 +690,214 @@ fn everyday_frontmatter_takes_the_fast_path() {
         assert_eq!(Ok(fast), compose::compose(yaml, 1), "{yaml:?}");
     }
 }
+
+fn meta(front: &str) -> Map<String, Json> {
+    ok(&doc(
+        &format!("name: a\ndescription: d\nmetadata:\n{front}"),
+        "",
+    ))
+    .metadata
+    .expect("metadata")
+}
+
+#[test]
+fn integers_beyond_64_bits_keep_their_value() {
+    let m = meta("  big: 123456789012345678901234567890\n  neg: -99999999999999999999\n  hex: 0xffffffffffffffffffff\n  list: [340282366920938463463374607431768211457]");
+    assert_eq!(m["big"].as_f64(), Some(1.2345678901234568e29));
+    assert_eq!(m["neg"].as_f64(), Some(-1e20));
+    assert_eq!(m["hex"].as_f64(), Some(1.2089258196146292e24));
+    assert_eq!(m["list"][0].as_f64(), Some(3.402823669209385e38));
+    // Safe integers stay integers; -0 stays -0.
+    let m = meta("  n: 9007199254740991\n  z: -0");
+    assert_eq!(m["n"], Json::from(9_007_199_254_740_991_i64));
+    assert!(m["z"]
+        .as_f64()
+        .is_some_and(|z| z == 0.0 && z.is_sign_negative()));
+}
+
+#[test]
+fn line_separators_in_quoted_scalars_are_kept() {
+    for (yaml, want) in [
+        ("\"a\u{2028}b\"", "a\u{2028}b"),
+        ("'a\u{2029}b'", "a\u{2029}b"),
+        ("\"a\u{85}b\"", "a\u{85}b"),
+        ("\"a\\Lb\\Pc\\Nd\"", "a\u{2028}b\u{2029}c\u{85}d"),
+        ("a\u{85}b", "a\u{85}b"),
+    ] {
+        let p = ok(&doc(&format!("name: a\ndescription: {yaml}"), ""));
+        assert_eq!(p.description, want, "{yaml:?}");
+    }
+    // NEL is not a line break: the name keeps it and is no longer kebab-case.
+    for name in ["a1\u{85}", "a1\u{2028}", "\"a1\u{2029}\""] {
+        let e = err(&doc(&format!("name: {name}\ndescription: d"), ""));
+        assert!(
+            matches!(e, FrontmatterError::Field { field: "name", .. }),
+            "{name:?}: {e:?}"
+        );
+    }
+}
+
+#[test]
+fn characters_the_scanner_handles_differently_read_like_the_js_package() {
+    // U+FEFF after the start, a lone CR, and a tab after `:` are content or
+    // separation exactly as the JS package reads them.
+    let p = ok(&doc(
+        "name: a\ndescription: x\u{feff}y\nwhenToUse: \"q\u{feff}\"",
+        "",
+    ));
+    assert_eq!(p.description, "x\u{feff}y");
+    assert_eq!(p.when_to_use.as_deref(), Some("q\u{feff}"));
+    let p = ok(&doc("name: a\ndescription: x\ry", ""));
+    assert_eq!(p.description, "x\ry");
+    let p = ok(&doc("name:\ta\ndescription:\t\td\nmetadata:\n  k:\tv", ""));
+    assert_eq!((p.name.as_str(), p.description.as_str()), ("a", "d"));
+    assert_eq!(p.metadata.expect("metadata")["k"], Json::from("v"));
+    // A tab after a colon inside a scalar is content.
+    let p = ok(&doc(
+        "name: a\ndescription: \"k:\tv\"\nwhenToUse: |\n  k:\tv",
+        "",
+    ));
+    assert_eq!(p.description, "k:\tv");
+    assert_eq!(p.when_to_use.as_deref(), Some("k:\tv\n"));
+}
+
+#[test]
+fn documents_and_directives() {
+    assert!(ok(&doc("name: a\ndescription: d\n...", "")).name == "a");
+    for bad in [
+        "name: a\ndescription: d\n...\n...",
+        "name: a\ndescription: d\n--- \nname: b",
+        "%YAML 1.1\n--- \nname: a\ndescription: d",
+    ] {
+        assert!(
+            matches!(err(&doc(bad, "")), FrontmatterError::Yaml(_)),
+            "{bad:?}"
+        );
+    }
+    let p = ok(&doc("%YAML 1.2\n--- \nname: a\ndescription: yes", ""));
+    assert_eq!(p.description, "yes");
+}
+
+#[test]
+fn duplicate_keys_compare_resolved_values() {
+    for dup in [
+        "1: a\n  01: b",
+        "1: a\n  1.0: b",
+        "~: a\n  null: b",
+        "true: a\n  True: b",
+        "a: 1\n  'a': 2",
+    ] {
+        let e = err(&doc(
+            &format!("name: a\ndescription: d\nmetadata:\n  {dup}"),
+            "",
+        ));
+        assert!(
+            e.to_string().contains("duplicate mapping key"),
+            "{dup}: {e}"
+        );
+    }
+    // A string and a number are different keys (the later one wins the JS
+    // property); NaN never equals NaN.
+    let m = meta("  1: a\n  '1': b\n  .nan: c\n  .NaN: d");
+    assert_eq!(m["1"], Json::from("b"));
+    assert_eq!(m["NaN"], Json::from("d"));
+    // Keys keep document order; a JS object lists integer keys first, which
+    // the JS side does on its own.
+    let m = meta("  b: 1\n  a: 2\n  c: 3");
+    assert_eq!(m.keys().collect::<Vec<_>>(), ["b", "a", "c"]);
+}
+
+#[test]
+fn nesting_counts_structure_only() {
+    let deep = "[".repeat(129);
+    for yaml in [
+        format!("description: \"{deep}\""),
+        format!("description: '{deep}'"),
+        format!("description: |\n  {deep}"),
+        format!("description: a{deep}"),
+    ] {
+        let p = ok(&doc(&format!("name: a\n{yaml}"), ""));
+        assert!(p.description.contains(&deep), "{yaml}");
+    }
+    assert!(parse(&doc(&format!("name: a\ndescription: d # {deep}"), "")).is_ok());
+    let nested = |n: usize| {
+        format!(
+            "name: a\ndescription: d\nk: {}{}",
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+    };
+    assert!(parse(&doc(&nested(127), "")).is_ok());
+    let e = err(&doc(&nested(128), ""));
+    assert!(e.to_string().contains("nest deeper than 128"), "{e}");
+    // Block nesting counts too.
+    let mut block = String::from("name: a\ndescription: d\n");
+    for i in 0..130 {
+        block.push_str(&format!("{}k:\n", " ".repeat(i)));
+    }
+    let e = err(&doc(&block, ""));
+    assert!(e.to_string().contains("nest deeper than 128"), "{e}");
+}
+
+#[test]
+fn alias_expansion_is_bounded() {
+    // The reported attack: 1,000 items, aliased 100 times, aliased 100 times.
+    let mut yaml = format!(
+        "name: a\ndescription: d\na: &a [{}]\n",
+        vec!["x"; 1000].join(", ")
+    );
+    yaml.push_str(&format!("b: &b [{}]\n", vec!["*a"; 100].join(", ")));
+    yaml.push_str(&format!("c: [{}]\n", vec!["*b"; 100].join(", ")));
+    let started = std::time::Instant::now();
+    let e = err(&doc(&yaml, ""));
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    assert!(
+        e.to_string()
+            .contains("frontmatter expands to more than 100000 nodes"),
+        "{e}"
+    );
+    // Within the budget, aliases expand (in metadata too), and the JS
+    // package's own limit (100 uses of an anchor, nested uses multiplied)
+    // applies.
+    let m = meta("  a: &x [1, 2]\n  b: *x\n  c: {k: *x}");
+    assert_eq!(m["b"], serde_json::json!([1, 2]));
+    assert_eq!(m["c"], serde_json::json!({"k": [1, 2]}));
+    let uses = |n: usize| {
+        format!(
+            "name: a\ndescription: d\na: &a x\nb: [{}]",
+            vec!["*a"; n].join(", ")
+        )
+    };
+    assert!(parse(&doc(&uses(99), "")).is_ok());
+    let e = err(&doc(&uses(100), ""));
+    assert!(e.to_string().contains("excessive alias count"), "{e}");
+    // An alias inside the collection it names expands forever.
+    let e = err(&doc("name: a\ndescription: d\nk: &a [*a]", ""));
+    assert!(matches!(e, FrontmatterError::Expands(_)), "{e}");
+}
+
+#[test]
+fn node_budget_refuses_huge_documents_quickly() {
+    let mut yaml = String::from("name: a\ndescription: d\n");
+    for i in 0..60_000 {
+        yaml.push_str(&format!("k{i}: {i}\n"));
+    }
+    let e = err(&doc(&yaml, ""));
+    assert_eq!(
+        e.to_string(),
+        "frontmatter expands to more than 100000 nodes"
+    );
+    assert_eq!(parse_with_full_reader(&doc(&yaml, "")), Err(e));
+}
+
+#[test]
+fn errors_name_the_file_line() {
+    let e = err("---\nname: a\ndescription: [unclosed\n---\n");
+    assert!(e.to_string().contains("line 4"), "{e}");
+    let e = err("---\nname: a\ndescription: d\nname: b\n---\n");
+    assert!(
+        e.to_string()
+            .contains("duplicate mapping key \"name\" at line 4 column 1"),
+        "{e}"
+    );
+}

@@ -4,6 +4,7 @@
 
 use super::scalar::{js_number_text, Scalar};
 use serde_json::{Map, Value as Json};
+use std::borrow::Cow;
 
 /// A composed YAML node with every alias expanded.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,6 +18,27 @@ pub enum Value<'a> {
 }
 
 impl Value<'_> {
+    /// The same value owning its strings, each passed through `map`.
+    pub fn into_owned_with(self, map: &dyn Fn(&str) -> String) -> Value<'static> {
+        let text = |s: Cow<'_, str>| Cow::Owned(map(&s));
+        match self {
+            Value::Scalar(Scalar::Str(s)) => Value::Scalar(Scalar::Str(text(s))),
+            Value::Scalar(Scalar::Other(s)) => Value::Scalar(Scalar::Other(text(s))),
+            Value::Scalar(Scalar::Null) => Value::Scalar(Scalar::Null),
+            Value::Scalar(Scalar::Bool(b)) => Value::Scalar(Scalar::Bool(b)),
+            Value::Scalar(Scalar::Number(n)) => Value::Scalar(Scalar::Number(n)),
+            Value::Seq(items) => {
+                Value::Seq(items.into_iter().map(|v| v.into_owned_with(map)).collect())
+            }
+            Value::Map(pairs) => Value::Map(
+                pairs
+                    .into_iter()
+                    .map(|(k, v)| (k.into_owned_with(map), v.into_owned_with(map)))
+                    .collect(),
+            ),
+        }
+    }
+
     /// What kind of value this is, for messages.
     pub fn kind(&self) -> &'static str {
         match self {
