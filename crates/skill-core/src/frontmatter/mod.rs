@@ -310,7 +310,3 @@ pub fn parse_with_full_reader(text: &str) -> Result<ParsedSkill, FrontmatterErro
     let root = compose::compose(yaml, 1)?;
     fields(&root, body)
 }
-#[doc(hidden)]
-pub fn __js_number_text(x: f64) -> String {
-    scalar::js_number_text(x)
-}
