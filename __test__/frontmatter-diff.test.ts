@@ -14,7 +14,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { LocalSkillProvider as LocalSkillProviderType, LocalSkillProviderConfig } from '../types/local'
 import type { SkillCandidate } from '../types/skill'
-import { canon, CYCLIC, frontmatter, Gen, mutate, oracle, rng } from './yaml-corpus'
+import { canon, CYCLIC, frontmatter, Gen, KNOWN_DIFFERENCES, mutate, oracle, rng } from './yaml-corpus'
 
 const require = createRequire(import.meta.url)
 const { LocalSkillProvider } = require('../lib/local.js') as {
@@ -27,18 +27,21 @@ afterAll(() => {
 }, 120_000)
 
 describe('frontmatter against the JS yaml package', () => {
-  it('accepts, skips and extracts like yaml.parse + SPEC §3 on a seeded corpus of 11,000 files', async () => {
+  it('accepts, skips and extracts like yaml.parse + SPEC §3 on a seeded corpus of 12,000 files', async () => {
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-yaml-diff-')))
     temps.push(root)
     const g = new Gen(rng(20261201))
-    const files: { file: string; text: string }[] = []
-    const COUNT = 5500
+    const files: { file: string; text: string; yaml: string }[] = []
+    const COUNT = 6000
     for (let i = 0; i < COUNT; i++) {
       const yaml = frontmatter(g, i)
       const body = `\n# Skill ${i}\n\nBody.\n`
-      files.push({ file: path.join(root, `g${String(i).padStart(5, '0')}.md`), text: `---\n${yaml}---\n${body}` })
-      const mutated = mutate(g, yaml)
-      files.push({ file: path.join(root, `m${String(i).padStart(5, '0')}.md`), text: `---\n${mutated}---\n${body}` })
+      // The mutated file starts from another document, so that most names
+      // stay unique and both files are compared field by field.
+      const mutated = mutate(g, frontmatter(g, COUNT + i))
+      for (const [prefix, y] of [['g', yaml], ['m', mutated]]) {
+        files.push({ file: path.join(root, `${prefix}${String(i).padStart(5, '0')}.md`), text: `---\n${y}---\n${body}`, yaml: y })
+      }
     }
     for (const { file, text } of files) fs.writeFileSync(file, text)
 
@@ -60,7 +63,13 @@ describe('frontmatter against the JS yaml package', () => {
     let accepted = 0
     let compared = 0
     let cyclicFiles = 0
-    for (const { file, text } of files) {
+    const setAside: Record<string, number> = {}
+    for (const { file, text, yaml } of files) {
+      const known = KNOWN_DIFFERENCES.find((k) => k.test(yaml))
+      if (known) {
+        setAside[known.why] = (setAside[known.why] ?? 0) + 1
+        continue
+      }
       const expected = oracle(text)
       if (expected === CYCLIC) {
         cyclicFiles++
@@ -105,9 +114,14 @@ describe('frontmatter against the JS yaml package', () => {
     expect(differences).toHaveLength(0)
     expect(files).toHaveLength(2 * COUNT)
     expect(cyclicFiles).toBeLessThan(20)
+    // Files on which the two readers knowingly differ (README) stay a small
+    // part of the corpus; at least 10,000 files are compared.
+    const aside = Object.values(setAside).reduce((a, b) => a + b, 0)
+    expect(aside).toBeLessThan(files.length * 0.15)
+    expect(files.length - aside - cyclicFiles).toBeGreaterThanOrEqual(10_000)
     // The corpus exercises both outcomes in earnest.
-    expect(accepted).toBeGreaterThan(3000)
-    expect(files.length - accepted).toBeGreaterThan(3000)
-    expect(compared).toBeGreaterThan(3000)
+    expect(accepted).toBeGreaterThan(2000)
+    expect(files.length - accepted).toBeGreaterThan(5000)
+    expect(compared).toBeGreaterThan(2000)
   }, 120_000)
 })

@@ -256,7 +256,7 @@ export const CYCLIC = 'cyclic'
 export const KNOWN_DIFFERENCES: readonly { readonly why: string; readonly test: (yaml: string) => boolean }[] = [
   {
     why: 'a block scalar with an explicit indentation indicator and lines of spaces',
-    test: (y) => /[|>][-+]?[1-9]/.test(y) && /\n +\r?\n/.test(y),
+    test: (y) => /[|>][-+]?[1-9][^]*\n +\r?\n/.test(y),
   },
   {
     why: 'an anchor or tag directly followed by a bracket, a brace or a quote',
