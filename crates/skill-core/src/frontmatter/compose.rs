@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 
 /// Most nodes the expanded frontmatter may hold.
-pub const MAX_NODES: usize = 100_000;
+pub const MAX_NODES: usize = 20_000;
 /// Most bytes of scalar text the expanded frontmatter may hold (unless the
 /// frontmatter itself is longer: text that is written out is never refused).
 pub const MAX_BYTES: usize = 4 * 1024 * 1024;
@@ -219,16 +219,23 @@ fn compose_text<'a>(
     })
 }
 
-/// A node as written.
+/// A node as written (kept small: the budget allows 20,000 of them).
 struct Node<'a> {
     kind: Kind<'a>,
-    /// Nodes once every alias inside is expanded (this one included).
-    size: usize,
-    /// Bytes of scalar text once every alias inside is expanded.
-    bytes: usize,
-    /// Collection nesting once expanded (0 for a scalar).
-    depth: usize,
-    mark: Marker,
+    /// Nodes once every alias inside is expanded (this one included; at most
+    /// the budget).
+    size: u32,
+    /// Bytes of scalar text once every alias inside is expanded (capped).
+    bytes: u32,
+    /// Collection nesting once expanded (0 for a scalar; at most 128).
+    depth: u16,
+    /// Where it starts (line, 0-based column), for messages.
+    line: u32,
+    col: u32,
+}
+
+fn small(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
 }
 
 enum Kind<'a> {
@@ -325,6 +332,10 @@ impl<'a> Composer<'a> {
         });
     }
 
+    fn mark(&self, node: &Node<'_>) -> Marker {
+        Marker::new(0, node.line as usize, node.col as usize)
+    }
+
     fn scalar(
         &mut self,
         text: Cow<'a, str>,
@@ -354,9 +365,10 @@ impl<'a> Composer<'a> {
         let index = self.push(Node {
             kind: Kind::Scalar(value),
             size: 1,
-            bytes,
+            bytes: small(bytes),
             depth: 0,
-            mark,
+            line: small(mark.line()),
+            col: small(mark.col()),
         });
         self.register(anchor, Some(index));
         Ok(index)
@@ -381,7 +393,7 @@ impl<'a> Composer<'a> {
             let t = &self.nodes[target as usize];
             (t.size, t.bytes, t.depth)
         };
-        if self.stack.len() + depth > MAX_DEPTH {
+        if self.stack.len() + usize::from(depth) > MAX_DEPTH {
             return Err(self.error(
                 format!(
                     "collections nest deeper than {MAX_DEPTH} levels once aliases are expanded"
@@ -389,14 +401,15 @@ impl<'a> Composer<'a> {
                 mark,
             ));
         }
-        self.spend(size, bytes)?;
+        self.spend(size as usize, bytes as usize)?;
         self.count_alias(anchor, target, mark)?;
         Ok(self.push(Node {
             kind: Kind::Alias(anchor),
             size,
             bytes,
             depth,
-            mark,
+            line: small(mark.line()),
+            col: small(mark.col()),
         }))
     }
 
@@ -469,7 +482,7 @@ impl<'a> Composer<'a> {
         let Some(frame) = self.stack.pop() else {
             return Err(FrontmatterError::Yaml("unbalanced collection end".into()));
         };
-        let (mut size, mut bytes, mut depth) = (1usize, 0usize, 0usize);
+        let (mut size, mut bytes, mut depth) = (1u32, 0u32, 0u16);
         for i in &frame.items {
             let n = &self.nodes[*i as usize];
             size = size.saturating_add(n.size);
@@ -488,8 +501,9 @@ impl<'a> Composer<'a> {
             kind,
             size,
             bytes,
-            depth: depth + 1,
-            mark: frame.mark,
+            depth: depth.saturating_add(1),
+            line: small(frame.mark.line()),
+            col: small(frame.mark.col()),
         });
         if frame.anchor != 0 {
             if let Some(Some(a)) = self.anchors.get_mut(frame.anchor) {
@@ -520,7 +534,7 @@ impl<'a> Composer<'a> {
                     Kind::Scalar(Scalar::Bool(b)) => b.to_string(),
                     _ => "null".into(),
                 };
-                return Err(self.error(format!("duplicate mapping key {shown}"), node.mark));
+                return Err(self.error(format!("duplicate mapping key {shown}"), self.mark(node)));
             }
         }
         Ok(())
