@@ -248,7 +248,7 @@ fn corpus(dir: &str) {
             rows.push((started.elapsed(), input.len(), path.display().to_string()));
         }
     }
-    rows.sort_by(|a, b| b.0.cmp(&a.0));
+    rows.sort_by_key(|r| std::cmp::Reverse(r.0));
     println!("{} inputs; slowest:", rows.len());
     for (time, len, path) in rows.iter().take(5) {
         println!("{:>10.3?} {:>9} B  {path}", time, len);

@@ -434,9 +434,7 @@ fn single_quoted(text: &str) -> Option<(Cow<'_, str>, &str)> {
 fn double_quoted(text: &str) -> Option<(Cow<'_, str>, &str)> {
     let body = &text[1..];
     let b = body.as_bytes();
-    let Some(first_special) = b.iter().position(|c| *c == b'"' || *c == b'\\') else {
-        return None;
-    };
+    let first_special = b.iter().position(|c| *c == b'"' || *c == b'\\')?;
     if b[first_special] == b'"' {
         return Some((
             Cow::Borrowed(&body[..first_special]),
