@@ -103,7 +103,8 @@ fn split_key(rest: &str) -> Option<(&str, &str)> {
     let end = b
         .iter()
         .position(|c| !(c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'-')))?;
-    if b[end] != b':' || !matches!(b.get(end + 1), None | Some(b' ')) {
+    // An implicit key may not be longer than 1024 characters.
+    if end > 1024 || b[end] != b':' || !matches!(b.get(end + 1), None | Some(b' ')) {
         return None;
     }
     Some((&rest[..end], &rest[end + 1..]))

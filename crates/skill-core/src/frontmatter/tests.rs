@@ -901,3 +901,24 @@ fn errors_name_the_file_line() {
         "{e}"
     );
 }
+
+#[test]
+fn implicit_keys_longer_than_1024_characters_are_refused() {
+    let long = "k".repeat(1025);
+    for text in [
+        doc(&format!("name: a\ndescription: d\n{long}: v"), ""),
+        doc(
+            &format!("name: a\ndescription: d\nmetadata:\n  {long}: v"),
+            "",
+        ),
+    ] {
+        assert!(
+            matches!(err(&text), FrontmatterError::Yaml(_)),
+            "{}",
+            &text[..40]
+        );
+    }
+    let ok_key = "k".repeat(1000);
+    let m = meta(&format!("  {ok_key}: v"));
+    assert_eq!(m[&ok_key], Json::from("v"));
+}
