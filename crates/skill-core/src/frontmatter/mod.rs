@@ -8,9 +8,9 @@
 //! are an error, numbers are doubles). The body is the text after the closing
 //! line, trimmed as JS `String.prototype.trim` trims.
 //!
-//! Two readers give the same values: [`fast`] handles the common shape (a
+//! Two readers give the same values: `fast` handles the common shape (a
 //! flat mapping of plain, quoted and block scalars, plus one level of simple
-//! nested mappings and sequences) and gives up on anything else; [`compose`]
+//! nested mappings and sequences) and gives up on anything else; `compose`
 //! reads any YAML through `saphyr-parser` events within a fixed budget of
 //! nodes, bytes and depth, so any file costs time and memory linear in its
 //! size.
