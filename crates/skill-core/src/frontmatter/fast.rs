@@ -390,6 +390,11 @@ fn flow_item(item: &str) -> Option<Scalar<'_>> {
 }
 
 fn simple_word(item: &str) -> Option<Scalar<'_>> {
+    // A `-` right before the `,` or `]` that ends the item is an error for
+    // the YAML parser.
+    if item.ends_with('-') {
+        return None;
+    }
     item.bytes()
         .all(|c| {
             c.is_ascii_alphanumeric()

@@ -922,3 +922,16 @@ fn implicit_keys_longer_than_1024_characters_are_refused() {
     let m = meta(&format!("  {ok_key}: v"));
     assert_eq!(m[&ok_key], Json::from("v"));
 }
+
+#[test]
+fn fast_reader_agrees_on_fuzzer_findings() {
+    // Inputs the fuzzer found where the two readers once disagreed.
+    for yaml in ["n:  [ -------,--,----------o -,------------,-----,--,----------o   ]\n"] {
+        let full = compose::compose(yaml, 1);
+        if let Some(fast) = fast::parse(yaml) {
+            assert_eq!(Ok(fast), full, "{yaml:?}");
+        }
+        let text = format!("---\n{yaml}\n---\nbody");
+        assert_eq!(parse(&text), parse_with_full_reader(&text), "{yaml:?}");
+    }
+}
