@@ -926,7 +926,10 @@ fn implicit_keys_longer_than_1024_characters_are_refused() {
 #[test]
 fn fast_reader_agrees_on_fuzzer_findings() {
     // Inputs the fuzzer found where the two readers once disagreed.
-    for yaml in ["n:  [ -------,--,----------o -,------------,-----,--,----------o   ]\n"] {
+    for yaml in [
+        "n:  [ -------,--,----------o -,------------,-----,--,----------o   ]\n",
+        "n: [a -, b]\n",
+    ] {
         let full = compose::compose(yaml, 1);
         if let Some(fast) = fast::parse(yaml) {
             assert_eq!(Ok(fast), full, "{yaml:?}");
