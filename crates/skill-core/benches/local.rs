@@ -65,12 +65,8 @@ fn bench_frontmatter(c: &mut Criterion) {
     group.bench_function("parse", |b| {
         b.iter(|| frontmatter::parse(black_box(&text)).expect("valid"))
     });
-    let (yaml, _) = frontmatter::split(&text).expect("split");
-    group.bench_function("yaml_only", |b| {
-        b.iter(|| serde_yaml_ng::from_str::<serde_yaml_ng::Value>(black_box(yaml)).expect("yaml"))
-    });
-    group.bench_function("yaml_tiny", |b| {
-        b.iter(|| serde_yaml_ng::from_str::<serde_yaml_ng::Value>(black_box("a: b")).expect("yaml"))
+    group.bench_function("parse_full_reader", |b| {
+        b.iter(|| frontmatter::parse_with_full_reader(black_box(&text)).expect("valid"))
     });
     group.finish();
 }

@@ -1,0 +1,627 @@
+//! The full YAML path: `saphyr-parser` events composed into values under a
+//! budget.
+//!
+//! The composer keeps the document as written (aliases are references, not
+//! copies) and tracks, for every node, how large it is once every alias is
+//! expanded. Work and memory are linear in the input: the expanded document
+//! may hold at most [`MAX_NODES`] nodes, [`MAX_BYTES`] bytes of scalar text
+//! (or the frontmatter's own length when that is larger) and nest at most
+//! [`MAX_DEPTH`] collections deep; past any of these the parse stops at once.
+//!
+//! On top of that it applies the rules of the JS `yaml` package's `parse`
+//! (YAML 1.2, core schema, default options): duplicate keys are an error
+//! (keys compare by their resolved value), an alias may not be expanded more
+//! often than that package's `maxAliasCount` (100) allows, a stream holding
+//! more than one document is an error.
+
+use super::scalar::{resolve_plain, resolve_tagged, KeyId, Scalar};
+use super::value::Value;
+use super::FrontmatterError;
+use saphyr_parser::{Event, Marker, Parser, ScalarStyle, ScanError, Tag};
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+/// Most nodes the expanded frontmatter may hold.
+pub const MAX_NODES: usize = 20_000;
+/// Most bytes of scalar text the expanded frontmatter may hold (unless the
+/// frontmatter itself is longer: text that is written out is never refused).
+pub const MAX_BYTES: usize = 4 * 1024 * 1024;
+/// Deepest collection nesting, aliases expanded.
+pub const MAX_DEPTH: usize = 128;
+/// The JS `yaml` package's default `maxAliasCount`.
+const MAX_ALIAS_COUNT: u64 = 100;
+
+/// Compose `yaml` (the text between the `---` lines) into a value. `line_offset`
+/// is added to line numbers in messages (the frontmatter starts on line 2).
+pub fn compose(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterError> {
+    // Two characters the JS package reads as ordinary content where the
+    // scanner would not: U+FEFF after the start of the stream (the scanner
+    // refuses it) and a carriage return not followed by a line feed (the
+    // scanner breaks the line there). Read each as an unused private-use
+    // character and put it back afterwards.
+    let start = yaml.chars().next().map_or(0, char::len_utf8);
+    let bom = yaml[start..].contains('\u{feff}');
+    let lone_cr = yaml
+        .match_indices('\r')
+        .any(|(i, _)| yaml.as_bytes().get(i + 1) != Some(&b'\n'));
+    if !bom && !lone_cr {
+        return compose_tabs(yaml, line_offset);
+    }
+    let mut stand_ins = unused_chars(yaml);
+    let bom_as = stand_ins.next().unwrap_or('\u{fffd}');
+    let cr_as = stand_ins.next().unwrap_or('\u{fffd}');
+    let mut masked = String::with_capacity(yaml.len() + 16);
+    masked.push_str(&yaml[..start]);
+    let mut chars = yaml[start..].chars().peekable();
+    while let Some(c) = chars.next() {
+        masked.push(match c {
+            '\u{feff}' => bom_as,
+            '\r' if chars.peek() != Some(&'\n') => cr_as,
+            c => c,
+        });
+    }
+    let value = compose_tabs(&masked, line_offset)?;
+    Ok(value.into_owned_with(&|s: &str| {
+        s.chars()
+            .map(|c| match c {
+                c if c == bom_as => '\u{feff}',
+                c if c == cr_as => '\r',
+                c => c,
+            })
+            .collect()
+    }))
+}
+
+/// Tabs right after a `:` separate a key from its value (YAML 1.2, and the JS
+/// package reads them so), but the scanner refuses `key:<TAB>value`. Read
+/// them as spaces; if a replaced tab turns out to lie inside a scalar (where
+/// it is content), read the text as written instead.
+fn compose_tabs(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterError> {
+    if !yaml.contains(":\t") {
+        return compose_text(yaml, line_offset, &[]).map_err(Failure::into_error);
+    }
+    let mut masked = String::with_capacity(yaml.len());
+    let mut replaced = Vec::new();
+    let mut after_colon = false;
+    for (index, c) in yaml.chars().enumerate() {
+        if c == '\t' && after_colon {
+            replaced.push(index);
+            masked.push(' ');
+            continue;
+        }
+        after_colon = c == ':';
+        masked.push(c);
+    }
+    match compose_text(&masked, line_offset, &replaced) {
+        Err(Failure::MaskedTabInScalar) => compose_text(yaml, line_offset, &[]),
+        Ok(value) => Ok(value.into_owned_with(&str::to_string)),
+        Err(Failure::Error(e)) => Err(Failure::Error(e)),
+    }
+    .map_err(Failure::into_error)
+}
+
+/// Why composing stopped.
+enum Failure {
+    Error(FrontmatterError),
+    /// A tab read as a space lies inside a scalar.
+    MaskedTabInScalar,
+}
+
+impl Failure {
+    fn into_error(self) -> FrontmatterError {
+        match self {
+            Failure::Error(e) => e,
+            Failure::MaskedTabInScalar => {
+                FrontmatterError::Yaml("tab after `:` inside a scalar".into())
+            }
+        }
+    }
+}
+
+impl From<FrontmatterError> for Failure {
+    fn from(e: FrontmatterError) -> Self {
+        Failure::Error(e)
+    }
+}
+
+/// Private-use characters that `text` does not hold.
+fn unused_chars(text: &str) -> impl Iterator<Item = char> {
+    let used: HashSet<char> = text
+        .chars()
+        .filter(|c| matches!(c, '\u{e000}'..='\u{f8ff}' | '\u{f0000}'..='\u{ffffd}'))
+        .collect();
+    ('\u{e000}'..='\u{f8ff}')
+        .chain('\u{f0000}'..='\u{ffffd}')
+        .filter(move |c| !used.contains(c))
+}
+
+/// Compose `yaml`; `replaced` holds the (sorted) character indices of tabs
+/// read as spaces, which must not fall inside a scalar.
+fn compose_text<'a>(
+    yaml: &'a str,
+    line_offset: usize,
+    replaced: &[usize],
+) -> Result<Value<'a>, Failure> {
+    let mut next_replaced = 0usize;
+    let mut c = Composer {
+        nodes: Vec::new(),
+        stack: Vec::new(),
+        anchors: Vec::new(),
+        total_nodes: 0,
+        total_bytes: 0,
+        max_bytes: MAX_BYTES.max(yaml.len()),
+        line_offset,
+    };
+    let mut parser = Parser::new_from_str(yaml);
+    let mut root = None;
+    let mut documents = 0usize;
+    while let Some(next) = parser.next_event() {
+        let (event, span) = next.map_err(|e| c.scan_error(&e))?;
+        let mark = span.start;
+        let done = match event {
+            Event::StreamEnd => break,
+            Event::StreamStart | Event::Nothing => None,
+            Event::DocumentEnd => {
+                c.check_after_document_end(yaml, span.start)?;
+                None
+            }
+            Event::DocumentStart(explicit) => {
+                documents += 1;
+                if documents > 1 {
+                    return Err(c
+                        .error(
+                            "the frontmatter holds more than one YAML document".into(),
+                            mark,
+                        )
+                        .into());
+                }
+                if explicit {
+                    c.check_directives(yaml, mark)?;
+                }
+                None
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                while replaced
+                    .get(next_replaced)
+                    .is_some_and(|i| *i < span.start.index())
+                {
+                    next_replaced += 1;
+                }
+                if replaced
+                    .get(next_replaced)
+                    .is_some_and(|i| *i < span.end.index())
+                {
+                    return Err(Failure::MaskedTabInScalar);
+                }
+                Some(c.scalar(text, style, anchor, tag, mark)?)
+            }
+            Event::Alias(anchor) => Some(c.alias(anchor, mark)?),
+            Event::SequenceStart(anchor, _) => {
+                c.open(false, anchor, mark)?;
+                None
+            }
+            Event::MappingStart(anchor, _) => {
+                c.open(true, anchor, mark)?;
+                None
+            }
+            Event::SequenceEnd | Event::MappingEnd => Some(c.close()?),
+        };
+        if let Some(index) = done {
+            match c.stack.last_mut() {
+                Some(frame) => frame.items.push(index),
+                None => root = Some(index),
+            }
+        }
+    }
+    Ok(match root {
+        Some(index) => c.expand(index),
+        None => Value::Scalar(Scalar::Null),
+    })
+}
+
+/// A node as written (kept small: the budget allows 20,000 of them).
+struct Node<'a> {
+    kind: Kind<'a>,
+    /// Nodes once every alias inside is expanded (this one included; at most
+    /// the budget).
+    size: u32,
+    /// Bytes of scalar text once every alias inside is expanded (capped).
+    bytes: u32,
+    /// Collection nesting once expanded (0 for a scalar; at most 128).
+    depth: u16,
+    /// Where it starts (line, 0-based column), for messages.
+    line: u32,
+    col: u32,
+}
+
+fn small(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+enum Kind<'a> {
+    Scalar(Scalar<'a>),
+    /// An alias, by anchor id.
+    Alias(usize),
+    Seq(Vec<u32>),
+    /// Keys and values, alternating.
+    Map(Vec<u32>),
+}
+
+/// An open collection.
+struct Frame {
+    map: bool,
+    anchor: usize,
+    items: Vec<u32>,
+    mark: Marker,
+}
+
+/// What the JS package tracks per anchor to limit alias expansion.
+struct Anchor {
+    /// The anchored node; `None` while it is still open.
+    node: Option<u32>,
+    /// Times the anchored value was produced (1 + aliases so far).
+    count: u64,
+    /// The package's "alias count" of the anchored node, once computed.
+    alias_count: Option<u64>,
+}
+
+struct Composer<'a> {
+    nodes: Vec<Node<'a>>,
+    stack: Vec<Frame>,
+    anchors: Vec<Option<Anchor>>,
+    total_nodes: usize,
+    total_bytes: usize,
+    max_bytes: usize,
+    line_offset: usize,
+}
+
+impl<'a> Composer<'a> {
+    fn error(&self, message: String, mark: Marker) -> FrontmatterError {
+        FrontmatterError::Yaml(format!(
+            "{message} at line {} column {}",
+            mark.line() + self.line_offset,
+            mark.col() + 1
+        ))
+    }
+
+    fn scan_error(&self, e: &ScanError) -> FrontmatterError {
+        // The scanner stops at 255 open flow collections, before the
+        // composer sees the 129th.
+        let info = match e.info() {
+            "recursion limit exceeded" => {
+                format!("collections nest deeper than {MAX_DEPTH} levels")
+            }
+            other => other.to_string(),
+        };
+        self.error(info, *e.marker())
+    }
+
+    /// Count an expanded addition against the budget.
+    fn spend(&mut self, nodes: usize, bytes: usize) -> Result<(), FrontmatterError> {
+        self.total_nodes = self.total_nodes.saturating_add(nodes);
+        self.total_bytes = self.total_bytes.saturating_add(bytes);
+        if self.total_nodes > MAX_NODES {
+            return Err(FrontmatterError::Expands(format!("{MAX_NODES} nodes")));
+        }
+        if self.total_bytes > self.max_bytes {
+            return Err(FrontmatterError::Expands(format!(
+                "{} bytes of text",
+                self.max_bytes
+            )));
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, node: Node<'a>) -> u32 {
+        let index = u32::try_from(self.nodes.len()).unwrap_or(u32::MAX);
+        self.nodes.push(node);
+        index
+    }
+
+    fn register(&mut self, anchor: usize, node: Option<u32>) {
+        if anchor == 0 {
+            return;
+        }
+        if self.anchors.len() <= anchor {
+            self.anchors.resize_with(anchor + 1, || None);
+        }
+        self.anchors[anchor] = Some(Anchor {
+            node,
+            count: 1,
+            alias_count: None,
+        });
+    }
+
+    fn mark(&self, node: &Node<'_>) -> Marker {
+        Marker::new(0, node.line as usize, node.col as usize)
+    }
+
+    fn scalar(
+        &mut self,
+        text: Cow<'a, str>,
+        style: ScalarStyle,
+        anchor: usize,
+        tag: Option<Cow<'_, Tag>>,
+        mark: Marker,
+    ) -> Result<u32, FrontmatterError> {
+        let bytes = text.len();
+        self.spend(1, bytes)?;
+        let value = match tag {
+            Some(tag) => {
+                let full = if tag.handle == "!" {
+                    format!("!{}", tag.suffix)
+                } else {
+                    format!("{}{}", tag.handle, tag.suffix)
+                };
+                if full == "!" {
+                    Scalar::Str(text)
+                } else {
+                    resolve_tagged(text, &full)
+                }
+            }
+            None if style == ScalarStyle::Plain => resolve_plain(text),
+            None => Scalar::Str(text),
+        };
+        let index = self.push(Node {
+            kind: Kind::Scalar(value),
+            size: 1,
+            bytes: small(bytes),
+            depth: 0,
+            line: small(mark.line()),
+            col: small(mark.col()),
+        });
+        self.register(anchor, Some(index));
+        Ok(index)
+    }
+
+    fn alias(&mut self, anchor: usize, mark: Marker) -> Result<u32, FrontmatterError> {
+        let Some(target) = self
+            .anchors
+            .get(anchor)
+            .and_then(|a| a.as_ref())
+            .map(|a| a.node)
+        else {
+            return Err(self.error("unknown anchor".into(), mark));
+        };
+        let Some(target) = target else {
+            // An alias inside the collection it names expands forever.
+            return Err(FrontmatterError::Expands(format!(
+                "{MAX_NODES} nodes (an alias refers to a collection that contains it)"
+            )));
+        };
+        let (size, bytes, depth) = {
+            let t = &self.nodes[target as usize];
+            (t.size, t.bytes, t.depth)
+        };
+        if self.stack.len() + usize::from(depth) > MAX_DEPTH {
+            return Err(self.error(
+                format!(
+                    "collections nest deeper than {MAX_DEPTH} levels once aliases are expanded"
+                ),
+                mark,
+            ));
+        }
+        self.spend(size as usize, bytes as usize)?;
+        self.count_alias(anchor, target, mark)?;
+        Ok(self.push(Node {
+            kind: Kind::Alias(anchor),
+            size,
+            bytes,
+            depth,
+            line: small(mark.line()),
+            col: small(mark.col()),
+        }))
+    }
+
+    /// The JS package's alias limit: each use of an anchor multiplies its
+    /// use count by the anchored node's own alias count; past 100 the
+    /// document is refused.
+    fn count_alias(
+        &mut self,
+        anchor: usize,
+        target: u32,
+        mark: Marker,
+    ) -> Result<(), FrontmatterError> {
+        let computed = self.anchors[anchor].as_ref().and_then(|a| a.alias_count);
+        let alias_count = match computed {
+            Some(n) => n,
+            None => self.alias_count_of(target),
+        };
+        let Some(a) = self.anchors[anchor].as_mut() else {
+            return Ok(());
+        };
+        a.count += 1;
+        a.alias_count = Some(alias_count);
+        if a.count.saturating_mul(alias_count) > MAX_ALIAS_COUNT {
+            return Err(self.error(
+                "excessive alias count (an anchor is expanded more often than 100 times, counting nested aliases)".into(),
+                mark,
+            ));
+        }
+        Ok(())
+    }
+
+    /// `getAliasCount` of the JS package: 1 for a scalar, the use count times
+    /// the alias count of an alias's anchor, the maximum over a collection's
+    /// items (0 when empty).
+    fn alias_count_of(&self, index: u32) -> u64 {
+        match &self.nodes[index as usize].kind {
+            Kind::Scalar(_) => 1,
+            Kind::Alias(anchor) => self
+                .anchors
+                .get(*anchor)
+                .and_then(|a| a.as_ref())
+                .map_or(0, |a| a.count.saturating_mul(a.alias_count.unwrap_or(0))),
+            Kind::Seq(items) | Kind::Map(items) => items
+                .iter()
+                .map(|i| self.alias_count_of(*i))
+                .max()
+                .unwrap_or(0),
+        }
+    }
+
+    fn open(&mut self, map: bool, anchor: usize, mark: Marker) -> Result<(), FrontmatterError> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(self.error(
+                format!("collections nest deeper than {MAX_DEPTH} levels"),
+                mark,
+            ));
+        }
+        self.spend(1, 0)?;
+        self.register(anchor, None);
+        self.stack.push(Frame {
+            map,
+            anchor,
+            items: Vec::new(),
+            mark,
+        });
+        Ok(())
+    }
+
+    fn close(&mut self) -> Result<u32, FrontmatterError> {
+        let Some(frame) = self.stack.pop() else {
+            return Err(FrontmatterError::Yaml("unbalanced collection end".into()));
+        };
+        let (mut size, mut bytes, mut depth) = (1u32, 0u32, 0u16);
+        for i in &frame.items {
+            let n = &self.nodes[*i as usize];
+            size = size.saturating_add(n.size);
+            bytes = bytes.saturating_add(n.bytes);
+            depth = depth.max(n.depth);
+        }
+        if frame.map {
+            self.check_unique_keys(&frame.items)?;
+        }
+        let kind = if frame.map {
+            Kind::Map(frame.items)
+        } else {
+            Kind::Seq(frame.items)
+        };
+        let index = self.push(Node {
+            kind,
+            size,
+            bytes,
+            depth: depth.saturating_add(1),
+            line: small(frame.mark.line()),
+            col: small(frame.mark.col()),
+        });
+        if frame.anchor != 0 {
+            if let Some(Some(a)) = self.anchors.get_mut(frame.anchor) {
+                a.node = Some(index);
+            }
+        }
+        Ok(index)
+    }
+
+    fn check_unique_keys(&self, items: &[u32]) -> Result<(), FrontmatterError> {
+        if items.len() < 4 {
+            // Zero or one pair.
+            return Ok(());
+        }
+        let mut seen = HashSet::with_capacity(items.len() / 2);
+        for key in items.iter().step_by(2) {
+            let node = &self.nodes[*key as usize];
+            let Kind::Scalar(scalar) = &node.kind else {
+                continue;
+            };
+            let Some(id) = KeyId::of(scalar) else {
+                continue;
+            };
+            if !seen.insert(id) {
+                let shown = match &node.kind {
+                    Kind::Scalar(Scalar::Str(s)) => format!("{:?}", truncate(s, 40)),
+                    Kind::Scalar(Scalar::Number(n)) => super::scalar::js_number_text(*n),
+                    Kind::Scalar(Scalar::Bool(b)) => b.to_string(),
+                    _ => "null".into(),
+                };
+                return Err(self.error(format!("duplicate mapping key {shown}"), self.mark(node)));
+            }
+        }
+        Ok(())
+    }
+
+    /// After an explicit `...`, the JS package reads another `...` line as a
+    /// second (empty) document, which it refuses; the scanner skips it.
+    fn check_after_document_end(&self, yaml: &str, at: Marker) -> Result<(), FrontmatterError> {
+        let Some((offset, _)) = yaml.char_indices().nth(at.index()) else {
+            return Ok(());
+        };
+        let Some(rest) = yaml[offset..].strip_prefix("...") else {
+            return Ok(());
+        };
+        let mut line_no = at.line();
+        for line in rest.split('\n').skip(1) {
+            line_no += 1;
+            let marker = line.strip_prefix("...");
+            if marker.is_some_and(|m| m.is_empty() || m.starts_with([' ', '\t', '\r'])) {
+                return Err(self.error(
+                    "the frontmatter holds more than one YAML document".into(),
+                    Marker::new(0, line_no, 0),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Refuse `%YAML 1.1` (the JS package would switch to the YAML 1.1
+    /// schema, where `yes` is a boolean); other directives are left to the
+    /// parser.
+    fn check_directives(&self, yaml: &str, start: Marker) -> Result<(), FrontmatterError> {
+        if start.index() == 0 {
+            return Ok(());
+        }
+        let end = yaml
+            .char_indices()
+            .nth(start.index())
+            .map_or(yaml.len(), |(i, _)| i);
+        for line in yaml[..end].lines() {
+            if let Some(rest) = line.strip_prefix("%YAML") {
+                let version = rest.split_whitespace().next().unwrap_or("");
+                if version != "1.2" {
+                    return Err(self.error(
+                        format!("only YAML 1.2 is supported, the frontmatter declares `%YAML {version}`"),
+                        start,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The value of a node with every alias expanded (within the budget
+    /// already checked).
+    fn expand(&self, index: u32) -> Value<'a> {
+        match &self.nodes[index as usize].kind {
+            Kind::Scalar(s) => Value::Scalar(s.clone()),
+            Kind::Alias(anchor) => match self
+                .anchors
+                .get(*anchor)
+                .and_then(|a| a.as_ref())
+                .and_then(|a| a.node)
+            {
+                Some(target) => self.expand(target),
+                None => Value::Scalar(Scalar::Null),
+            },
+            Kind::Seq(items) => Value::Seq(items.iter().map(|i| self.expand(*i)).collect()),
+            Kind::Map(items) => Value::Map(
+                items
+                    .chunks(2)
+                    .map(|kv| {
+                        let k = self.expand(kv[0]);
+                        let v = kv
+                            .get(1)
+                            .map_or(Value::Scalar(Scalar::Null), |v| self.expand(*v));
+                        (k, v)
+                    })
+                    .collect(),
+            ),
+        }
+    }
+}
+
+fn truncate(s: &str, chars: usize) -> &str {
+    match s.char_indices().nth(chars) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}

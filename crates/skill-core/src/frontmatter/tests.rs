@@ -1,0 +1,940 @@
+use super::*;
+
+fn doc(front: &str, body: &str) -> String {
+    format!("---\n{front}\n---\n{body}")
+}
+
+fn ok(text: &str) -> ParsedSkill {
+    parse(text).unwrap_or_else(|e| panic!("{text:?} should parse: {e}"))
+}
+
+fn err(text: &str) -> FrontmatterError {
+    match parse(text) {
+        Ok(p) => panic!("{text:?} should fail, got {p:?}"),
+        Err(e) => e,
+    }
+}
+
+const BASE: &str = "name: my-skill\ndescription: Does things";
+
+#[test]
+fn minimal_skill() {
+    let p = ok(&doc(BASE, "\n\n  # Body\n\nText.  \n\n"));
+    assert_eq!(p.name, "my-skill");
+    assert_eq!(p.description, "Does things");
+    assert_eq!(p.when_to_use, None);
+    assert_eq!(p.metadata, None);
+    assert_eq!(p.invocation, InvocationPolicy::default());
+    assert_eq!(p.body, "# Body\n\nText.");
+}
+
+#[test]
+fn crlf_files() {
+    let text = "---\r\nname: crlf\r\ndescription: Windows file\r\n---\r\n\r\nBody line\r\n";
+    let p = ok(text);
+    assert_eq!(p.name, "crlf");
+    assert_eq!(p.description, "Windows file");
+    assert_eq!(p.body, "Body line");
+}
+
+#[test]
+fn bom_is_tolerated() {
+    let p = ok(&format!("\u{feff}{}", doc(BASE, "b")));
+    assert_eq!(p.name, "my-skill");
+}
+
+#[test]
+fn first_line_must_be_exactly_the_delimiter() {
+    for text in [
+        "".to_string(),
+        "no frontmatter".to_string(),
+        format!(" ---\n{BASE}\n---\n"),
+        format!("----\n{BASE}\n---\n"),
+        format!("--- \n{BASE}\n---\n"),
+        format!("\n---\n{BASE}\n---\n"),
+        format!("---x\n{BASE}\n---\n"),
+    ] {
+        assert_eq!(err(&text), FrontmatterError::Missing, "{text:?}");
+    }
+}
+
+#[test]
+fn closing_line_must_be_exactly_the_delimiter() {
+    assert_eq!(
+        err(&format!("---\n{BASE}\n")),
+        FrontmatterError::Unterminated
+    );
+    assert_eq!(
+        err(&format!("---\n{BASE}\n--- \nbody")),
+        FrontmatterError::Unterminated
+    );
+    assert_eq!(err("---"), FrontmatterError::Unterminated);
+    assert_eq!(err("---\n"), FrontmatterError::Unterminated);
+    // A closing line at the very end without a newline still closes.
+    let p = ok(&format!("---\n{BASE}\n---"));
+    assert_eq!(p.body, "");
+}
+
+#[test]
+fn dashes_inside_a_value_do_not_close() {
+    let text =
+        "---\nname: dashes\ndescription: \"a --- b\"\nwhenToUse: |\n  ---x\n---\nbody\n---\nmore";
+    let p = ok(text);
+    assert_eq!(p.description, "a --- b");
+    assert_eq!(p.when_to_use.as_deref(), Some("---x\n"));
+    // The first closing line wins; later `---` lines belong to the body.
+    assert_eq!(p.body, "body\n---\nmore");
+}
+
+#[test]
+fn quoted_multiline_value_containing_a_delimiter_line_closes_early() {
+    // The delimiter is purely line-based: a `---` line ends the frontmatter
+    // even inside a quoted scalar, leaving invalid YAML behind.
+    let text = "---\nname: q\ndescription: \"first\n---\nrest\"\n---\nbody";
+    assert!(matches!(err(text), FrontmatterError::Yaml(_)));
+}
+
+#[test]
+fn yaml_must_be_a_mapping() {
+    assert_eq!(err("---\n---\nbody"), FrontmatterError::NotMapping("null"));
+    assert_eq!(
+        err("---\n- a\n- b\n---\n"),
+        FrontmatterError::NotMapping("a sequence")
+    );
+    assert_eq!(
+        err("---\njust text\n---\n"),
+        FrontmatterError::NotMapping("a string")
+    );
+    assert_eq!(
+        err("---\n42\n---\n"),
+        FrontmatterError::NotMapping("a number")
+    );
+}
+
+#[test]
+fn invalid_yaml_and_duplicate_keys() {
+    assert!(matches!(
+        err(&doc("name: [unclosed", "")),
+        FrontmatterError::Yaml(_)
+    ));
+    let e = err(&doc("name: a\ndescription: x\nname: b", ""));
+    match &e {
+        FrontmatterError::Yaml(m) => assert!(m.contains("duplicate"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(e.to_string().starts_with("invalid YAML frontmatter"));
+}
+
+#[test]
+fn name_rules() {
+    for bad in [
+        "name: My-Skill",
+        "name: my_skill",
+        "name: \"\"",
+        "name: 123",
+        "name: [a]",
+        "name:",
+        "name: -a",
+        "name: a--b",
+    ] {
+        let e = err(&doc(&format!("{bad}\ndescription: d"), ""));
+        assert!(
+            matches!(e, FrontmatterError::Field { field: "name", .. }),
+            "{bad}: {e:?}"
+        );
+    }
+    let e = err(&doc("description: d", ""));
+    assert_eq!(e.to_string(), "frontmatter field `name` is required");
+    // Quoted digits are a string and a valid kebab-case name.
+    assert_eq!(ok(&doc("name: \"123\"\ndescription: d", "")).name, "123");
+}
+
+#[test]
+fn description_rules() {
+    for bad in [
+        "description: \"\"",
+        "description: \"   \"",
+        "description: 5",
+        "description:",
+        "",
+    ] {
+        let e = err(&doc(&format!("name: a\n{bad}"), ""));
+        assert!(
+            matches!(
+                e,
+                FrontmatterError::Field {
+                    field: "description",
+                    ..
+                }
+            ),
+            "{bad}: {e:?}"
+        );
+    }
+    let p = ok(&doc("name: a\ndescription: >\n  folded\n  text", ""));
+    assert_eq!(p.description, "folded text\n");
+}
+
+#[test]
+fn yaml_12_scalars() {
+    // `yes`, `on`, `no` are strings in YAML 1.2.
+    let p = ok(&doc("name: a\ndescription: yes", ""));
+    assert_eq!(p.description, "yes");
+    let e = err(&doc("name: a\ndescription: true", ""));
+    assert!(matches!(
+        e,
+        FrontmatterError::Field {
+            field: "description",
+            ..
+        }
+    ));
+}
+
+#[test]
+fn optional_fields() {
+    let p = ok(&doc(
+            "name: a\ndescription: d\nwhenToUse: When asked\nmetadata:\n  owner: team\n  tags: [x, y]\n  n: 3\n  nested: {k: v}",
+            "",
+        ));
+    assert_eq!(p.when_to_use.as_deref(), Some("When asked"));
+    let m = p.metadata.expect("metadata");
+    assert_eq!(m["owner"], Json::from("team"));
+    assert_eq!(m["tags"], serde_json::json!(["x", "y"]));
+    assert_eq!(m["n"], Json::from(3));
+    assert_eq!(m["nested"], serde_json::json!({"k": "v"}));
+
+    for ignored in [
+        "whenToUse: \"\"",
+        "whenToUse: 3",
+        "whenToUse: [a]",
+        "whenToUse:",
+    ] {
+        let p = ok(&doc(&format!("name: a\ndescription: d\n{ignored}"), ""));
+        assert_eq!(p.when_to_use, None, "{ignored}");
+    }
+    for ignored in [
+        "metadata: text",
+        "metadata: [1]",
+        "metadata:",
+        "metadata: 3",
+    ] {
+        let p = ok(&doc(&format!("name: a\ndescription: d\n{ignored}"), ""));
+        assert_eq!(p.metadata, None, "{ignored}");
+    }
+}
+
+#[test]
+fn metadata_keys_are_stringified_like_js() {
+    let p = ok(&doc(
+            "name: a\ndescription: d\nmetadata:\n  1: one\n  true: t\n  ~: n\n  1.5: f\n  big: 12345678901234567890\n  float: 2.50",
+            "",
+        ));
+    let m = p.metadata.expect("metadata");
+    assert_eq!(m["1"], Json::from("one"));
+    assert_eq!(m["true"], Json::from("t"));
+    assert_eq!(m[""], Json::from("n"));
+    assert_eq!(m["1.5"], Json::from("f"));
+    assert_eq!(m["float"], Json::from(2.5));
+    assert_eq!(m["big"].as_f64(), Some(12345678901234567890.0));
+}
+
+fn invocation(front: &str) -> Result<InvocationPolicy, FrontmatterError> {
+    parse(&doc(&format!("name: a\ndescription: d\n{front}"), "")).map(|p| p.invocation)
+}
+
+#[test]
+fn accepted_invocation_spellings() {
+    let truthy = [
+        "true", "True", "TRUE", "1", "1.0", "0x1", "\"1\"", "'1'", "yes", "Yes", "YES", "on", "On",
+        "ON", "\"true\"", "\"tRuE\"", "'yes'", "!!str on",
+    ];
+    let falsy = [
+        "false",
+        "False",
+        "FALSE",
+        "0",
+        "0.0",
+        "-0",
+        "\"0\"",
+        "no",
+        "No",
+        "NO",
+        "off",
+        "Off",
+        "OFF",
+        "\"false\"",
+        "'nO'",
+        "\"oFF\"",
+    ];
+    for v in truthy {
+        let p = invocation(&format!(
+            "disable-model-invocation: {v}\nuser-invocable: {v}"
+        ))
+        .unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert_eq!(
+            p,
+            InvocationPolicy {
+                model_invocable: false,
+                user_invocable: true
+            },
+            "{v}"
+        );
+    }
+    for v in falsy {
+        let p = invocation(&format!(
+            "disable-model-invocation: {v}\nuser-invocable: {v}"
+        ))
+        .unwrap_or_else(|e| panic!("{v}: {e}"));
+        assert_eq!(
+            p,
+            InvocationPolicy {
+                model_invocable: true,
+                user_invocable: false
+            },
+            "{v}"
+        );
+    }
+    // Defaults: both surfaces allowed.
+    assert_eq!(invocation(""), Ok(InvocationPolicy::default()));
+    assert_eq!(
+        invocation("user-invocable: false").expect("valid"),
+        InvocationPolicy {
+            model_invocable: true,
+            user_invocable: false
+        }
+    );
+}
+
+#[test]
+fn rejected_invocation_values_drop_the_skill() {
+    let bad = [
+        "2", "-1", "0.5", "\"2\"", "\"\"", "\" yes\"", "y", "n", "enabled", "truee", "null", "~",
+        "", "[true]", "{a: 1}", "\"1.0\"", ".inf", ".nan",
+    ];
+    for key in [DISABLE_MODEL_INVOCATION, USER_INVOCABLE] {
+        for v in bad {
+            match invocation(&format!("{key}: {v}")) {
+                Err(FrontmatterError::Field { field, problem }) => {
+                    assert_eq!(field, key);
+                    assert!(problem.contains("must be a boolean"), "{problem}");
+                }
+                other => panic!("{key}: {v} should be rejected, got {other:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn legacy_keys_drop_the_skill() {
+    for key in LEGACY_INVOCATION_KEYS {
+        for v in ["true", "false"] {
+            assert_eq!(
+                invocation(&format!("{key}: {v}")),
+                Err(FrontmatterError::LegacyKey(key)),
+                "{key}"
+            );
+        }
+    }
+    let text = FrontmatterError::LegacyKey("userInvocable").to_string();
+    assert!(
+        text.contains("userInvocable") && text.contains("user-invocable"),
+        "{text}"
+    );
+}
+
+#[test]
+fn deep_flow_nesting_is_refused_quickly() {
+    let deep = format!(
+        "---\nname: a\ndescription: d\nk: {}{}\n---\n",
+        "[".repeat(200_000),
+        "]".repeat(200_000)
+    );
+    let started = std::time::Instant::now();
+    let err = parse(&deep).expect_err("too deep");
+    assert!(err.to_string().contains("nest deeper"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    // Ordinary nesting and brackets inside quoted strings still parse.
+    let ok =
+        "---\nname: a\ndescription: \"[[[[ not nesting\"\nmetadata: { a: [1, [2, [3]]] }\n---\n";
+    assert!(parse(ok).is_ok());
+}
+
+#[test]
+fn js_trim_matches_ecmascript() {
+    assert_eq!(js_trim("\u{feff}\u{a0} x \u{3000}\n"), "x");
+    // U+0085 (NEL) is not JS whitespace.
+    assert_eq!(js_trim("\u{85}x"), "\u{85}x");
+    assert_eq!(js_trim("\u{200b}x"), "\u{200b}x");
+}
+
+#[test]
+fn tagged_top_level_mapping_is_a_mapping() {
+    let p = ok("---\n!!map\nname: a\ndescription: d\n---\n");
+    assert_eq!(p.name, "a");
+}
+
+/// A small deterministic generator (xorshift64*), so failures reproduce.
+pub(crate) struct Rng(u64);
+
+impl Rng {
+    pub(crate) fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+    pub(crate) fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    pub(crate) fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub(crate) fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+    pub(crate) fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+}
+
+const KEYS: &[&str] = &[
+    "name",
+    "description",
+    "whenToUse",
+    "metadata",
+    "disable-model-invocation",
+    "user-invocable",
+    "owner",
+    "b_c",
+    "x.y",
+    "1",
+    "01",
+    "true",
+    "null",
+    "k-1",
+    "version",
+];
+const WORDS: &[&str] = &[
+    "my-skill",
+    "Does things",
+    "yes",
+    "no",
+    "true",
+    "False",
+    "1",
+    "0",
+    "1.5",
+    "0x1F",
+    "0o17",
+    "-3",
+    ".inf",
+    "-.Inf",
+    ".nan",
+    "~",
+    "null",
+    "",
+    "a b  c",
+    "C#",
+    "a #b",
+    "http://x.y/z",
+    "é ü 字",
+    "a:b",
+    "-a",
+    "+1",
+    "1e3",
+    "12345678901234567890",
+    ".",
+    "1.",
+    "[x]",
+    "a,b",
+    "{a}",
+    "x]",
+    "'q'",
+    "\"d\"",
+    "it's",
+    "a \\n b",
+    "2001-12-14",
+    "- a",
+    "? x",
+    ": y",
+    "a: b",
+    "%x",
+    "@x",
+    "`x`",
+    "!x",
+    "&a",
+    "*a",
+    "|",
+    ">",
+    "#c",
+    "007",
+    "0.0",
+    "-0",
+    "1_000",
+    "😀",
+];
+
+/// Plain words of everyday frontmatter; [`WORDS`] adds the tricky ones.
+const EVERYDAY: &[&str] = &[
+    "my-skill",
+    "Does things",
+    "Review code before merging",
+    "team",
+    "3",
+    "1.5",
+    "true",
+    "false",
+    "yes",
+    "é ü 字",
+    "C#",
+    "http://x.y/z",
+    "a-b",
+    "null",
+    "v1.2.3",
+    "It works",
+];
+
+fn gen_word(rng: &mut Rng) -> &'static str {
+    if rng.chance(30) {
+        rng.pick(WORDS)
+    } else {
+        rng.pick(EVERYDAY)
+    }
+}
+
+/// `n` distinct keys, sometimes with a repeat.
+fn gen_keys(rng: &mut Rng, n: usize) -> Vec<&'static str> {
+    let mut keys: Vec<&str> = Vec::new();
+    while keys.len() < n {
+        let k = rng.pick(KEYS);
+        if !keys.contains(&k) || rng.chance(3) {
+            keys.push(k);
+        }
+    }
+    keys
+}
+
+fn gen_inline(rng: &mut Rng) -> String {
+    let w = gen_word(rng);
+    match rng.below(6) {
+        0 => format!("'{}'", w.replace('\'', "''")),
+        1 => {
+            let escaped = w.replace('\\', "\\\\").replace('"', "\\\"");
+            let extra = rng.pick(&[
+                "", "\\n", "\\t", "\\u00e9", "\\x41", "\\\"", "\\/", "\\ ", "\\N", "\\ud83d",
+            ]);
+            format!("\"{escaped}{extra}\"")
+        }
+        _ => w.to_string(),
+    }
+}
+
+fn gen_value(rng: &mut Rng, top: bool, eol: &str) -> String {
+    let comment = if rng.chance(10) { " # note" } else { "" };
+    let gap = rng.pick(&[" ", " ", "  "]);
+    match rng.below(if top { 9 } else { 6 }) {
+        0..=2 => format!("{gap}{}{comment}{eol}", gen_inline(rng)),
+        3 => {
+            let n = rng.below(4);
+            let items: Vec<String> = (0..n).map(|_| gen_inline(rng)).collect();
+            format!(
+                "{gap}[{}]{comment}{eol}",
+                items.join(rng.pick(&[", ", ",", " , "]))
+            )
+        }
+        4 => format!("{comment}{eol}"),
+        5 if top => {
+            let header = rng.pick(&["|", "|-", "|+", ">", ">-", ">+", "|2", "> "]);
+            let ind = " ".repeat(1 + rng.below(3));
+            let mut s = format!("{gap}{header}{eol}");
+            if rng.chance(20) {
+                s.push_str(eol);
+            }
+            for _ in 0..1 + rng.below(4) {
+                let line_ind = if rng.chance(10) {
+                    format!("{ind}  ")
+                } else {
+                    ind.clone()
+                };
+                s.push_str(&format!("{line_ind}{}{eol}", gen_word(rng)));
+                if rng.chance(20) {
+                    s.push_str(eol);
+                }
+            }
+            s
+        }
+        _ if top => {
+            let ind = " ".repeat(1 + rng.below(3));
+            let mut s = format!("{comment}{eol}");
+            if rng.chance(50) {
+                for _ in 0..1 + rng.below(4) {
+                    s.push_str(&format!("{ind}-{}", gen_value(rng, false, eol)));
+                }
+            } else {
+                let n = 1 + rng.below(4);
+                for key in gen_keys(rng, n) {
+                    s.push_str(&format!("{ind}{key}:{}", gen_value(rng, false, eol)));
+                }
+            }
+            s
+        }
+        _ => format!("{gap}{}{eol}", gen_inline(rng)),
+    }
+}
+
+/// A frontmatter of the common shape, with random values and layout.
+pub(crate) fn gen_frontmatter(rng: &mut Rng) -> String {
+    let eol = if rng.chance(10) { "\r\n" } else { "\n" };
+    let mut s = String::new();
+    let n = 1 + rng.below(7);
+    for key in gen_keys(rng, n) {
+        if rng.chance(5) {
+            s.push_str(&format!("# comment{eol}"));
+        }
+        if rng.chance(5) {
+            s.push_str(eol);
+        }
+        s.push_str(key);
+        s.push(':');
+        s.push_str(&gen_value(rng, true, eol));
+    }
+    s
+}
+
+const NOISE: &[&str] = &[
+    " ", "  ", "\t", "\n", "\r", ":", "-", "#", "'", "\"", "|", ">", "[", "]", "{", "}", ",", "&a",
+    "*a", "!!str ", "%", "@", "`", "\\", "?", "\u{85}", "\u{2028}", "\u{feff}", "---", "...", "a",
+];
+
+/// Apply a few random edits (insert noise, delete, duplicate a line).
+pub(crate) fn mutate(rng: &mut Rng, text: &str) -> String {
+    let mut chars: Vec<char> = text.chars().collect();
+    for _ in 0..1 + rng.below(3) {
+        let at = rng.below(chars.len() + 1);
+        match rng.below(3) {
+            0 => {
+                let noise: Vec<char> = rng.pick(NOISE).chars().collect();
+                chars.splice(at..at, noise);
+            }
+            1 if at < chars.len() => {
+                chars.remove(at);
+            }
+            _ => {
+                let s: String = chars.iter().collect();
+                let lines: Vec<&str> = s.split_inclusive('\n').collect();
+                if !lines.is_empty() {
+                    let i = rng.below(lines.len());
+                    let mut out: Vec<&str> = lines.clone();
+                    out.insert(i, lines[i]);
+                    chars = out.concat().chars().collect();
+                }
+            }
+        }
+    }
+    chars.into_iter().collect()
+}
+
+#[test]
+fn fast_reader_agrees_with_composer() {
+    let mut rng = Rng::new(11);
+    let (mut fast_clean, mut clean, mut fast_mutated) = (0usize, 0usize, 0usize);
+    for i in 0..20_000 {
+        let base = gen_frontmatter(&mut rng);
+        let mutated = i % 2 == 1;
+        let yaml = if mutated {
+            mutate(&mut rng, &base)
+        } else {
+            base
+        };
+        let full = compose::compose(&yaml, 1);
+        if let Some(fast) = fast::parse(&yaml) {
+            match &full {
+                Ok(v) => assert_eq!(&fast, v, "fast and full readers differ on {yaml:?}"),
+                Err(e) => panic!("fast reader accepted what the composer refuses ({e}): {yaml:?}"),
+            }
+            if mutated {
+                fast_mutated += 1;
+            } else {
+                fast_clean += 1;
+            }
+        }
+        if !mutated {
+            clean += 1;
+        }
+    }
+    // Both sides of the fast path are exercised (the generator also writes
+    // many values the fast reader leaves to the composer).
+    eprintln!("fast path: {fast_clean} of {clean} generated, {fast_mutated} mutated");
+    assert!(
+        fast_clean > 3000,
+        "fast path taken for {fast_clean} of {clean}"
+    );
+    assert!(
+        fast_mutated > 700,
+        "fast path taken for {fast_mutated} mutated inputs"
+    );
+}
+
+#[test]
+fn everyday_frontmatter_takes_the_fast_path() {
+    for yaml in [
+        "name: code-review\ndescription: Review code before merging.\n",
+        "name: a\ndescription: \"Quoted: with \\\"escapes\\\" and \\u00e9\"\nwhenToUse: 'it''s fine'\n",
+        "name: a\r\ndescription: >-\r\n  folded\r\n  text\r\n\r\n  next\r\n",
+        "# comment\nname: a\ndescription: |\n  line 1\n    indented\n\n  line 3\ndisable-model-invocation: true\nuser-invocable: no\n",
+        "name: a\ndescription: d\nmetadata:\n  owner: platform-team\n  version: 3\n  tags: [review, quality]\n",
+        "name: a\ndescription: d # trailing comment\nmetadata:\n  - a\n  - b\n",
+    ] {
+        let fast = fast::parse(yaml).unwrap_or_else(|| panic!("fast path not taken for {yaml:?}"));
+        assert_eq!(Ok(fast), compose::compose(yaml, 1), "{yaml:?}");
+    }
+}
+
+fn meta(front: &str) -> Map<String, Json> {
+    ok(&doc(
+        &format!("name: a\ndescription: d\nmetadata:\n{front}"),
+        "",
+    ))
+    .metadata
+    .expect("metadata")
+}
+
+#[test]
+fn integers_beyond_64_bits_keep_their_value() {
+    let m = meta("  big: 123456789012345678901234567890\n  neg: -99999999999999999999\n  hex: 0xffffffffffffffffffff\n  list: [340282366920938463463374607431768211457]");
+    assert_eq!(m["big"].as_f64(), Some(1.2345678901234568e29));
+    assert_eq!(m["neg"].as_f64(), Some(-1e20));
+    assert_eq!(m["hex"].as_f64(), Some(1.2089258196146292e24));
+    assert_eq!(m["list"][0].as_f64(), Some(3.402823669209385e38));
+    // Safe integers stay integers; -0 stays -0.
+    let m = meta("  n: 9007199254740991\n  z: -0");
+    assert_eq!(m["n"], Json::from(9_007_199_254_740_991_i64));
+    assert!(m["z"]
+        .as_f64()
+        .is_some_and(|z| z == 0.0 && z.is_sign_negative()));
+}
+
+#[test]
+fn line_separators_in_quoted_scalars_are_kept() {
+    for (yaml, want) in [
+        ("\"a\u{2028}b\"", "a\u{2028}b"),
+        ("'a\u{2029}b'", "a\u{2029}b"),
+        ("\"a\u{85}b\"", "a\u{85}b"),
+        ("\"a\\Lb\\Pc\\Nd\"", "a\u{2028}b\u{2029}c\u{85}d"),
+        ("a\u{85}b", "a\u{85}b"),
+    ] {
+        let p = ok(&doc(&format!("name: a\ndescription: {yaml}"), ""));
+        assert_eq!(p.description, want, "{yaml:?}");
+    }
+    // NEL is not a line break: the name keeps it and is no longer kebab-case.
+    for name in ["a1\u{85}", "a1\u{2028}", "\"a1\u{2029}\""] {
+        let e = err(&doc(&format!("name: {name}\ndescription: d"), ""));
+        assert!(
+            matches!(e, FrontmatterError::Field { field: "name", .. }),
+            "{name:?}: {e:?}"
+        );
+    }
+}
+
+#[test]
+fn characters_the_scanner_handles_differently_read_like_the_js_package() {
+    // U+FEFF after the start, a lone CR, and a tab after `:` are content or
+    // separation exactly as the JS package reads them.
+    let p = ok(&doc(
+        "name: a\ndescription: x\u{feff}y\nwhenToUse: \"q\u{feff}\"",
+        "",
+    ));
+    assert_eq!(p.description, "x\u{feff}y");
+    assert_eq!(p.when_to_use.as_deref(), Some("q\u{feff}"));
+    let p = ok(&doc("name: a\ndescription: x\ry", ""));
+    assert_eq!(p.description, "x\ry");
+    let p = ok(&doc("name:\ta\ndescription:\t\td\nmetadata:\n  k:\tv", ""));
+    assert_eq!((p.name.as_str(), p.description.as_str()), ("a", "d"));
+    assert_eq!(p.metadata.expect("metadata")["k"], Json::from("v"));
+    // A tab after a colon inside a scalar is content.
+    let p = ok(&doc(
+        "name: a\ndescription: \"k:\tv\"\nwhenToUse: |\n  k:\tv",
+        "",
+    ));
+    assert_eq!(p.description, "k:\tv");
+    assert_eq!(p.when_to_use.as_deref(), Some("k:\tv\n"));
+}
+
+#[test]
+fn documents_and_directives() {
+    assert!(ok(&doc("name: a\ndescription: d\n...", "")).name == "a");
+    for bad in [
+        "name: a\ndescription: d\n...\n...",
+        "name: a\ndescription: d\n--- \nname: b",
+        "%YAML 1.1\n--- \nname: a\ndescription: d",
+    ] {
+        assert!(
+            matches!(err(&doc(bad, "")), FrontmatterError::Yaml(_)),
+            "{bad:?}"
+        );
+    }
+    let p = ok(&doc("%YAML 1.2\n--- \nname: a\ndescription: yes", ""));
+    assert_eq!(p.description, "yes");
+}
+
+#[test]
+fn duplicate_keys_compare_resolved_values() {
+    for dup in [
+        "1: a\n  01: b",
+        "1: a\n  1.0: b",
+        "~: a\n  null: b",
+        "true: a\n  True: b",
+        "a: 1\n  'a': 2",
+    ] {
+        let e = err(&doc(
+            &format!("name: a\ndescription: d\nmetadata:\n  {dup}"),
+            "",
+        ));
+        assert!(
+            e.to_string().contains("duplicate mapping key"),
+            "{dup}: {e}"
+        );
+    }
+    // A string and a number are different keys (the later one wins the JS
+    // property); NaN never equals NaN.
+    let m = meta("  1: a\n  '1': b\n  .nan: c\n  .NaN: d");
+    assert_eq!(m["1"], Json::from("b"));
+    assert_eq!(m["NaN"], Json::from("d"));
+    // Keys keep document order; a JS object lists integer keys first, which
+    // the JS side does on its own.
+    let m = meta("  b: 1\n  a: 2\n  c: 3");
+    assert_eq!(m.keys().collect::<Vec<_>>(), ["b", "a", "c"]);
+}
+
+#[test]
+fn nesting_counts_structure_only() {
+    let deep = "[".repeat(129);
+    for yaml in [
+        format!("description: \"{deep}\""),
+        format!("description: '{deep}'"),
+        format!("description: |\n  {deep}"),
+        format!("description: a{deep}"),
+    ] {
+        let p = ok(&doc(&format!("name: a\n{yaml}"), ""));
+        assert!(p.description.contains(&deep), "{yaml}");
+    }
+    assert!(parse(&doc(&format!("name: a\ndescription: d # {deep}"), "")).is_ok());
+    let nested = |n: usize| {
+        format!(
+            "name: a\ndescription: d\nk: {}{}",
+            "[".repeat(n),
+            "]".repeat(n)
+        )
+    };
+    assert!(parse(&doc(&nested(127), "")).is_ok());
+    let e = err(&doc(&nested(128), ""));
+    assert!(e.to_string().contains("nest deeper than 128"), "{e}");
+    // Block nesting counts too.
+    let mut block = String::from("name: a\ndescription: d\n");
+    for i in 0..130 {
+        block.push_str(&format!("{}k:\n", " ".repeat(i)));
+    }
+    let e = err(&doc(&block, ""));
+    assert!(e.to_string().contains("nest deeper than 128"), "{e}");
+}
+
+#[test]
+fn alias_expansion_is_bounded() {
+    // The reported attack: 1,000 items, aliased 100 times, aliased 100 times.
+    let mut yaml = format!(
+        "name: a\ndescription: d\na: &a [{}]\n",
+        vec!["x"; 1000].join(", ")
+    );
+    yaml.push_str(&format!("b: &b [{}]\n", vec!["*a"; 100].join(", ")));
+    yaml.push_str(&format!("c: [{}]\n", vec!["*b"; 100].join(", ")));
+    let started = std::time::Instant::now();
+    let e = err(&doc(&yaml, ""));
+    assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    assert!(
+        e.to_string()
+            .contains("frontmatter expands to more than 20000 nodes"),
+        "{e}"
+    );
+    // Within the budget, aliases expand (in metadata too), and the JS
+    // package's own limit (100 uses of an anchor, nested uses multiplied)
+    // applies.
+    let m = meta("  a: &x [1, 2]\n  b: *x\n  c: {k: *x}");
+    assert_eq!(m["b"], serde_json::json!([1, 2]));
+    assert_eq!(m["c"], serde_json::json!({"k": [1, 2]}));
+    let uses = |n: usize| {
+        format!(
+            "name: a\ndescription: d\na: &a x\nb: [{}]",
+            vec!["*a"; n].join(", ")
+        )
+    };
+    assert!(parse(&doc(&uses(99), "")).is_ok());
+    let e = err(&doc(&uses(100), ""));
+    assert!(e.to_string().contains("excessive alias count"), "{e}");
+    // An alias inside the collection it names expands forever.
+    let e = err(&doc("name: a\ndescription: d\nk: &a [*a]", ""));
+    assert!(matches!(e, FrontmatterError::Expands(_)), "{e}");
+}
+
+#[test]
+fn node_budget_refuses_huge_documents_quickly() {
+    let mut yaml = String::from("name: a\ndescription: d\n");
+    for i in 0..12_000 {
+        yaml.push_str(&format!("k{i}: {i}\n"));
+    }
+    let e = err(&doc(&yaml, ""));
+    assert_eq!(
+        e.to_string(),
+        "frontmatter expands to more than 20000 nodes"
+    );
+    assert_eq!(parse_with_full_reader(&doc(&yaml, "")), Err(e));
+}
+
+#[test]
+fn errors_name_the_file_line() {
+    let e = err("---\nname: a\ndescription: [unclosed\n---\n");
+    assert!(e.to_string().contains("line 4"), "{e}");
+    let e = err("---\nname: a\ndescription: d\nname: b\n---\n");
+    assert!(
+        e.to_string()
+            .contains("duplicate mapping key \"name\" at line 4 column 1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn implicit_keys_longer_than_1024_characters_are_refused() {
+    let long = "k".repeat(1025);
+    for text in [
+        doc(&format!("name: a\ndescription: d\n{long}: v"), ""),
+        doc(
+            &format!("name: a\ndescription: d\nmetadata:\n  {long}: v"),
+            "",
+        ),
+    ] {
+        assert!(
+            matches!(err(&text), FrontmatterError::Yaml(_)),
+            "{}",
+            &text[..40]
+        );
+    }
+    let ok_key = "k".repeat(1000);
+    let m = meta(&format!("  {ok_key}: v"));
+    assert_eq!(m[&ok_key], Json::from("v"));
+}
+
+#[test]
+fn fast_reader_agrees_on_fuzzer_findings() {
+    // Inputs the fuzzer found where the two readers once disagreed.
+    for yaml in [
+        "n:  [ -------,--,----------o -,------------,-----,--,----------o   ]\n",
+        "n: [a -, b]\n",
+    ] {
+        let full = compose::compose(yaml, 1);
+        if let Some(fast) = fast::parse(yaml) {
+            assert_eq!(Ok(fast), full, "{yaml:?}");
+        }
+        let text = format!("---\n{yaml}\n---\nbody");
+        assert_eq!(parse(&text), parse_with_full_reader(&text), "{yaml:?}");
+    }
+}
