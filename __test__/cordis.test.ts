@@ -468,41 +468,43 @@ describe('SkillLocal', () => {
       ctx.on('skills/change', () => {
         changes++
       })
+      // With watching on, the OS watcher may also report these writes, but only
+      // from a later turn of the event loop: count the changes emitted while the
+      // (synchronous) emit runs.
+      const emit = (...args: unknown[]) => {
+        const before = changes
+        ;(ctx as any).emit('fs/observed', ...args)
+        return changes - before
+      }
       expect(await ctx.skills.list({ cwd: project })).toEqual([])
       const file = path.join(project, '.dsh', 'skills', 'deploy.md')
       writeSkill(file, 'deploy', 'Deploy the service.')
-      const emit = (...args: unknown[]) => (ctx as any).emit('fs/observed', ...args)
       const target = { targetKey: file, displayPath: file }
-      emit(target, 'v1', { kind: 'tool', name: 'read' })
-      emit(target, 'v1', undefined)
-      emit({ actor: { kind: 'tool', name: 'write' }, target })
-      expect(changes).toBe(0)
-      emit(target, { kind: 'present', version: 'v1' }, { kind: 'tool', name: 'write' })
-      expect(changes).toBe(1)
+      expect(emit(target, 'v1', { kind: 'tool', name: 'read' })).toBe(0)
+      expect(emit(target, 'v1', undefined)).toBe(0)
+      expect(emit({ actor: { kind: 'tool', name: 'write' }, target })).toBe(0)
+      expect(emit(target, { kind: 'present', version: 'v1' }, { kind: 'tool', name: 'write' })).toBe(1)
       expect((await ctx.skills.list({ cwd: project })).map((s) => s.name)).toEqual(['deploy'])
       writeSkill(file, 'deploy', 'Deploy the service, carefully.')
-      emit(target, 'v2', { kind: 'tool', name: 'edit' })
-      expect(changes).toBe(2)
+      expect(emit(target, 'v2', { kind: 'tool', name: 'edit' })).toBe(1)
       expect((await ctx.skills.list({ cwd: project }))[0].description).toBe('Deploy the service, carefully.')
       // A bundle directory renamed by a tool: its new resourceBase on the next lookup.
       const bundle = path.join(project, '.dsh', 'skills', 'review')
       writeSkill(path.join(bundle, 'SKILL.md'), 'review', 'Review.')
-      emit({ targetKey: bundle, displayPath: path.join(bundle, 'SKILL.md') }, 'v', { name: 'write' })
+      expect(emit({ targetKey: bundle, displayPath: path.join(bundle, 'SKILL.md') }, 'v', { name: 'write' })).toBe(1)
       expect((await ctx.skills.list({ cwd: project })).find((s) => s.name === 'review')?.resourceBase).toEqual({
         kind: 'directory',
         path: bundle,
       })
       const renamed = path.join(project, '.dsh', 'skills', 'code-review')
       fs.renameSync(bundle, renamed)
-      emit({ targetKey: renamed, displayPath: renamed }, { kind: 'present', version: 'v' }, { name: 'edit' })
+      expect(emit({ targetKey: renamed, displayPath: renamed }, { kind: 'present', version: 'v' }, { name: 'edit' })).toBe(1)
       expect((await ctx.skills.list({ cwd: project })).find((s) => s.name === 'review')?.resourceBase).toEqual({
         kind: 'directory',
         path: renamed,
       })
       // Elsewhere in the project: nothing.
-      const before = changes
-      emit({ targetKey: 'x', displayPath: path.join(project, 'src', 'main.ts') }, 'v', { name: 'write' })
-      expect(changes).toBe(before)
+      expect(emit({ targetKey: 'x', displayPath: path.join(project, 'src', 'main.ts') }, 'v', { name: 'write' })).toBe(0)
     })
   }
 
