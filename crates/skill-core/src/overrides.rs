@@ -81,47 +81,55 @@ impl fmt::Display for Effect {
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum NamePattern {
     Exact(String),
-    /// Holds at least one `*`.
-    Glob(String),
+    Glob(Glob),
 }
 
 impl NamePattern {
     fn matches(&self, name: &str) -> bool {
         match self {
             NamePattern::Exact(exact) => exact == name,
-            NamePattern::Glob(glob) => glob_matches(glob.as_bytes(), name.as_bytes()),
+            NamePattern::Glob(glob) => glob.matches(name),
         }
     }
 }
 
-/// Whether `text` matches `pattern`, where `*` matches any run of bytes
-/// (empty included) and every other byte itself. Linear backtracking to the
-/// last `*`: O(pattern × text) at worst.
-fn glob_matches(pattern: &[u8], text: &[u8]) -> bool {
-    let (mut p, mut t) = (0usize, 0usize);
-    // The last `*` seen, and the text position its run currently ends at.
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        match pattern.get(p) {
-            Some(b'*') => {
-                star = Some((p, t));
-                p += 1;
-            }
-            Some(&c) if c == text[t] => {
-                p += 1;
-                t += 1;
-            }
-            _ => match star {
-                Some((at, end)) => {
-                    p = at + 1;
-                    t = end + 1;
-                    star = Some((at, end + 1));
-                }
-                None => return false,
-            },
+/// A glob whose only wildcard is `*` (any run of characters, empty
+/// included), kept as the literal parts between the stars: the text must
+/// start with the first part, end with the last, and hold the others in
+/// order in between (the leftmost occurrence of each is as good as any).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Glob {
+    /// At least two parts (a glob has at least one `*`); any may be empty.
+    parts: Vec<String>,
+}
+
+impl Glob {
+    fn new(pattern: &str) -> Self {
+        Glob {
+            parts: pattern.split('*').map(str::to_string).collect(),
         }
     }
-    pattern[p.min(pattern.len())..].iter().all(|&c| c == b'*')
+
+    fn matches(&self, text: &str) -> bool {
+        let (Some((first, rest)), Some(last)) = (self.parts.split_first(), self.parts.last())
+        else {
+            return false;
+        };
+        if text.len() < first.len() + last.len() || !text.starts_with(first.as_str()) {
+            return false;
+        }
+        if !text.ends_with(last.as_str()) {
+            return false;
+        }
+        let mut middle = &text[first.len()..text.len() - last.len()];
+        for part in &rest[..rest.len().saturating_sub(1)] {
+            match middle.find(part.as_str()) {
+                Some(at) => middle = &middle[at + part.len()..],
+                None => return false,
+            }
+        }
+        true
+    }
 }
 
 /// One validated rule.
@@ -141,9 +149,10 @@ impl Rule {
 
     /// Whether the rule matches a candidate with these labels.
     pub fn matches(&self, name: &str, source: &str, provider: &str) -> bool {
-        self.name.as_ref().is_none_or(|p| p.matches(name))
+        // The plain comparisons first: they rule out most candidates.
+        self.provider.as_deref().is_none_or(|p| p == provider)
             && self.source.as_deref().is_none_or(|s| s == source)
-            && self.provider.as_deref().is_none_or(|p| p == provider)
+            && self.name.as_ref().is_none_or(|p| p.matches(name))
     }
 }
 
@@ -397,7 +406,7 @@ fn name_pattern(text: &str) -> Option<NamePattern> {
     }
     text.bytes()
         .all(|b| matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-' | b'*'))
-        .then(|| NamePattern::Glob(text.to_string()))
+        .then(|| NamePattern::Glob(Glob::new(text)))
 }
 
 #[cfg(test)]
@@ -433,12 +442,18 @@ mod tests {
             ("*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaa", false),
             ("exact", "exact", true),
             ("exact", "exactly", false),
+            ("ab*ba", "aba", false),
+            ("ab*ba", "abba", true),
+            ("a*a", "a", false),
+            ("*ab*ab*", "xabyab", true),
+            ("*ab*ab*", "xaby", false),
         ] {
-            assert_eq!(
-                glob_matches(pattern.as_bytes(), text.as_bytes()),
-                expected,
-                "{pattern} ~ {text}"
-            );
+            let glob = match name_pattern(pattern) {
+                Some(glob @ NamePattern::Glob(_)) => glob,
+                Some(exact) => exact,
+                None => panic!("{pattern} is a valid pattern"),
+            };
+            assert_eq!(glob.matches(text), expected, "{pattern} ~ {text}");
         }
     }
 

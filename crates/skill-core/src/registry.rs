@@ -873,7 +873,8 @@ impl Collection {
             }
         }
         let listings: Vec<Listing> = outcomes.into_iter().map(Listing::from).collect();
-        let (order, warnings) = merge(&self.runtime, &self.providers, &listings, &self.overrides);
+        let decisions = Decisions::new(&self.runtime, &self.providers, &listings, &self.overrides);
+        let (order, warnings) = merge(&self.runtime, &self.providers, &listings, &decisions);
 
         let mut state = lock(&self.registry.shared);
         let stable = state.generation == self.generation;
@@ -895,6 +896,7 @@ impl Collection {
             complete,
             considered,
             &order,
+            &decisions,
         ));
         if complete {
             let mut state = lock(&self.registry.shared);
@@ -1013,6 +1015,72 @@ fn sort_contenders(contenders: &mut [Contender<'_>]) {
     contenders.sort_by(|a, b| a.name.cmp(b.name).then(a.rank.total_cmp(&b.rank)));
 }
 
+/// The override rule deciding about each candidate, computed once per
+/// collection (nothing without rules).
+struct Decisions {
+    /// Where each listing's candidates start in `applied` (runtime skills
+    /// come first).
+    offsets: Vec<usize>,
+    applied: Vec<Option<Applied>>,
+}
+
+impl Decisions {
+    fn new(
+        runtime: &[(u64, Arc<RuntimeSkill>)],
+        providers: &[PlannedProvider],
+        listings: &[Listing],
+        overrides: &Overrides,
+    ) -> Self {
+        if overrides.is_empty() {
+            return Decisions {
+                offsets: Vec::new(),
+                applied: Vec::new(),
+            };
+        }
+        let mut offsets = Vec::with_capacity(listings.len());
+        let mut total = runtime.len();
+        for listing in listings {
+            offsets.push(total);
+            total += listing.len();
+        }
+        let mut applied = vec![None; total];
+        for_each_contender(runtime, listings, |c| {
+            if let (Some(at), Some(l)) = (
+                Self::at(&offsets, c.origin),
+                labels(c.origin, runtime, providers, listings),
+            ) {
+                if let Some(slot) = applied.get_mut(at) {
+                    *slot = overrides.decide(l.name, l.source, l.provider);
+                }
+            }
+        });
+        Decisions { offsets, applied }
+    }
+
+    fn at(offsets: &[usize], origin: Origin) -> Option<usize> {
+        match origin {
+            Origin::Runtime(i) => Some(i as usize),
+            Origin::Provider(p, local) => offsets.get(p as usize).map(|o| o + local as usize),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.applied.is_empty()
+    }
+
+    /// The rule deciding about the candidate at `origin`, if one matches.
+    fn get(&self, origin: Origin) -> Option<Applied> {
+        Self::at(&self.offsets, origin)
+            .and_then(|at| self.applied.get(at).copied())
+            .flatten()
+    }
+
+    /// Whether the candidate at `origin` takes part in the merge.
+    fn keeps(&self, origin: Origin) -> bool {
+        self.get(origin).is_none_or(|a| a.effect != Effect::Off)
+    }
+}
+
 /// Name, provider label and source of a candidate.
 struct Labels<'a> {
     name: &'a str,
@@ -1060,21 +1128,18 @@ fn index(i: usize) -> u32 {
 }
 
 /// The winners' origins sorted by name, and one warning per shadowed
-/// duplicate. Candidates `overrides` switch off take no part.
+/// duplicate. Candidates an override switched off take no part.
 fn merge(
     runtime: &[(u64, Arc<RuntimeSkill>)],
     providers: &[PlannedProvider],
     listings: &[Listing],
-    overrides: &Overrides,
+    decisions: &Decisions,
 ) -> (Vec<Origin>, Vec<String>) {
     let total = runtime.len() + listings.iter().map(Listing::len).sum::<usize>();
     let mut contenders: Vec<Contender<'_>> = Vec::with_capacity(total);
     for_each_contender(runtime, listings, |c| contenders.push(c));
-    if !overrides.is_empty() {
-        contenders.retain(|c| {
-            labels(c.origin, runtime, providers, listings)
-                .is_none_or(|l| overrides.keeps(l.name, l.source, l.provider))
-        });
+    if !decisions.is_empty() {
+        contenders.retain(|c| decisions.keeps(c.origin));
     }
     sort_contenders(&mut contenders);
     let mut warnings = Vec::new();
@@ -1109,6 +1174,7 @@ fn build_catalog(
     complete: bool,
     mut considered: Considered,
     order: &[Origin],
+    decisions: &Decisions,
 ) -> Catalog {
     let mut text = String::new();
     let mut entries = Vec::with_capacity(order.len());
@@ -1129,17 +1195,12 @@ fn build_catalog(
         runtime,
         providers,
         listings,
-        overrides,
+        ..
     } = &mut considered;
     for origin in order {
         // The rule deciding about this winner (never `off`: those did not
         // take part), and the invocation it leaves.
-        let applied = if overrides.is_empty() {
-            None
-        } else {
-            labels(*origin, runtime, providers, listings)
-                .and_then(|l| overrides.decide(l.name, l.source, l.provider))
-        };
+        let applied = decisions.get(*origin);
         let invocation =
             |declared: InvocationPolicy| applied.map_or(declared, |a| a.effect.apply(declared));
         let entry = match *origin {
