@@ -530,18 +530,29 @@ async function commandCatalog(session) {
   return 0
 }
 
-async function commandShow(session, args) {
-  const { io, options, catalog, api } = session
+/** The one skill name `command` takes; a usage error unless it is one. */
+function skillNameArg(session, args, command) {
   if (args.length !== 1) {
-    throw new UsageError(args.length ? 'show takes one skill name' : 'show needs a skill name', 'show')
+    throw new UsageError(args.length ? `${command} takes one skill name` : `${command} needs a skill name`, command)
   }
   const name = args[0]
-  if (!api.isSkillName(name)) {
-    throw new UsageError(`invalid skill name "${name}" (names are kebab-case: lowercase letters, digits, "-")`, 'show')
+  if (!session.api.isSkillName(name)) {
+    throw new UsageError(`invalid skill name "${name}" (names are kebab-case: lowercase letters, digits, "-")`, command)
   }
+  return name
+}
+
+/** The names of the skills listed (for "did you mean"). */
+async function listedNames(session) {
+  return (await session.registry.list(session.lookup())).map((skill) => skill.name)
+}
+
+async function commandShow(session, args) {
+  const { io, options, catalog } = session
+  const name = skillNameArg(session, args, 'show')
   const definition = await session.registry.get(name, session.lookup())
   if (definition === undefined) {
-    const names = (await session.registry.list(session.lookup())).map((skill) => skill.name)
+    const names = await listedNames(session)
     throw new CliError(
       names.includes(name)
         ? `skill "${name}" is no longer available`
@@ -579,17 +590,11 @@ const LOST_BECAUSE = {
 }
 
 async function commandExplain(session, args) {
-  const { io, options, api } = session
-  if (args.length !== 1) {
-    throw new UsageError(args.length ? 'explain takes one skill name' : 'explain needs a skill name', 'explain')
-  }
-  const name = args[0]
-  if (!api.isSkillName(name)) {
-    throw new UsageError(`invalid skill name "${name}" (names are kebab-case: lowercase letters, digits, "-")`, 'explain')
-  }
+  const { io, options } = session
+  const name = skillNameArg(session, args, 'explain')
   const explanation = await session.registry.explain(name, session.lookup())
   if (explanation === undefined) {
-    const names = (await session.registry.list(session.lookup())).map((skill) => skill.name)
+    const names = await listedNames(session)
     throw new CliError(`no provider lists a skill "${name}"${didYouMean(closest(name, names))} (see: dsh-skills list)`)
   }
   if (options.json) {

@@ -785,10 +785,8 @@ class SkillRegistry {
    */
   async get(name, options) {
     const signal = options?.signal
-    throwIfAborted(signal)
-    if (!native.isSkillName(name)) return undefined
-    const entry = await this.#collect(options)
-    throwIfAborted(signal)
+    const entry = await this.#catalogFor(name, options)
+    if (entry === undefined) return undefined
     const location = entry.catalog.locate(name)
     if (!location) return undefined
     const [kind, slot, index, rewrite] = location
@@ -840,11 +838,8 @@ class SkillRegistry {
    * @param {{ cwd?: string, signal?: AbortSignal }} [options]
    */
   async explain(name, options) {
-    const signal = options?.signal
-    throwIfAborted(signal)
-    if (!native.isSkillName(name)) return undefined
-    const entry = await this.#collect(options)
-    throwIfAborted(signal)
+    const entry = await this.#catalogFor(name, options)
+    if (entry === undefined) return undefined
     const rows = entry.catalog.explain(name)
     if (!rows) return undefined
     let winner
@@ -854,6 +849,19 @@ class SkillRegistry {
       else losers.push({ ...explained(row, entry), reason: row.outcome })
     }
     return { name, complete: entry.complete, winner, losers }
+  }
+
+  /**
+   * The catalog entry a lookup of skill `name` reads (the signal checked
+   * before and after), or `undefined` when `name` is not a skill name.
+   */
+  async #catalogFor(name, options) {
+    const signal = options?.signal
+    throwIfAborted(signal)
+    if (!native.isSkillName(name)) return undefined
+    const entry = await this.#collect(options)
+    throwIfAborted(signal)
+    return entry
   }
 
   /** A loaded definition no longer has the catalog's name: re-discover. */
