@@ -44,8 +44,21 @@ export declare class NativeCatalog {
    * by property).
    */
   nativeSummariesJson(): string
-  /** `[kind, slot, index]` of the winner for `name`, or `null`. */
+  /**
+   * `[kind, slot, index, rewrite]` of the winner for `name` (see
+   * [`Location`]), or `null`.
+   */
   locate(name: string): Location | null
+  /**
+   * Every candidate the merge considered for `name`, in merge order, the
+   * winner first (`null` when no provider listed it): objects
+   * `{ kind, slot, index, provider, source, rank, modelInvocable,
+   * userInvocable, outcome, rule?, effect?, path?, resourceBase? }`, with
+   * `kind`, `slot` and `index` as in [`Location`] (for a native candidate,
+   * `index` is unused and `path` and `resourceBase` are its own) and
+   * `outcome` one of `'won'`, `'rank'`, `'order'`, `'off'`.
+   */
+  explain(name: string): Array<Record<string, unknown>> | null
   /** Load the definition of a native winner off the JS thread. */
   loadNative(name: string, cwd?: string | undefined | null): Promise<unknown>
 }
@@ -173,6 +186,13 @@ export declare class NativeRegistry {
   /** Current catalog generation (bumped by every mutation). */
   get generation(): number
   /**
+   * Validate and set the override rules (`tag`: the type of the
+   * `overrides` value; `rules`: its items when it is an array), then
+   * invalidate completed catalogs. Throws naming the rule and the key; the
+   * rules in force stay then.
+   */
+  setOverrides(tag: number, rules: Array<NapiOverrideRule>): void
+  /**
    * Validate a runtime skill (one packed record) and add it. Returns its
    * id, or `null` when a runtime skill with that name exists. Throws on an
    * invalid skill.
@@ -253,6 +273,11 @@ export interface FinishedCollection {
   complete: boolean
   /** The winners (see [`NativeCatalog::winners`]). */
   winners: Float64Array
+  /**
+   * `position, code` pairs for the winners whose invocation an override
+   * rewrote (code 1 `user-only`, 2 `model-only`); empty without overrides.
+   */
+  rewritten: Array<number>
   /** Shadowed-duplicate warnings produced by the merge. */
   warnings: Array<string>
   /** Ids of catalogs dropped from the cache since the last collection. */
@@ -311,6 +336,22 @@ export interface NapiLayout {
   budget?: number
   /** Names that keep their description under the budget, highest priority first. */
   pinned?: Array<string>
+}
+
+/**
+ * One override rule as JS read it: the JS type of the item (a tag, see
+ * `skill_core::model::host::Tag`) and, per own enumerable key, the type and
+ * text of its value (the string, or `String(value)` for a number).
+ */
+export interface NapiOverrideRule {
+  /** Tag of the item. */
+  tag: number
+  /** Its keys. */
+  keys: Array<string>
+  /** Tag of each key's value. */
+  tags: Array<number>
+  /** Text of each key's value. */
+  texts: Array<string>
 }
 
 /** `resourceBase` of a loaded skill, checked by the JS layer. */

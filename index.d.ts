@@ -19,6 +19,11 @@ export type {
   SkillLogger,
   SkillProviderFactory,
   SkillChangeListener,
+  SkillOverrideEffect,
+  SkillOverrideRule,
+  SkillExplainedCandidate,
+  SkillExplainedLoser,
+  SkillExplanation,
 } from './types/registry'
 export { SkillRegistry, isSkillName, isModelInvocable, isUserInvocable } from './types/registry'
 export type {

@@ -413,6 +413,84 @@ describe('dsh-skills command line', () => {
   })
 })
 
+describe('dsh-skills explain and overrides', () => {
+  it('explains which copy of a skill won and why the others lost', () => {
+    const result = run(['explain', 'code-review', '--quiet', ...roots])
+    expect(result.code).toBe(0)
+    const lines = result.stdout.trimEnd().split('\n')
+    expect(lines[0]).toBe('code-review: 2 candidates; the project-dsh copy from provider local wins')
+    expect(lines[2].split(/\s{2,}/)).toEqual(['OUTCOME', 'PROVIDER', 'SOURCE', 'RANK', 'INVOCATION', 'WHERE'])
+    expect(lines[3].split(/\s{2,}/)).toEqual(['won', 'local', 'project-dsh', '100', 'model, user', '.dsh/skills/code-review/SKILL.md'])
+    expect(lines[4].split(/\s{2,}/)).toEqual(['lost: rank', 'local', 'project-agents', '200', 'model, user', '.agents/skills/code-review/SKILL.md'])
+    expect(lines.at(-1)).toBe('lost: rank   the winner has a lower rank')
+    const json = JSON.parse(run(['explain', 'code-review', '--json', '--quiet', ...roots]).stdout)
+    expect(json).toMatchObject({
+      name: 'code-review',
+      complete: true,
+      winner: { provider: 'local', source: 'project-dsh', rank: 100, path: path.join(ws, '.dsh', 'skills', 'code-review', 'SKILL.md') },
+      losers: [{ source: 'project-agents', rank: 200, reason: 'rank' }],
+    })
+    const unknown = run(['explain', 'code-reveiw', '--quiet', ...roots])
+    expectOneLineError(unknown, 1)
+    expect(unknown.stderr).toContain('no provider lists a skill "code-reveiw"; did you mean code-review?')
+    expectOneLineError(run(['explain', 'Code', ...roots]), 2)
+    expectOneLineError(run(['explain', ...roots]), 2)
+  })
+
+  it('applies --off, --user-only, --model-only and --on in command-line order', () => {
+    const table = (args: string[]) => {
+      const result = run(['list', '--quiet', ...roots, ...args])
+      expect(result.code).toBe(0)
+      const rows = result.stdout.trimEnd().split('\n').slice(1)
+      return Object.fromEntries(rows.map((row) => [row.split(/\s+/)[0], row.split(/\s{2,}/).slice(1)]))
+    }
+    // One copy switched off: the lower-ranked copy wins; every copy: none.
+    expect(table(['--off', 'project-dsh:code-review'])['code-review']).toEqual(['project-agents', 'local', 'model, user'])
+    expect(table(['--off', 'code-review'])['code-review']).toBeUndefined()
+    expect(table(['--off', 'user-dsh:code-review'])['code-review']).toEqual(['project-dsh', 'local', 'model, user'])
+    const globbed = table(['--off', 'code-*', '--off', 'db-*'])
+    expect(globbed['code-review']).toBeUndefined()
+    expect(globbed['db-migrations']).toBeUndefined()
+    expect(globbed['commit-message']).toEqual(['user-dsh', 'local', 'model, user'])
+    // The last matching flag wins.
+    expect(table(['--off', 'code-*', '--on', 'code-review'])['code-review']).toEqual(['project-dsh', 'local', 'model, user'])
+    const rewritten = table(['--user-only', 'debugging', '--model-only', 'local-setup', '--user-only', 'release-*', '--on', 'release-notes'])
+    expect(rewritten.debugging).toEqual(['user-agents', 'local', 'user'])
+    expect(rewritten['local-setup']).toEqual(['project-agents', 'local', 'model'])
+    expect(rewritten['release-notes']).toEqual(['project-dsh', 'local', 'model, user'])
+
+    const explained = run(['explain', 'code-review', '--quiet', ...roots, '--off', 'code-*'])
+    expect(explained.code).toBe(0)
+    expect(explained.stdout).toContain('code-review: 2 candidates, all switched off: no skill of this name is listed')
+    expect(explained.stdout).toMatch(/^off \(--off code-\*\)\s+local\s+project-dsh\s+100/m)
+  })
+
+  it('leaves user-only skills out of the catalog and rejects a bad override in one line', () => {
+    const catalog = JSON.parse(run(['catalog', '--json', '--quiet', ...roots]).stdout)
+    const userOnly = JSON.parse(run(['catalog', '--json', '--quiet', ...roots, '--user-only', 'debugging']).stdout)
+    expect(catalog.entries).toContain('`debugging`')
+    expect(userOnly.entries).not.toContain('`debugging`')
+    expect(userOnly.entries).toBe(catalog.entries.split('\n').filter((line: string) => !line.includes('`debugging`')).join('\n'))
+    expect(userOnly.digest).not.toBe(catalog.digest)
+    const show = run(['show', 'debugging', '--quiet', ...roots, '--user-only', 'debugging'])
+    expect(show.code).toBe(0)
+    expect(show.stderr).toContain('model invocation is disabled for "debugging"')
+    for (const [args, message] of [
+      [['--off', 'Code_Review'], '--off Code_Review: name must be a kebab-case skill name, or a glob of one with * (got "Code_Review")'],
+      [['--user-only', 'a?'], '--user-only a?: name must be'],
+      [['--model-only', 'project-dsh:'], '--model-only project-dsh:: name must be a non-empty string (got an empty string)'],
+      [['--off'], '--off needs a value ([SOURCE:]NAME)'],
+    ] as const) {
+      const result = run(['list', ...roots, ...args])
+      expectOneLineError(result, 2)
+      expect(result.stderr).toContain(message)
+    }
+    const doctor = run(['doctor', ...roots, '--off', 'code-review'])
+    expectOneLineError(doctor, 2)
+    expect(doctor.stderr).toContain('doctor does not take --off')
+  })
+})
+
 /** An in-memory stream, optionally posing as a terminal of `columns` columns. */
 function stream(tty?: { columns: number }) {
   const chunks: string[] = []

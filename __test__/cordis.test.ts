@@ -111,7 +111,7 @@ describe('SkillService', () => {
   })
 
   it('validates collectCacheMaxEntries with its schema', async () => {
-    expect(SkillService.Config({})).toEqual({ collectCacheMaxEntries: 128 })
+    expect(SkillService.Config({})).toEqual({ collectCacheMaxEntries: 128, overrides: [] })
     for (const bad of [0, -1, 1.5, 'many']) {
       const { ctx } = harness()
       await expect(ctx.plugin(SkillService, { collectCacheMaxEntries: bad as number })).rejects.toThrow(
@@ -134,6 +134,40 @@ describe('SkillService', () => {
     await ctx.plugin(SkillService, { providerTimeoutMs: 20 })
     ctx.skills.registry.registerProvider(() => ({ name: 'hang', list: () => new Promise(() => {}), get: async () => undefined }))
     expect((await ctx.skills.snapshot()).complete).toBe(false)
+  })
+
+  it('takes override rules in its schema, explains, and replaces them with setOverrides', async () => {
+    const rules = [{ name: 'deploy-*', effect: 'off' }, { name: 'notes', provider: 'second', effect: 'user-only' }]
+    expect(SkillService.Config({ overrides: rules }).overrides).toEqual(rules)
+    for (const [bad, message] of [
+      [[{ name: 'x' }], /effect/],
+      [[{ name: 'x', effect: 'disable' }], /effect/],
+      [[{ name: 3, effect: 'off' }], /name/],
+      [{ name: 'x', effect: 'off' }, /overrides/],
+      // Past the schema, the registry's own rules: keys and kebab-case names.
+      [[{ name: 'x', effect: 'off', sourec: 'y' }], /overrides\[0\]\.sourec is not a rule key/],
+      [[{ name: 'Deploy', effect: 'off' }], /overrides\[0\]\.name must be a kebab-case skill name/],
+    ] as const) {
+      const { ctx } = harness()
+      await expect(ctx.plugin(SkillService, { overrides: bad as never })).rejects.toThrow(message)
+      expect(ctx.get('skills')).toBeUndefined()
+    }
+    const { ctx } = harness()
+    await ctx.plugin(SkillService, { overrides: rules as never })
+    ctx.skills.registerProvider(() => jsProvider('first', ['deploy-prod', 'notes']))
+    ctx.skills.registerProvider(() => jsProvider('second', ['notes']))
+    expect((await ctx.skills.list()).map((s) => s.name)).toEqual(['notes'])
+    const explained = await ctx.skills.explain('notes')
+    expect(explained?.winner?.provider).toBe('first')
+    expect(explained?.losers).toEqual([
+      expect.objectContaining({ provider: 'second', reason: 'order', override: { rule: 1, effect: 'user-only' } }),
+    ])
+    let changes = 0
+    ctx.on('skills/change', () => void changes++)
+    ctx.skills.setOverrides([{ name: 'notes', provider: 'first', effect: 'off' }])
+    expect(changes).toBe(1)
+    const skills = await ctx.skills.list()
+    expect(skills.map((s) => `${s.name}:${s.provider}`)).toEqual(['deploy-prod:first', 'notes:second'])
   })
 
   it('ties registrations to the calling plugin and undoes them in reverse order', async () => {

@@ -13,6 +13,10 @@
 //
 //   node bench/registry.mjs [--baseline DIR] [--rounds N] [--local N]
 //
+// "native, 8 overrides" is the native registry with eight override rules
+// (globs, source and provider filters; a few of them match), to show what
+// the rules cost on a cold merge; every other native row has none.
+//
 // `--baseline DIR` is a built checkout whose `index.js` exports the previous
 // `SkillRegistry` (for example `/work/baseline`); `BENCH_BASELINE` works too.
 import { createRequire } from 'node:module'
@@ -138,16 +142,29 @@ function providerOf(name, candidates) {
   return { name, list: async () => candidates, get: async (c) => ({ ...c, content: 'body' }) }
 }
 
+/** Override rules for the "native, 8 overrides" variant. */
+const OVERRIDES = [
+  { name: 'skill-00000*', effect: 'off' },
+  { name: 'skill-000001', effect: 'on' },
+  { name: '*-000500', effect: 'user-only' },
+  { source: 'team', effect: 'off' },
+  { provider: 'elsewhere', effect: 'model-only' },
+  { name: 'deploy-*', source: 'remote', effect: 'off' },
+  { name: 'skill-0009*9', effect: 'model-only' },
+  { name: 'no-such-skill', provider: 'remote', effect: 'off' },
+]
+
 /** A registry of each kind holding `lists` (`[name, candidates]` pairs). */
 function variantsFor(lists) {
   const out = []
-  const registry = (Registry, label) => {
+  const registry = (Registry, label, config = {}) => {
     const controls = []
-    const r = new Registry({ logger: { warn() {} } })
+    const r = new Registry({ logger: { warn() {} }, ...config })
     for (const [name, candidates] of lists) r.registerProvider((c) => (controls.push(c), providerOf(name, candidates)))
     return { label, snapshot: (o) => r.snapshot(o), invalidate: () => controls[0].invalidate(), get: (n, o) => r.get(n, o) }
   }
   out.push(registry(SkillRegistry, 'native'))
+  out.push(registry(SkillRegistry, 'native, 8 overrides', { overrides: OVERRIDES }))
   if (Before) out.push(registry(Before, 'before'))
   const plain = new PlainRegistry({ warn() {} })
   for (const [name, candidates] of lists) plain.register(providerOf(name, candidates))

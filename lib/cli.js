@@ -64,6 +64,31 @@ const OPTIONS = {
     help: 'skills shipped with the deployment (default: $DSH_BUNDLED_SKILL_DIR when set)',
   },
   'max-length': { type: 'string', value: 'N', help: 'catalog description limit (default 500, minimum 3)' },
+  off: {
+    type: 'string',
+    value: '[SOURCE:]NAME',
+    override: 'off',
+    help:
+      'switch skill NAME off (a glob with * matches several; SOURCE:NAME only the copy from that source, so a lower-ranked copy wins); repeatable, a later flag wins',
+  },
+  'user-only': {
+    type: 'string',
+    value: '[SOURCE:]NAME',
+    override: 'user-only',
+    help: 'only users may invoke NAME: left out of the model catalog; repeatable',
+  },
+  'model-only': {
+    type: 'string',
+    value: '[SOURCE:]NAME',
+    override: 'model-only',
+    help: 'only the model may invoke NAME; repeatable',
+  },
+  on: {
+    type: 'string',
+    value: '[SOURCE:]NAME',
+    override: 'on',
+    help: 'NAME as declared again, undoing an earlier --off, --user-only or --model-only; repeatable',
+  },
   poll: { type: 'boolean', help: 'poll instead of native filesystem events' },
   json: { type: 'boolean', help: 'machine-readable output' },
   quiet: { type: 'boolean', short: 'q', help: 'do not print warnings on stderr' },
@@ -75,26 +100,40 @@ const OPTIONS = {
 const GLOBAL = ['help', 'version']
 /** The options that choose the skill roots. */
 const ROOTS = ['cwd', 'dsh-home', 'agents-home', 'skill-dir', 'bundled-dir']
+/** The options that add override rules, in command-line order. */
+const OVERRIDES = ['off', 'user-only', 'model-only', 'on']
 
 const COMMANDS = {
   list: {
     summary: 'skills that won their name: name, source, provider, invocation',
-    options: [...ROOTS, 'json', 'quiet'],
+    options: [...ROOTS, ...OVERRIDES, 'json', 'quiet'],
     json: 'the snapshot: { skills, complete }',
     run: commandList,
   },
   catalog: {
     summary: 'the exact model-facing catalog message and its sha256 digest',
-    options: [...ROOTS, 'max-length', 'json', 'quiet'],
+    options: [...ROOTS, ...OVERRIDES, 'max-length', 'json', 'quiet'],
     json: '{ complete, message, entries, digest }, byte-exact',
     run: commandCatalog,
   },
   show: {
     args: 'NAME',
     summary: 'the `skill` tool result for NAME',
-    options: [...ROOTS, 'json', 'quiet'],
+    options: [...ROOTS, ...OVERRIDES, 'json', 'quiet'],
     json: '{ definition, toolResult }',
     run: commandShow,
+  },
+  explain: {
+    args: 'NAME',
+    summary: 'which copy of skill NAME won and why each other one lost: a lower rank, the same rank but later in order, or switched off',
+    details:
+      'Every provider counts: local roots, runtime skills and JS providers. Lower\n' +
+      'ranks win; at the same rank, runtime skills come first, then providers in\n' +
+      "registration order, then each provider's own order. --off, --user-only,\n" +
+      '--model-only and --on apply before the merge.',
+    options: [...ROOTS, ...OVERRIDES, 'json', 'quiet'],
+    json: '{ name, complete, winner, losers }',
+    run: commandExplain,
   },
   doctor: {
     summary: 'every entry considered: loaded, shadowed (and by what), broken (why, with a fix hint) or ignored (not a skill); exits 1 when a skill is broken',
@@ -108,7 +147,7 @@ const COMMANDS = {
   },
   watch: {
     summary: 'print a replacement catalog each time the catalog changes, until Ctrl-C',
-    options: [...ROOTS, 'max-length', 'poll', 'json', 'quiet'],
+    options: [...ROOTS, ...OVERRIDES, 'max-length', 'poll', 'json', 'quiet'],
     json: 'one JSON object per line and catalog change: { kind, digest, added, removed, changed }',
     run: commandWatch,
   },
@@ -128,7 +167,7 @@ const COMMANDS = {
 const PARSE_OPTIONS = Object.fromEntries(
   Object.entries(OPTIONS).map(([name, o]) => [
     name,
-    { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) },
+    { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple || o.override ? { multiple: true } : {}) },
   ]),
 )
 
@@ -184,7 +223,7 @@ function parseArgs(argv) {
     throw new UsageError(`unknown command "${command}"${didYouMean(closest(command, Object.keys(COMMANDS)))}`)
   }
   const allowed = new Set([...GLOBAL, ...(command ? COMMANDS[command].options : Object.keys(OPTIONS))])
-  const options = { skillDirs: [], json: false, poll: false, quiet: false, help: false, version: false }
+  const options = { skillDirs: [], overrides: [], json: false, poll: false, quiet: false, help: false, version: false }
   for (const token of tokens) {
     if (token.kind !== 'option') continue
     const flag = token.rawName
@@ -205,7 +244,8 @@ function parseArgs(argv) {
     if (value === undefined || value === '' || (!token.inlineValue && value.startsWith('-'))) {
       throw new UsageError(`${long} needs a value (${spec.value})`, command)
     }
-    if (spec.multiple) options.skillDirs.push(value)
+    if (spec.override) options.overrides.push(overrideRule(value, spec.override))
+    else if (spec.multiple) options.skillDirs.push(value)
     else options[camel(token.name)] = value
   }
   if (options.maxLength !== undefined) {
@@ -361,6 +401,24 @@ function checkDirOptions(options, warn) {
   }
 }
 
+/** The rule of an override flag's value: `NAME`, or `SOURCE:NAME` (names hold no colon). */
+function overrideRule(value, effect) {
+  const colon = value.lastIndexOf(':')
+  return colon === -1 ? { name: value, effect } : { name: value.slice(colon + 1), source: value.slice(0, colon), effect }
+}
+
+/** The command-line flag of an override rule. */
+function overrideFlag(rule) {
+  return `--${rule.effect} ${rule.source === undefined ? '' : `${rule.source}:`}${rule.name}`
+}
+
+/** A rejected override rule, told by its flag (`overrides[1].name …` → `--off Foo: name …`). */
+function overrideProblem(message, overrides) {
+  const match = /^overrides\[(\d+)\]\.(.*)$/.exec(message)
+  const rule = match ? overrides[Number(match[1])] : undefined
+  return rule ? `${overrideFlag(rule)}: ${match[2]}` : message
+}
+
 class Session {
   /**
    * @param {ReturnType<typeof parseArgs>['options']} options
@@ -387,7 +445,12 @@ class Session {
       },
     }
     if (!mode.config && !options.quiet) checkDirOptions(options, (message) => io.err.warning(message))
-    this.registry = new api.SkillRegistry({ logger })
+    const overrides = options.overrides ?? []
+    try {
+      this.registry = new api.SkillRegistry({ logger, ...(overrides.length ? { overrides } : {}) })
+    } catch (error) {
+      throw new UsageError(overrideProblem(firstLine(error), overrides))
+    }
     try {
       this.provider = this.registry.registerLocalProvider({
         ...(mode.config ?? providerConfig(options)),
@@ -467,18 +530,29 @@ async function commandCatalog(session) {
   return 0
 }
 
-async function commandShow(session, args) {
-  const { io, options, catalog, api } = session
+/** The one skill name `command` takes; a usage error unless it is one. */
+function skillNameArg(session, args, command) {
   if (args.length !== 1) {
-    throw new UsageError(args.length ? 'show takes one skill name' : 'show needs a skill name', 'show')
+    throw new UsageError(args.length ? `${command} takes one skill name` : `${command} needs a skill name`, command)
   }
   const name = args[0]
-  if (!api.isSkillName(name)) {
-    throw new UsageError(`invalid skill name "${name}" (names are kebab-case: lowercase letters, digits, "-")`, 'show')
+  if (!session.api.isSkillName(name)) {
+    throw new UsageError(`invalid skill name "${name}" (names are kebab-case: lowercase letters, digits, "-")`, command)
   }
+  return name
+}
+
+/** The names of the skills listed (for "did you mean"). */
+async function listedNames(session) {
+  return (await session.registry.list(session.lookup())).map((skill) => skill.name)
+}
+
+async function commandShow(session, args) {
+  const { io, options, catalog } = session
+  const name = skillNameArg(session, args, 'show')
   const definition = await session.registry.get(name, session.lookup())
   if (definition === undefined) {
-    const names = (await session.registry.list(session.lookup())).map((skill) => skill.name)
+    const names = await listedNames(session)
     throw new CliError(
       names.includes(name)
         ? `skill "${name}" is no longer available`
@@ -494,6 +568,70 @@ async function commandShow(session, args) {
   if (!definition.invocation.modelInvocable) {
     io.err.line(`dsh-skills: note: model invocation is disabled for "${name}": the skill tool would refuse it`)
   }
+  return 0
+}
+
+/** Where an explained candidate lives: its path, else its resource base. */
+function candidatePlace(candidate) {
+  if (candidate.path !== undefined) return shown(candidate.path)
+  const base = candidate.resourceBase
+  if (base && typeof base === 'object') {
+    if (typeof base.path === 'string') return shown(base.path)
+    if (typeof base.url === 'string') return base.url
+    if (typeof base.description === 'string') return base.description
+  }
+  return '-'
+}
+
+const LOST_BECAUSE = {
+  rank: 'lost: rank',
+  order: 'lost: order',
+  off: 'off',
+}
+
+async function commandExplain(session, args) {
+  const { io, options } = session
+  const name = skillNameArg(session, args, 'explain')
+  const explanation = await session.registry.explain(name, session.lookup())
+  if (explanation === undefined) {
+    const names = await listedNames(session)
+    throw new CliError(`no provider lists a skill "${name}"${didYouMean(closest(name, names))} (see: dsh-skills list)`)
+  }
+  if (options.json) {
+    io.stdout.write(json(explanation))
+  } else {
+    const rule = (candidate) => (candidate.override ? options.overrides[candidate.override.rule] : undefined)
+    const row = (candidate, outcome) => {
+      const by = rule(candidate)
+      return [
+        by && candidate.override.effect !== 'on' ? `${outcome} (${overrideFlag(by)})` : outcome,
+        candidate.provider,
+        candidate.source,
+        String(candidate.rank),
+        invocationLabel(candidate.invocation),
+        candidatePlace(candidate),
+      ]
+    }
+    const rows = []
+    if (explanation.winner) rows.push(row(explanation.winner, 'won'))
+    for (const loser of explanation.losers) rows.push(row(loser, LOST_BECAUSE[loser.reason] ?? loser.reason))
+    const count = rows.length === 1 ? '1 candidate' : `${rows.length} candidates`
+    io.out.line(
+      explanation.winner
+        ? `${name}: ${count}; the ${explanation.winner.source} copy from provider ${explanation.winner.provider} wins`
+        : `${name}: ${count}, all switched off: no skill of this name is listed`,
+    )
+    io.out.line('')
+    io.out.table(['OUTCOME', 'PROVIDER', 'SOURCE', 'RANK', 'INVOCATION', 'WHERE'], rows)
+    const reasons = new Set(explanation.losers.map((loser) => loser.reason))
+    if (reasons.size > 0) io.out.line('')
+    if (reasons.has('rank')) io.out.line('lost: rank   the winner has a lower rank')
+    if (reasons.has('order')) {
+      io.out.line('lost: order  same rank; the winner comes first (runtime, then providers in registration order)')
+    }
+    if (reasons.has('off')) io.out.line('off          switched off by an override: it took no part')
+  }
+  if (!explanation.complete) io.err.line('dsh-skills: discovery was incomplete: some candidates may be missing')
   return 0
 }
 

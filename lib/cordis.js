@@ -71,6 +71,15 @@ function emitChange(ctx, service, logger) {
   })
 }
 
+const OverrideRule = Schema.object({
+  name: Schema.string().description('Skill name, or a glob of one with * (for example "deploy-*"); default: every name.'),
+  source: Schema.string().description('Only candidates of this source (for example "project-dsh"); default: every source.'),
+  provider: Schema.string().description('Only candidates of this provider (for example "local"); default: every provider.'),
+  effect: Schema.union(['off', 'user-only', 'model-only', 'on'])
+    .required()
+    .description('off: leave the candidate out (a lower-ranked copy may win); user-only / model-only: who may invoke it; on: as declared.'),
+})
+
 const ServiceConfig = Schema.object({
   collectCacheMaxEntries: Schema.natural()
     .min(1)
@@ -80,6 +89,9 @@ const ServiceConfig = Schema.object({
     .min(1)
     .max(2147483647)
     .description("Abandon a JS provider's pending list()/get() after this many milliseconds (default: wait)."),
+  overrides: Schema.array(OverrideRule).description(
+    'Rules applied to every skill candidate before the merge; the last matching rule wins (default: none).',
+  ),
 })
 
 /**
@@ -92,13 +104,13 @@ const ServiceConfig = Schema.object({
 class SkillService extends Service {
   /**
    * @param {import('cordis').Context} ctx
-   * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number }} [config]
+   * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number, overrides?: readonly object[] }} [config]
    */
   constructor(ctx, config = {}) {
     super(ctx, SERVICE_NAME)
     const logger = createLogger(ctx, SERVICE_NAME)
-    const { collectCacheMaxEntries, providerTimeoutMs } = config
-    const registry = new SkillRegistry({ collectCacheMaxEntries, providerTimeoutMs, logger })
+    const { collectCacheMaxEntries, providerTimeoutMs, overrides } = config
+    const registry = new SkillRegistry({ collectCacheMaxEntries, providerTimeoutMs, overrides, logger })
     this[kRegistry] = registry
     this[kLogger] = logger
     const service = this
@@ -160,6 +172,15 @@ class SkillService extends Service {
 
   get(name, options) {
     return this[kRegistry].get(name, options)
+  }
+
+  explain(name, options) {
+    return this[kRegistry].explain(name, options)
+  }
+
+  /** Replace the override rules (for every plugin: they are the service's configuration). */
+  setOverrides(rules) {
+    this[kRegistry].setOverrides(rules)
   }
 
   /**

@@ -379,12 +379,88 @@ function copyNativeSummary(t) {
 
 /** @param {CatalogEntry} entry */
 function freshSummaries(entry) {
-  const { sources, winners } = entry
+  const { sources, winners, rewritten } = entry
   const skills = []
   for (let i = 0; i < sources.length; i++) {
     skills.push(winners[4 * i] === KIND_NATIVE ? copyNativeSummary(sources[i]) : copySummary(sources[i]))
   }
+  // Winners whose invocation an override rewrote get a new policy object.
+  if (rewritten !== undefined) {
+    for (let i = 0; i < rewritten.length; i += 2) skills[rewritten[i]].invocation = rewrittenPolicy(rewritten[i + 1])
+  }
   return skills
+}
+
+// ---------------------------------------------------------------------------
+// Overrides: the rules live in Rust (`skill_core::overrides`), validated
+// there; JS reads each rule's own keys and hands over their types and texts.
+
+const REWRITE_USER_ONLY = 1
+const REWRITE_MODEL_ONLY = 2
+
+/** A fresh invocation policy for a rewrite code (see `Location` in the binding). */
+function rewrittenPolicy(code) {
+  return code === REWRITE_USER_ONLY
+    ? { modelInvocable: false, userInvocable: true }
+    : { modelInvocable: true, userInvocable: false }
+}
+
+/**
+ * The `overrides` value read for the native rules: its type tag and, per
+ * item, its tag and each own enumerable key with its value's tag and text.
+ * @param {unknown} value
+ */
+function packRules(value) {
+  const tag = tagOf(value)
+  const rules = []
+  if (tag !== T_ARRAY) return { tag, rules }
+  try {
+    for (let i = 0; i < value.length; i++) {
+      const rule = value[i]
+      const ruleTag = tagOf(rule)
+      const keys = ruleTag === T_OBJECT ? Object.keys(rule) : []
+      const tags = []
+      const texts = []
+      for (const key of keys) {
+        const field = rule[key]
+        tags.push(tagOf(field))
+        texts.push(typeof field === 'string' ? field : typeof field === 'number' ? String(field) : '')
+      }
+      rules.push({ tag: ruleTag, keys, tags, texts })
+    }
+  } catch (error) {
+    throw new TypeError(`overrides cannot be read: ${describeError(error)}`)
+  }
+  return { tag, rules }
+}
+
+/**
+ * One candidate of `explain()`: a fresh plain object; a JS provider's or a
+ * runtime registration's `resourceBase` is its own object.
+ * @param {Record<string, any>} row  one item of the native `explain()`
+ * @param {CatalogEntry} entry
+ */
+function explained(row, entry) {
+  let path
+  let resourceBase
+  if (row.kind === KIND_EXTERNAL) {
+    const candidate = entry.hosts.get(row.slot)?.candidates[row.index]
+    path = candidate?.path
+    resourceBase = candidate?.resourceBase
+  } else if (row.kind === KIND_RUNTIME) {
+    const runtime = entry.runtime.get(row.index)
+    path = runtime?.definition.path
+    resourceBase = runtime?.template.resourceBase
+  } else {
+    path = row.path
+    resourceBase = row.resourceBase
+  }
+  const out = { provider: row.provider, source: row.source, rank: row.rank }
+  if (path !== undefined) out.path = path
+  if (resourceBase !== undefined) out.resourceBase = resourceBase
+  out.invocation = { modelInvocable: row.modelInvocable, userInvocable: row.userInvocable }
+  if (row.rule !== undefined) out.override = { rule: row.rule, effect: row.effect }
+  return out
 }
 
 /** Native provider handles registered in some registry (one registration each). */
@@ -503,7 +579,7 @@ class SkillRegistry {
   #listeners = new Set()
 
   /**
-   * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number, logger?: { warn(message: string): void } }} [config]
+   * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number, overrides?: readonly object[], logger?: { warn(message: string): void } }} [config]
    */
   constructor(config = {}) {
     if (typeof config !== 'object' || config === null) {
@@ -526,6 +602,23 @@ class SkillRegistry {
       if (registry) registry.#onNative(kind, message)
     })
     this.#timeoutMs = timeout
+    if (config.overrides !== undefined) this.#setOverrides(config.overrides)
+  }
+
+  #setOverrides(rules) {
+    const { tag, rules: packed } = packRules(rules)
+    this.#native.setOverrides(tag, packed)
+  }
+
+  /**
+   * Replace the override rules (see the `overrides` option), invalidate
+   * completed catalogs and notify listeners once. Invalid rules throw (naming
+   * the rule and the key) and leave the rules in force as they were.
+   * @param {readonly object[]} rules
+   */
+  setOverrides(rules) {
+    this.#setOverrides(rules)
+    this.#emit()
   }
 
   #onNative(kind, message) {
@@ -692,16 +785,17 @@ class SkillRegistry {
    */
   async get(name, options) {
     const signal = options?.signal
-    throwIfAborted(signal)
-    if (!native.isSkillName(name)) return undefined
-    const entry = await this.#collect(options)
-    throwIfAborted(signal)
+    const entry = await this.#catalogFor(name, options)
+    if (entry === undefined) return undefined
     const location = entry.catalog.locate(name)
     if (!location) return undefined
-    const [kind, slot, index] = location
+    const [kind, slot, index, rewrite] = location
     if (kind === KIND_RUNTIME) {
       const runtime = this.#runtime.get(index)
-      return runtime === undefined ? undefined : runtimeDefinition(runtime)
+      if (runtime === undefined) return undefined
+      const definition = runtimeDefinition(runtime)
+      if (rewrite !== 0) definition.invocation = rewrittenPolicy(rewrite)
+      return definition
     }
     const record = this.#providers.get(slot)
     if (record === undefined) return undefined
@@ -732,7 +826,42 @@ class SkillRegistry {
       packOrThrow([definition], true, `skill provider "${record.name}" definition`),
     )
     if (loadedName !== name) return this.#stale(slot, record)
-    return definition
+    // An override's invocation holds for the loaded skill too.
+    return rewrite === 0 ? definition : { ...definition, invocation: rewrittenPolicy(rewrite) }
+  }
+
+  /**
+   * Who won `name` and why every other candidate lost, from the same
+   * (possibly cached) catalog `snapshot()` returns: `undefined` when no
+   * provider lists the name (or it is not a skill name).
+   * @param {string} name
+   * @param {{ cwd?: string, signal?: AbortSignal }} [options]
+   */
+  async explain(name, options) {
+    const entry = await this.#catalogFor(name, options)
+    if (entry === undefined) return undefined
+    const rows = entry.catalog.explain(name)
+    if (!rows) return undefined
+    let winner
+    const losers = []
+    for (const row of rows) {
+      if (row.outcome === 'won') winner = explained(row, entry)
+      else losers.push({ ...explained(row, entry), reason: row.outcome })
+    }
+    return { name, complete: entry.complete, winner, losers }
+  }
+
+  /**
+   * The catalog entry a lookup of skill `name` reads (the signal checked
+   * before and after), or `undefined` when `name` is not a skill name.
+   */
+  async #catalogFor(name, options) {
+    const signal = options?.signal
+    throwIfAborted(signal)
+    if (!native.isSkillName(name)) return undefined
+    const entry = await this.#collect(options)
+    throwIfAborted(signal)
+    return entry
   }
 
   /** A loaded definition no longer has the catalog's name: re-discover. */
@@ -967,6 +1096,8 @@ function packOrThrow(items, withContent, what) {
  *   winners: Float64Array,
  *   sources: object[],
  *   hosts: Map<number, { candidates: unknown[], names: unknown[], descriptions: unknown[] }>,
+ *   runtime: Map<number, { definition: object, template: object }>,
+ *   rewritten: number[] | undefined,
  *   source?: { catalog: object, summaries: readonly object[] },
  * }} CatalogEntry
  */
@@ -974,8 +1105,9 @@ function packOrThrow(items, withContent, what) {
 /**
  * The JS side of a merged catalog: the native winners (`kind, slot, index,
  * modelInvocable` each, name order), the object each summary is built from
- * (a JS provider's candidate, a runtime registration, a native summary), and
- * each JS provider's listing (for `get()`).
+ * (a JS provider's candidate, a runtime registration, a native summary), the
+ * winners an override rewrote (`position, code` pairs), and each JS
+ * provider's listing and the runtime skills (for `get()` and `explain()`).
  * @returns {CatalogEntry}
  */
 function buildEntry(finished, hosts, runtime) {
@@ -995,7 +1127,8 @@ function buildEntry(finished, hosts, runtime) {
       sources[i] = natives[index]
     }
   }
-  return { catalog, complete: finished.complete, winners, sources, hosts, source: undefined }
+  const rewritten = finished.rewritten.length > 0 ? finished.rewritten : undefined
+  return { catalog, complete: finished.complete, winners, sources, hosts, runtime, rewritten, source: undefined }
 }
 
 /** A fresh copy of a runtime skill's definition, defaults applied. */

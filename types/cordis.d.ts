@@ -9,7 +9,14 @@ import type {
   SkillRegistration,
   SkillSummary,
 } from './skill'
-import type { Config as RegistryConfig, SkillChangeListener, SkillProviderFactory, SkillRegistry } from './registry'
+import type {
+  Config as RegistryConfig,
+  SkillChangeListener,
+  SkillExplanation,
+  SkillOverrideRule,
+  SkillProviderFactory,
+  SkillRegistry,
+} from './registry'
 import type { LocalSkillProvider, LocalSkillProviderConfig } from './local'
 
 declare module 'cordis' {
@@ -35,7 +42,10 @@ declare module 'cordis' {
  * Changes are emitted as `skills/change`; warnings go to `ctx.logger.warn(message)`.
  */
 export declare class SkillService extends Service<SkillService.Config> {
-  /** `{ collectCacheMaxEntries, providerTimeoutMs }`: positive integers; default 128 and none. */
+  /**
+   * `{ collectCacheMaxEntries, providerTimeoutMs, overrides }`: positive
+   * integers (default 128 and none) and override rules (default none).
+   */
   static readonly Config: Schema<SkillService.Config, SkillService.Config>
   constructor(ctx: Context, config?: SkillService.Config)
   /** The wrapped registry (registrations made on it directly belong to no plugin). */
@@ -66,6 +76,13 @@ export declare class SkillService extends Service<SkillService.Config> {
   snapshot(options?: SkillLookupOptions): Promise<SkillCatalogSnapshot>
   /** Load the winning skill's full definition; `undefined` for unknown or stale names. */
   get(name: string, options?: SkillLookupOptions): Promise<SkillDefinition | undefined>
+  /** Who won `name` and why every other candidate lost; `undefined` when no provider lists it. */
+  explain(name: string, options?: SkillLookupOptions): Promise<SkillExplanation | undefined>
+  /**
+   * Replace the override rules (the service's, for every plugin), invalidate
+   * and emit one `skills/change`. Invalid rules throw and leave the rules in force.
+   */
+  setOverrides(rules: readonly SkillOverrideRule[]): void
   /**
    * Listen for catalog changes as an effect of the calling plugin (the
    * `skills/change` event is the usual way).

@@ -6,7 +6,9 @@ import { LocalSkillProvider, type SkillProviderControl, type SkillRegistry, type
 
 export async function harness(): Promise<SkillSummary[]> {
   const ctx = new Context()
-  await ctx.plugin(SkillService, { collectCacheMaxEntries: 16 })
+  await ctx.plugin(SkillService, { collectCacheMaxEntries: 16, overrides: [{ name: 'deploy-*', effect: 'off' }] })
+  // @ts-expect-error effect is one of 'off', 'user-only', 'model-only', 'on'
+  await ctx.plugin(SkillService, { overrides: [{ name: 'x', effect: 'disable' }] })
   await ctx.plugin(SkillService)
   await ctx.plugin(SkillLocal, { dshHome: '/home/user/.dsh' })
   await ctx.plugin(SkillLocal)
@@ -47,5 +49,8 @@ export async function harness(): Promise<SkillSummary[]> {
   const snapshot = await ctx.skills.snapshot({ cwd: '/p' })
   const definition = await ctx.skills.get('inline', { cwd: '/p' })
   void definition?.content
+  ctx.skills.setOverrides([{ source: 'user-agents', effect: 'user-only' }])
+  const explained = await ctx.skills.explain('inline', { cwd: '/p' })
+  void explained?.losers.map((loser) => loser.reason)
   return snapshot.complete ? snapshot.skills : ctx.skills.list()
 }

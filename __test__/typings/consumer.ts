@@ -18,6 +18,11 @@ import {
   type SkillResourceBase,
   type SkillSource,
   type SkillSummary,
+  type SkillOverrideEffect,
+  type SkillOverrideRule,
+  type SkillExplainedCandidate,
+  type SkillExplainedLoser,
+  type SkillExplanation,
   DEFAULT_CATALOG_MAX_LENGTH,
   catalogContentDigest,
   catalogDigest,
@@ -56,7 +61,12 @@ const bases: SkillResourceBase[] = [
   { kind: 'url', url: 'https://example.invalid/skills/x/' },
   { kind: 'opaque', description: 'managed by the remote registry' },
 ]
-const config: Config = { collectCacheMaxEntries: 16 }
+const effect: SkillOverrideEffect = 'user-only'
+const rules: readonly SkillOverrideRule[] = [
+  { name: 'deploy-*', effect: 'off' },
+  { name: 'deploy-staging', source: 'project-dsh', provider: 'local', effect },
+]
+const config: Config = { collectCacheMaxEntries: 16, overrides: rules }
 const registryConfig: SkillRegistryConfig = { ...config, logger: { warn: (message: string) => void message } }
 
 const candidate: SkillCandidate = {
@@ -99,7 +109,13 @@ async function use(): Promise<void> {
   const loaded: SkillDefinition | undefined = await registry.get('remote-skill', { cwd: '/w' })
   const flags: boolean[] = summaries.map((s) => isModelInvocable(s) && isUserInvocable(s))
   const named: boolean = isSkillName(snapshot.skills[0]?.name)
-  void [loaded, flags, named]
+  registry.setOverrides([{ provider: 'remote', effect: 'on' }])
+  const explanation: SkillExplanation | undefined = await registry.explain('remote-skill', { cwd: '/w' })
+  const winner: SkillExplainedCandidate | undefined = explanation?.winner
+  const losers: readonly SkillExplainedLoser[] = explanation?.losers ?? []
+  const why: Array<'rank' | 'order' | 'off'> = losers.map((loser) => loser.reason)
+  const ruleIndex: number | undefined = winner?.override?.rule
+  void [loaded, flags, named, explanation?.complete, why, ruleIndex, winner?.path, winner?.resourceBase]
 }
 
 async function renderer(): Promise<void> {

@@ -1,8 +1,10 @@
 //! Registry merge cost: validating JS-provider candidates (packed records, the
-//! way the binding receives them) and merging them.
+//! way the binding receives them) and merging them, without override rules
+//! and with eight (as in `bench/registry.mjs`).
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use skill_core::model::host::{validate_listing, HostObservation, OwnedRecords};
+use skill_core::overrides::Overrides;
 use skill_core::registry::{Finish, ProviderOutcome, Registry};
 use std::hint::black_box;
 
@@ -24,7 +26,33 @@ fn candidates(n: usize) -> serde_json::Value {
     )
 }
 
+/// The rules of `bench/registry.mjs`: globs, source and provider filters; a
+/// few of them match.
+fn eight() -> Overrides {
+    Overrides::from_json(&serde_json::json!([
+        { "name": "skill-0000*", "effect": "off" },
+        { "name": "skill-00001", "effect": "on" },
+        { "name": "*-00500", "effect": "user-only" },
+        { "source": "team", "effect": "off" },
+        { "provider": "elsewhere", "effect": "model-only" },
+        { "name": "deploy-*", "source": "remote", "effect": "off" },
+        { "name": "skill-009*9", "effect": "model-only" },
+        { "name": "no-such-skill", "provider": "remote", "effect": "off" },
+    ]))
+    .expect("valid rules")
+}
+
 fn bench(c: &mut Criterion) {
+    let rules = eight();
+    let names: Vec<String> = (0..1000).map(|i| format!("skill-{i:05}")).collect();
+    c.bench_function("decide 1000", |b| {
+        b.iter(|| {
+            names
+                .iter()
+                .filter(|n| rules.decide(n, "remote", "remote").is_some())
+                .count()
+        })
+    });
     for n in [100usize, 1000, 10_000] {
         let (head, owned) = OwnedRecords::from_list_json(&candidates(n));
         let records = owned.records();
@@ -36,18 +64,21 @@ fn bench(c: &mut Criterion) {
             strings: records.strings.to_vec(),
             listing: validate_listing("remote", &head, &records).expect("valid"),
         };
-        let registry = Registry::new(8).expect("registry");
-        let slot = registry.register_provider("remote", None).expect("slot");
-        c.bench_function(&format!("merge {n}"), |b| {
-            b.iter(|| {
-                registry.invalidate(slot);
-                let collection = registry.collect(Some("/w"), 0);
-                match collection.finish(vec![ProviderOutcome::Host(observation.clone())]) {
-                    Finish::Done { catalog, .. } => black_box(catalog.len()),
-                    Finish::Retry => 0,
-                }
-            })
-        });
+        for (label, overrides) in [("", Overrides::default()), (" with 8 overrides", eight())] {
+            let registry = Registry::new(8).expect("registry");
+            registry.set_overrides(overrides);
+            let slot = registry.register_provider("remote", None).expect("slot");
+            c.bench_function(&format!("merge {n}{label}"), |b| {
+                b.iter(|| {
+                    registry.invalidate(slot);
+                    let collection = registry.collect(Some("/w"), 0);
+                    match collection.finish(vec![ProviderOutcome::Host(observation.clone())]) {
+                        Finish::Done { catalog, .. } => black_box(catalog.len()),
+                        Finish::Retry => 0,
+                    }
+                })
+            });
+        }
     }
 }
 

@@ -8,10 +8,17 @@
 //! [`Collection::finish`] validates, merges, decides about retrying and caches.
 //! That keeps async and cancellation at the host's edge while all the rules
 //! live here.
+//!
+//! [`Overrides`] apply to every candidate before the merge: a candidate
+//! switched off takes no part in it, and a winner's invocation policy may be
+//! rewritten. Each catalog keeps what its merge considered, so
+//! [`Catalog::explain`] can say, for one name, who won and why every other
+//! candidate lost, with the very rules and candidates of that merge.
 
 use crate::model::host::{HostObservation, Span};
 use crate::model::{js_number, RUNTIME_PROVIDER, RUNTIME_RANK};
 use crate::model::{Candidate, InvocationPolicy, Observation, RuntimeSkill, SkillSummary};
+use crate::overrides::{Applied, Effect, Overrides};
 use crate::provider::{Invalidate, LookupContext, NativeProvider};
 use lru::LruCache;
 use std::num::NonZeroUsize;
@@ -123,10 +130,12 @@ enum Description {
 pub struct Entry {
     name: Span,
     description: Description,
-    /// Its invocation controls.
+    /// Its invocation controls (as an override rewrote them, if one did).
     pub invocation: InvocationPolicy,
     /// Where it came from.
     pub winner: Winner,
+    /// The override rule that decided about it, if one matched.
+    pub applied: Option<Applied>,
 }
 
 /// Descriptions supplied by the host, in catalog order.
@@ -156,6 +165,7 @@ pub struct Catalog {
     entries: Vec<Entry>,
     host_held: u32,
     supplied: OnceLock<Supplied>,
+    considered: Considered,
 }
 
 impl Catalog {
@@ -250,6 +260,213 @@ impl Catalog {
             .binary_search_by(|e| e.name.of(&self.text).cmp(name))
             .ok()
     }
+
+    /// Every candidate this catalog's merge considered for `name`, in merge
+    /// order: the winner first (when there is one), then each other
+    /// candidate with why it lost. Empty when no provider listed the name.
+    pub fn explain(&self, name: &str) -> Vec<Explained<'_>> {
+        let c = &self.considered;
+        let winner = self.position(name).and_then(|i| self.entries.get(i));
+        let mut out = Vec::new();
+        // The winner's place among the candidates (a native winner moved out
+        // of its listing into the entry).
+        let mut winner_origin = None;
+        if let Some(entry) = winner {
+            let explained = match &entry.winner {
+                Winner::Runtime { id } => {
+                    winner_origin = c
+                        .runtime
+                        .iter()
+                        .position(|(r, _)| r == id)
+                        .map(|i| Origin::Runtime(index(i)));
+                    winner_origin.and_then(|o| c.explained(o, Outcome::Won))
+                }
+                Winner::Host { slot, index: local } => {
+                    winner_origin = c
+                        .providers
+                        .iter()
+                        .position(|p| p.slot == *slot)
+                        .map(|p| Origin::Provider(index(p), *local));
+                    winner_origin.and_then(|o| c.explained(o, Outcome::Won))
+                }
+                Winner::Native {
+                    slot, candidate, ..
+                } => Some(Explained {
+                    from: Contribution::Native {
+                        slot: *slot,
+                        candidate,
+                    },
+                    provider: &candidate.summary.provider,
+                    source: &candidate.summary.source,
+                    rank: candidate.rank,
+                    invocation: entry.invocation,
+                    applied: entry.applied,
+                    outcome: Outcome::Won,
+                }),
+            };
+            out.extend(explained);
+        }
+        let mut others = Vec::new();
+        for_each_contender(&c.runtime, &c.listings, |x| {
+            if x.name == name && Some(x.origin) != winner_origin {
+                others.push(x);
+            }
+        });
+        sort_contenders(&mut others);
+        let winner_rank = out.first().map(|w| w.rank);
+        for x in others {
+            // Lost to the winner, unless an override switched it off first.
+            let lost = match winner_rank {
+                Some(rank) if rank.total_cmp(&x.rank).is_lt() => Outcome::Rank,
+                _ => Outcome::Order,
+            };
+            out.extend(c.explained(x.origin, lost));
+        }
+        out
+    }
+}
+
+/// Why an explained candidate did or did not win its name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// It won.
+    Won,
+    /// The winner has a lower rank.
+    Rank,
+    /// Same rank as the winner, which comes first in merge order (runtime
+    /// skills, then providers in registration order, each in its own order).
+    Order,
+    /// An override switched it off: it took no part in the merge.
+    Off,
+}
+
+impl Outcome {
+    /// `'won'`, `'rank'`, `'order'` or `'off'`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Won => "won",
+            Outcome::Rank => "rank",
+            Outcome::Order => "order",
+            Outcome::Off => "off",
+        }
+    }
+}
+
+/// Where an explained candidate comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum Contribution<'a> {
+    /// A runtime skill, by registration id.
+    Runtime {
+        /// Runtime registration id.
+        id: u64,
+    },
+    /// A JS provider's candidate (the host keeps the object).
+    Host {
+        /// Provider slot.
+        slot: u64,
+        /// Position of the candidate in the provider's `list()` result.
+        index: u32,
+    },
+    /// A native provider's candidate.
+    Native {
+        /// Provider slot.
+        slot: u64,
+        /// The candidate.
+        candidate: &'a Candidate,
+    },
+}
+
+/// One candidate of [`Catalog::explain`].
+#[derive(Clone, Copy, Debug)]
+pub struct Explained<'a> {
+    /// Where it comes from.
+    pub from: Contribution<'a>,
+    /// Its provider label.
+    pub provider: &'a str,
+    /// Its source label.
+    pub source: &'a str,
+    /// Its rank.
+    pub rank: f64,
+    /// Its invocation controls after the overrides (as declared when none
+    /// rewrites them, or when it is switched off).
+    pub invocation: InvocationPolicy,
+    /// The override rule that decided about it, if one matched.
+    pub applied: Option<Applied>,
+    /// Whether it won, or why not.
+    pub outcome: Outcome,
+}
+
+/// What a catalog's merge considered besides the winners it kept: the
+/// runtime skills, the providers, their listings and the override rules.
+struct Considered {
+    runtime: Vec<(u64, Arc<RuntimeSkill>)>,
+    providers: Vec<PlannedProvider>,
+    /// One per planned provider, same order.
+    listings: Vec<Listing>,
+    overrides: Arc<Overrides>,
+}
+
+impl std::fmt::Debug for Considered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Considered")
+            .field("runtime", &self.runtime.len())
+            .field("providers", &self.providers.len())
+            .field("overrides", &self.overrides.len())
+            .finish()
+    }
+}
+
+impl Considered {
+    /// The candidate at `origin` explained; `lost` is its outcome unless an
+    /// override switched it off.
+    fn explained(&self, origin: Origin, lost: Outcome) -> Option<Explained<'_>> {
+        let labels = labels(origin, &self.runtime, &self.providers, &self.listings)?;
+        let (from, rank, declared) = match origin {
+            Origin::Runtime(i) => {
+                let (id, skill) = self.runtime.get(i as usize)?;
+                (
+                    Contribution::Runtime { id: *id },
+                    RUNTIME_RANK,
+                    skill.invocation,
+                )
+            }
+            Origin::Provider(p, local) => {
+                let slot = self.providers.get(p as usize)?.slot;
+                match self.listings.get(p as usize)? {
+                    Listing::Host(obs) => {
+                        let c = obs.listing.candidates.get(local as usize)?;
+                        (
+                            Contribution::Host { slot, index: local },
+                            c.rank,
+                            c.invocation,
+                        )
+                    }
+                    Listing::Native(candidates) => {
+                        let candidate = candidates.get(local as usize)?.as_ref()?;
+                        (
+                            Contribution::Native { slot, candidate },
+                            candidate.rank,
+                            candidate.summary.invocation,
+                        )
+                    }
+                    Listing::None => return None,
+                }
+            }
+        };
+        let applied = self
+            .overrides
+            .decide(labels.name, labels.source, labels.provider);
+        let off = applied.is_some_and(|a| a.effect == Effect::Off);
+        Some(Explained {
+            from,
+            provider: labels.provider,
+            source: labels.source,
+            rank,
+            invocation: applied.map_or(declared, |a| a.effect.apply(declared)),
+            applied,
+            outcome: if off { Outcome::Off } else { lost },
+        })
+    }
 }
 
 /// One provider to consult in a collection.
@@ -281,6 +498,7 @@ struct State {
     runtime: Vec<RuntimeSlot>,
     cache: LruCache<Option<String>, Arc<Catalog>>,
     evicted: Vec<u64>,
+    overrides: Arc<Overrides>,
 }
 
 impl State {
@@ -330,6 +548,7 @@ impl Registry {
                     runtime: Vec::new(),
                     cache: LruCache::new(cap),
                     evicted: Vec::new(),
+                    overrides: Arc::default(),
                 }),
                 hook: RwLock::new(None),
             }),
@@ -360,6 +579,18 @@ impl Registry {
     /// Current catalog generation (bumped by every mutation).
     pub fn generation(&self) -> u64 {
         lock(&self.shared).generation
+    }
+
+    /// Replace the override rules; completed catalogs are invalidated.
+    pub fn set_overrides(&self, overrides: Overrides) {
+        let mut state = lock(&self.shared);
+        state.overrides = Arc::new(overrides);
+        state.bump();
+    }
+
+    /// The override rules in force.
+    pub fn overrides(&self) -> Arc<Overrides> {
+        lock(&self.shared).overrides.clone()
     }
 
     /// Register a provider by name. Native providers are attached to an
@@ -501,6 +732,7 @@ impl Registry {
             generation: state.generation,
             providers,
             runtime,
+            overrides: state.overrides.clone(),
         }
     }
 
@@ -608,6 +840,7 @@ pub struct Collection {
     /// Providers to consult, in registration order.
     pub providers: Vec<PlannedProvider>,
     runtime: Vec<(u64, Arc<RuntimeSkill>)>,
+    overrides: Arc<Overrides>,
 }
 
 impl Collection {
@@ -623,7 +856,8 @@ impl Collection {
 
     /// Merge the outcomes (one per planned provider, same order): rank, then
     /// provider order (runtime first), then the provider's own order; the
-    /// first of a name wins, later ones become warnings.
+    /// first of a name wins, later ones become warnings. Candidates an
+    /// override switches off take no part.
     pub fn finish(self, outcomes: Vec<ProviderOutcome>) -> Finish {
         let mut complete = outcomes.len() == self.providers.len();
         let mut released = false;
@@ -638,7 +872,9 @@ impl Collection {
                 }
             }
         }
-        let (order, warnings) = merge(&self.runtime, &self.providers, &outcomes);
+        let listings: Vec<Listing> = outcomes.into_iter().map(Listing::from).collect();
+        let decisions = Decisions::new(&self.runtime, &self.providers, &listings, &self.overrides);
+        let (order, warnings) = merge(&self.runtime, &self.providers, &listings, &decisions);
 
         let mut state = lock(&self.registry.shared);
         let stable = state.generation == self.generation;
@@ -648,14 +884,19 @@ impl Collection {
         complete &= stable;
         let id = state.fresh_id();
         drop(state);
+        let considered = Considered {
+            runtime: self.runtime,
+            providers: self.providers,
+            listings,
+            overrides: self.overrides,
+        };
         let catalog = Arc::new(build_catalog(
             id,
             self.generation,
             complete,
-            &self.runtime,
-            &self.providers,
-            outcomes,
+            considered,
             &order,
+            &decisions,
         ));
         if complete {
             let mut state = lock(&self.registry.shared);
@@ -670,6 +911,39 @@ impl Collection {
             }
         }
         Finish::Done { catalog, warnings }
+    }
+}
+
+/// One provider's candidates, as the merge sees them.
+enum Listing {
+    /// `list()` failed, or the registration was released.
+    None,
+    /// A native provider's candidates; a winner moves into its catalog entry
+    /// (`None` here from then on).
+    Native(Vec<Option<Candidate>>),
+    /// A JS provider's validated listing.
+    Host(HostObservation),
+}
+
+impl From<ProviderOutcome> for Listing {
+    fn from(outcome: ProviderOutcome) -> Self {
+        match outcome {
+            ProviderOutcome::Listed(obs) => {
+                Listing::Native(obs.candidates.into_iter().map(Some).collect())
+            }
+            ProviderOutcome::Host(obs) => Listing::Host(obs),
+            ProviderOutcome::Failed | ProviderOutcome::Released => Listing::None,
+        }
+    }
+}
+
+impl Listing {
+    fn len(&self) -> usize {
+        match self {
+            Listing::None => 0,
+            Listing::Native(candidates) => candidates.len(),
+            Listing::Host(obs) => obs.listing.candidates.len(),
+        }
     }
 }
 
@@ -689,34 +963,162 @@ struct Contender<'a> {
     origin: Origin,
 }
 
-/// Provider label and source of a contender (for shadowing warnings).
+/// Call `push` with every candidate, in precedence order for equal ranks:
+/// runtime skills, then providers in registration order, each in its own
+/// order.
+fn for_each_contender<'a>(
+    runtime: &'a [(u64, Arc<RuntimeSkill>)],
+    listings: &'a [Listing],
+    mut push: impl FnMut(Contender<'a>),
+) {
+    for (i, (_, skill)) in runtime.iter().enumerate() {
+        push(Contender {
+            name: &skill.name,
+            rank: RUNTIME_RANK,
+            origin: Origin::Runtime(index(i)),
+        });
+    }
+    for (p, listing) in listings.iter().enumerate() {
+        let p = index(p);
+        match listing {
+            Listing::Native(candidates) => {
+                for (local, c) in candidates.iter().enumerate() {
+                    if let Some(c) = c {
+                        push(Contender {
+                            name: &c.summary.name,
+                            rank: c.rank,
+                            origin: Origin::Provider(p, index(local)),
+                        });
+                    }
+                }
+            }
+            Listing::Host(obs) => {
+                for (local, c) in obs.listing.candidates.iter().enumerate() {
+                    push(Contender {
+                        name: c.name.of(&obs.text),
+                        rank: c.rank,
+                        origin: Origin::Provider(p, index(local)),
+                    });
+                }
+            }
+            Listing::None => {}
+        }
+    }
+}
+
+/// The merge order: by name, then rank. The sort is stable, so contenders
+/// pushed in precedence order ([`for_each_contender`]) keep it within a rank:
+/// each name's winner comes first in its group, and the winners in name
+/// order. Providers usually list in name order, and the stable sort merges
+/// such runs instead of sorting from scratch.
+fn sort_contenders(contenders: &mut [Contender<'_>]) {
+    contenders.sort_by(|a, b| a.name.cmp(b.name).then(a.rank.total_cmp(&b.rank)));
+}
+
+/// The override rule deciding about each candidate, computed once per
+/// collection (nothing without rules).
+struct Decisions {
+    /// Where each listing's candidates start in `applied` (runtime skills
+    /// come first).
+    offsets: Vec<usize>,
+    applied: Vec<Option<Applied>>,
+}
+
+impl Decisions {
+    fn new(
+        runtime: &[(u64, Arc<RuntimeSkill>)],
+        providers: &[PlannedProvider],
+        listings: &[Listing],
+        overrides: &Overrides,
+    ) -> Self {
+        if overrides.is_empty() {
+            return Decisions {
+                offsets: Vec::new(),
+                applied: Vec::new(),
+            };
+        }
+        let mut offsets = Vec::with_capacity(listings.len());
+        let mut total = runtime.len();
+        for listing in listings {
+            offsets.push(total);
+            total += listing.len();
+        }
+        let mut applied = vec![None; total];
+        for_each_contender(runtime, listings, |c| {
+            if let (Some(at), Some(l)) = (
+                Self::at(&offsets, c.origin),
+                labels(c.origin, runtime, providers, listings),
+            ) {
+                if let Some(slot) = applied.get_mut(at) {
+                    *slot = overrides.decide(l.name, l.source, l.provider);
+                }
+            }
+        });
+        Decisions { offsets, applied }
+    }
+
+    fn at(offsets: &[usize], origin: Origin) -> Option<usize> {
+        match origin {
+            Origin::Runtime(i) => Some(i as usize),
+            Origin::Provider(p, local) => offsets.get(p as usize).map(|o| o + local as usize),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.applied.is_empty()
+    }
+
+    /// The rule deciding about the candidate at `origin`, if one matches.
+    fn get(&self, origin: Origin) -> Option<Applied> {
+        Self::at(&self.offsets, origin)
+            .and_then(|at| self.applied.get(at).copied())
+            .flatten()
+    }
+
+    /// Whether the candidate at `origin` takes part in the merge.
+    fn keeps(&self, origin: Origin) -> bool {
+        self.get(origin).is_none_or(|a| a.effect != Effect::Off)
+    }
+}
+
+/// Name, provider label and source of a candidate.
+struct Labels<'a> {
+    name: &'a str,
+    provider: &'a str,
+    source: &'a str,
+}
+
 fn labels<'a>(
     origin: Origin,
     runtime: &'a [(u64, Arc<RuntimeSkill>)],
     providers: &'a [PlannedProvider],
-    outcomes: &'a [ProviderOutcome],
-) -> (&'a str, &'a str) {
+    listings: &'a [Listing],
+) -> Option<Labels<'a>> {
     let at = |i: u32| i as usize;
     match origin {
-        Origin::Runtime(i) => runtime
-            .get(at(i))
-            .map_or(("", ""), |(_, s)| (s.provider.as_str(), s.source.as_str())),
-        Origin::Provider(p, local) => match outcomes.get(at(p)) {
-            Some(ProviderOutcome::Listed(obs)) => {
-                obs.candidates.get(at(local)).map_or(("", ""), |c| {
-                    (c.summary.provider.as_str(), c.summary.source.as_str())
+        Origin::Runtime(i) => runtime.get(at(i)).map(|(_, s)| Labels {
+            name: &s.name,
+            provider: &s.provider,
+            source: &s.source,
+        }),
+        Origin::Provider(p, local) => match listings.get(at(p))? {
+            Listing::Native(candidates) => {
+                let c = candidates.get(at(local))?.as_ref()?;
+                Some(Labels {
+                    name: &c.summary.name,
+                    provider: &c.summary.provider,
+                    source: &c.summary.source,
                 })
             }
-            Some(ProviderOutcome::Host(obs)) => (
-                providers
-                    .get(at(p))
-                    .map_or("", |planned| planned.name.as_str()),
-                obs.listing
-                    .candidates
-                    .get(at(local))
-                    .map_or("", |c| obs.source(c)),
-            ),
-            _ => ("", ""),
+            Listing::Host(obs) => {
+                let c = obs.listing.candidates.get(at(local))?;
+                Some(Labels {
+                    name: c.name.of(&obs.text),
+                    provider: &providers.get(at(p))?.name,
+                    source: obs.source(c),
+                })
+            }
+            Listing::None => None,
         },
     }
 }
@@ -726,70 +1128,32 @@ fn index(i: usize) -> u32 {
 }
 
 /// The winners' origins sorted by name, and one warning per shadowed
-/// duplicate.
+/// duplicate. Candidates an override switched off take no part.
 fn merge(
     runtime: &[(u64, Arc<RuntimeSkill>)],
     providers: &[PlannedProvider],
-    outcomes: &[ProviderOutcome],
+    listings: &[Listing],
+    decisions: &Decisions,
 ) -> (Vec<Origin>, Vec<String>) {
-    let total = runtime.len()
-        + outcomes
-            .iter()
-            .map(|o| match o {
-                ProviderOutcome::Listed(obs) => obs.candidates.len(),
-                ProviderOutcome::Host(obs) => obs.listing.candidates.len(),
-                _ => 0,
-            })
-            .sum::<usize>();
+    let total = runtime.len() + listings.iter().map(Listing::len).sum::<usize>();
     let mut contenders: Vec<Contender<'_>> = Vec::with_capacity(total);
-    for (i, (_, skill)) in runtime.iter().enumerate() {
-        contenders.push(Contender {
-            name: &skill.name,
-            rank: RUNTIME_RANK,
-            origin: Origin::Runtime(index(i)),
-        });
+    for_each_contender(runtime, listings, |c| contenders.push(c));
+    if !decisions.is_empty() {
+        contenders.retain(|c| decisions.keeps(c.origin));
     }
-    for (p, outcome) in outcomes.iter().enumerate() {
-        let p = index(p);
-        match outcome {
-            ProviderOutcome::Listed(obs) => {
-                contenders.extend(
-                    obs.candidates
-                        .iter()
-                        .enumerate()
-                        .map(|(local, c)| Contender {
-                            name: &c.summary.name,
-                            rank: c.rank,
-                            origin: Origin::Provider(p, index(local)),
-                        }),
-                );
-            }
-            ProviderOutcome::Host(obs) => {
-                contenders.extend(obs.listing.candidates.iter().enumerate().map(|(local, c)| {
-                    Contender {
-                        name: c.name.of(&obs.text),
-                        rank: c.rank,
-                        origin: Origin::Provider(p, index(local)),
-                    }
-                }));
-            }
-            ProviderOutcome::Failed | ProviderOutcome::Released => {}
-        }
-    }
-    // Contenders were pushed in precedence order for equal ranks (runtime,
-    // then providers in registration order, each in its own order): a stable
-    // sort by (name, rank) puts each name's winner first in its group, and the
-    // winners in name order. Providers usually list in name order, and the
-    // stable sort merges such runs instead of sorting from scratch.
-    contenders.sort_by(|a, b| a.name.cmp(b.name).then(a.rank.total_cmp(&b.rank)));
+    sort_contenders(&mut contenders);
     let mut warnings = Vec::new();
     let mut won: Vec<Origin> = Vec::with_capacity(contenders.len());
     let mut first: Option<&Contender<'_>> = None;
     for c in &contenders {
         match first {
             Some(f) if f.name == c.name => {
-                let (provider, source) = labels(c.origin, runtime, providers, outcomes);
-                let (first_provider, first_source) = labels(f.origin, runtime, providers, outcomes);
+                let label = |origin| {
+                    labels(origin, runtime, providers, listings)
+                        .map_or(("", ""), |l| (l.provider, l.source))
+                };
+                let (provider, source) = label(c.origin);
+                let (first_provider, first_source) = label(f.origin);
                 warnings.push(format!(
                     "skill \"{}\" from provider \"{provider}\" (source {source}, rank {}) is shadowed by provider \"{first_provider}\" (source {first_source}, rank {})",
                     c.name, c.rank, f.rank
@@ -808,30 +1172,10 @@ fn build_catalog(
     id: u64,
     generation: u64,
     complete: bool,
-    runtime: &[(u64, Arc<RuntimeSkill>)],
-    providers: &[PlannedProvider],
-    outcomes: Vec<ProviderOutcome>,
+    mut considered: Considered,
     order: &[Origin],
+    decisions: &Decisions,
 ) -> Catalog {
-    // Native candidates move into their winner entries.
-    let mut natives: Vec<Vec<Option<Candidate>>> = Vec::with_capacity(outcomes.len());
-    let mut hosts: Vec<Option<HostObservation>> = Vec::with_capacity(outcomes.len());
-    for outcome in outcomes {
-        match outcome {
-            ProviderOutcome::Listed(obs) => {
-                natives.push(obs.candidates.into_iter().map(Some).collect());
-                hosts.push(None);
-            }
-            ProviderOutcome::Host(obs) => {
-                natives.push(Vec::new());
-                hosts.push(Some(obs));
-            }
-            ProviderOutcome::Failed | ProviderOutcome::Released => {
-                natives.push(Vec::new());
-                hosts.push(None);
-            }
-        }
-    }
     let mut text = String::new();
     let mut entries = Vec::with_capacity(order.len());
     let mut host_held = 0u32;
@@ -847,7 +1191,18 @@ fn build_catalog(
         host_held += 1;
         Description::Host(host_held - 1)
     };
+    let Considered {
+        runtime,
+        providers,
+        listings,
+        ..
+    } = &mut considered;
     for origin in order {
+        // The rule deciding about this winner (never `off`: those did not
+        // take part), and the invocation it leaves.
+        let applied = decisions.get(*origin);
+        let invocation =
+            |declared: InvocationPolicy| applied.map_or(declared, |a| a.effect.apply(declared));
         let entry = match *origin {
             Origin::Runtime(i) => {
                 let Some((id, skill)) = runtime.get(i as usize) else {
@@ -856,8 +1211,9 @@ fn build_catalog(
                 Entry {
                     name: span(&mut text, &skill.name),
                     description: held(),
-                    invocation: skill.invocation,
+                    invocation: invocation(skill.invocation),
                     winner: Winner::Runtime { id: *id },
+                    applied,
                 }
             }
             Origin::Provider(p, local) => {
@@ -865,42 +1221,47 @@ fn build_catalog(
                 let Some(planned) = providers.get(p) else {
                     continue;
                 };
-                if let Some(obs) = hosts.get(p).and_then(Option::as_ref) {
-                    let Some(c) = obs.listing.candidates.get(local) else {
-                        continue;
-                    };
-                    Entry {
-                        name: span(&mut text, c.name.of(&obs.text)),
-                        description: held(),
-                        invocation: c.invocation,
-                        winner: Winner::Host {
-                            slot: planned.slot,
-                            index: u32::try_from(local).unwrap_or(u32::MAX),
-                        },
+                match listings.get_mut(p) {
+                    Some(Listing::Host(obs)) => {
+                        let Some(c) = obs.listing.candidates.get(local) else {
+                            continue;
+                        };
+                        Entry {
+                            name: span(&mut text, c.name.of(&obs.text)),
+                            description: held(),
+                            invocation: invocation(c.invocation),
+                            winner: Winner::Host {
+                                slot: planned.slot,
+                                index: u32::try_from(local).unwrap_or(u32::MAX),
+                            },
+                            applied,
+                        }
                     }
-                } else {
-                    let (Some(candidate), Some(provider)) = (
-                        natives
-                            .get_mut(p)
-                            .and_then(|v| v.get_mut(local))
-                            .and_then(Option::take),
-                        planned.native.clone(),
-                    ) else {
-                        continue;
-                    };
-                    Entry {
-                        name: span(&mut text, &candidate.summary.name),
-                        description: Description::Text(span(
-                            &mut text,
-                            &candidate.summary.description,
-                        )),
-                        invocation: candidate.summary.invocation,
-                        winner: Winner::Native {
-                            slot: planned.slot,
-                            provider,
-                            candidate: Box::new(candidate),
-                        },
+                    // Native candidates move into their winner entries.
+                    Some(Listing::Native(candidates)) => {
+                        let (Some(mut candidate), Some(provider)) = (
+                            candidates.get_mut(local).and_then(Option::take),
+                            planned.native.clone(),
+                        ) else {
+                            continue;
+                        };
+                        candidate.summary.invocation = invocation(candidate.summary.invocation);
+                        Entry {
+                            name: span(&mut text, &candidate.summary.name),
+                            description: Description::Text(span(
+                                &mut text,
+                                &candidate.summary.description,
+                            )),
+                            invocation: candidate.summary.invocation,
+                            winner: Winner::Native {
+                                slot: planned.slot,
+                                provider,
+                                candidate: Box::new(candidate),
+                            },
+                            applied,
+                        }
                     }
+                    Some(Listing::None) | None => continue,
                 }
             }
         };
@@ -914,6 +1275,7 @@ fn build_catalog(
         entries,
         host_held,
         supplied: OnceLock::new(),
+        considered,
     }
 }
 
@@ -922,6 +1284,7 @@ mod tests {
     use super::*;
     use crate::model::host::{validate_listing, OwnedRecords};
     use crate::model::{Locator, SkillDefinition};
+    use crate::overrides::Overrides;
     use crate::provider::ProviderError;
     use serde_json::json;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -1228,6 +1591,194 @@ mod tests {
         assert!(g2 > g);
         assert!(!r.invalidate(slot));
         assert_eq!(r.generation(), g2);
+    }
+
+    fn overrides(value: serde_json::Value) -> Overrides {
+        Overrides::from_json(&value).expect("valid rules")
+    }
+
+    fn winner_of(catalog: &Catalog, name: &str) -> String {
+        let entry = &catalog.entries()[catalog.position(name).expect("listed")];
+        format!("{:?}", entry.winner)
+    }
+
+    #[test]
+    fn overrides_apply_to_candidates_before_the_merge() {
+        let r = Registry::new(4).expect("registry");
+        let a = r.register_provider("a", None).expect("a");
+        let b = r.register_provider("b", None).expect("b");
+        assert!(r.register_runtime(runtime("rt")).is_some());
+        let listings = || {
+            vec![
+                host(
+                    "a",
+                    &[("dup", 100.0), ("deploy-prod", 1.0), ("deploy-dev", 1.0)],
+                    true,
+                ),
+                host("b", &[("dup", 300.0), ("rt", 500.0), ("plain", 1.0)], true),
+            ]
+        };
+        let (before, warnings) = done(r.collect(Some("/w"), 0).finish(listings()));
+        assert_eq!(warnings.len(), 2);
+        assert_eq!(winner_of(&before, "dup"), format!("Host({a}, 0)"));
+        assert!(r.cached(Some("/w")).is_some());
+
+        let generation = r.generation();
+        r.set_overrides(overrides(json!([
+            // Switched off: the lower-ranked copy of b wins.
+            { "name": "dup", "provider": "a", "effect": "off" },
+            { "name": "deploy-*", "effect": "off" },
+            // `on` after `off`: the last matching rule decides.
+            { "name": "deploy-dev", "effect": "on" },
+            { "name": "rt", "source": "runtime", "effect": "user-only" },
+            // A source filter that matches nothing here.
+            { "name": "plain", "source": "project-dsh", "effect": "off" },
+        ])));
+        assert!(r.generation() > generation);
+        assert!(
+            r.cached(Some("/w")).is_none(),
+            "completed catalogs are invalidated"
+        );
+        let (after, warnings) = done(r.collect(Some("/w"), 0).finish(listings()));
+        assert_eq!(names(&after), ["deploy-dev", "dup", "plain", "rt"]);
+        assert_eq!(winner_of(&after, "dup"), format!("Host({b}, 0)"));
+        // Switched-off candidates are not shadowed duplicates.
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        let rt = &after.entries()[after.position("rt").expect("rt")];
+        assert!(matches!(rt.winner, Winner::Runtime { .. }));
+        assert_eq!(
+            rt.invocation,
+            InvocationPolicy {
+                model_invocable: false,
+                user_invocable: true
+            }
+        );
+        assert_eq!(
+            rt.applied.map(|a| (a.rule, a.effect)),
+            Some((3, Effect::UserOnly))
+        );
+        let dev = &after.entries()[after.position("deploy-dev").expect("dev")];
+        assert_eq!(
+            dev.applied.map(|a| (a.rule, a.effect)),
+            Some((2, Effect::On))
+        );
+        assert_eq!(dev.invocation, InvocationPolicy::default());
+        assert_eq!(
+            after.entries()[after.position("plain").expect("plain")].applied,
+            None
+        );
+
+        // Back to no rules: the same merge as before.
+        r.set_overrides(Overrides::default());
+        let (again, _) = done(r.collect(Some("/w"), 0).finish(listings()));
+        assert_eq!(names(&again), names(&before));
+        assert!(again.entries().iter().all(|e| e.applied.is_none()));
+    }
+
+    #[test]
+    fn a_model_only_override_rewrites_a_native_winner() {
+        let r = Registry::new(4).expect("registry");
+        let fake = Arc::new(Fake::default());
+        r.register_provider("fake", Some(fake)).expect("fake");
+        r.set_overrides(overrides(
+            json!([{ "provider": "fake", "effect": "model-only" }]),
+        ));
+        let (cat, _) = r.snapshot_native(&LookupContext::new(None));
+        let model_only = InvocationPolicy {
+            model_invocable: true,
+            user_invocable: false,
+        };
+        assert_eq!(cat.entries()[0].invocation, model_only);
+        let summaries: Vec<_> = cat.native_summaries().collect();
+        assert_eq!(summaries[0].invocation, model_only);
+    }
+
+    #[test]
+    fn explain_lists_every_candidate_in_merge_order() {
+        let r = Registry::new(4).expect("registry");
+        let a = r.register_provider("a", None).expect("a");
+        let fake = Arc::new(Fake::default());
+        let native = r.register_provider("fake", Some(fake)).expect("fake");
+        let b = r.register_provider("b", None).expect("b");
+        let rt = r.register_runtime(runtime("dup")).expect("runtime");
+        r.set_overrides(overrides(json!([
+            { "name": "dup", "provider": "b", "source": "remote", "effect": "off" },
+            { "name": "native", "effect": "user-only" },
+        ])));
+        let (cat, _) = done(r.collect(Some("/w"), 0).finish(vec![
+            host(
+                "a",
+                &[("dup", 300.0), ("dup", 250.0), ("native", 5.0)],
+                true,
+            ),
+            listed(vec![
+                cand("native", "fake", 1.0),
+                cand("dup", "fake", 250.0),
+            ]),
+            host("b", &[("dup", 100.0), ("other", 1.0)], true),
+        ]));
+        let rows = |name| -> Vec<String> {
+            cat.explain(name)
+                .iter()
+                .map(|e| {
+                    let from = match e.from {
+                        Contribution::Runtime { id } => format!("runtime {id}"),
+                        Contribution::Host { slot, index } => format!("host {slot}/{index}"),
+                        Contribution::Native { slot, candidate } => {
+                            format!("native {slot} {}", candidate.summary.name)
+                        }
+                    };
+                    let rule = e
+                        .applied
+                        .map_or(String::new(), |a| format!(" rule {} {}", a.rule, a.effect));
+                    format!(
+                        "{} {from} {}/{} rank {} model {}{rule}",
+                        e.outcome.as_str(),
+                        e.provider,
+                        e.source,
+                        e.rank,
+                        e.invocation.model_invocable
+                    )
+                })
+                .collect()
+        };
+        // b's rank 100 would have won, but it is switched off; the runtime
+        // skill wins rank 250 by order over a's and the native provider's.
+        assert_eq!(
+            rows("dup"),
+            [
+                format!("won runtime {rt} runtime/runtime rank 250 model true"),
+                format!("off host {b}/0 b/remote rank 100 model true rule 0 off"),
+                format!("order host {a}/1 a/remote rank 250 model true"),
+                format!("order native {native} dup fake/test rank 250 model true"),
+                format!("rank host {a}/0 a/remote rank 300 model true"),
+            ]
+        );
+        // A native winner, its invocation rewritten.
+        assert_eq!(
+            rows("native"),
+            [
+                format!("won native {native} native fake/test rank 1 model false rule 1 user-only"),
+                format!("rank host {a}/2 a/remote rank 5 model false rule 1 user-only"),
+            ]
+        );
+        assert_eq!(
+            rows("other"),
+            [format!("won host {b}/1 b/remote rank 1 model true")]
+        );
+        assert!(cat.explain("missing").is_empty());
+
+        // Every candidate switched off: no winner, still explained.
+        r.set_overrides(overrides(json!([{ "name": "other", "effect": "off" }])));
+        let (cat, _) = done(r.collect(Some("/w"), 0).finish(vec![
+            host("a", &[], true),
+            listed(vec![]),
+            host("b", &[("other", 1.0)], true),
+        ]));
+        assert!(cat.position("other").is_none());
+        let explained = cat.explain("other");
+        assert_eq!(explained.len(), 1);
+        assert_eq!(explained[0].outcome, Outcome::Off);
     }
 
     #[derive(Default)]

@@ -7,8 +7,10 @@
 //! [`NativeCollection`]: JS calls the JS providers and hands each result over
 //! packed ([`crate::raw`]), [`NativeCollection::list_native`] calls native
 //! providers on the libuv pool, and [`NativeCollection::finish`] merges.
+//! Override rules arrive as each rule's keys with the JS type and text of
+//! their values ([`NapiOverrideRule`]); the core validates them.
 
-use crate::convert::definition_to_js;
+use crate::convert::{definition_to_js, resource_base_to_js};
 use crate::local::NativeLocalProvider;
 use crate::raw::{Packed, Texts};
 use crate::util::{failure, guard, invalid_arg};
@@ -21,8 +23,11 @@ use skill_core::model::host::{
     Tag,
 };
 use skill_core::model::{Observation, SkillDefinition, ValidationError};
+use skill_core::overrides::{Effect, Overrides, RawField, RawRule};
 use skill_core::provider::{LookupContext, NativeProvider};
-use skill_core::registry::{Catalog, Collection, Finish, ProviderOutcome, Registry, Winner};
+use skill_core::registry::{
+    Catalog, Collection, Contribution, Entry, Finish, ProviderOutcome, Registry, Winner,
+};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -46,6 +51,56 @@ fn slot_id(value: f64) -> u64 {
 
 fn validation(e: ValidationError) -> Error {
     invalid_arg(e)
+}
+
+/// One override rule as JS read it: the JS type of the item (a tag, see
+/// `skill_core::model::host::Tag`) and, per own enumerable key, the type and
+/// text of its value (the string, or `String(value)` for a number).
+#[napi(object, object_to_js = false)]
+pub struct NapiOverrideRule {
+    /// Tag of the item.
+    pub tag: u32,
+    /// Its keys.
+    pub keys: Vec<String>,
+    /// Tag of each key's value.
+    pub tags: Vec<u32>,
+    /// Text of each key's value.
+    pub texts: Vec<String>,
+}
+
+impl From<NapiOverrideRule> for RawRule {
+    fn from(rule: NapiOverrideRule) -> Self {
+        let tag = |t: u32| {
+            u8::try_from(t)
+                .ok()
+                .and_then(Tag::from_u8)
+                .unwrap_or(Tag::Undefined)
+        };
+        RawRule {
+            value: tag(rule.tag),
+            fields: rule
+                .keys
+                .into_iter()
+                .zip(rule.tags)
+                .zip(rule.texts)
+                .map(|((key, t), text)| RawField {
+                    key,
+                    tag: tag(t),
+                    text,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// How a winner's invocation was rewritten by an override: 0 not, 1
+/// `user-only`, 2 `model-only`.
+fn rewrite_code(entry: &Entry) -> f64 {
+    match entry.applied.map(|a| a.effect) {
+        Some(Effect::UserOnly) => 1.0,
+        Some(Effect::ModelOnly) => 2.0,
+        _ => 0.0,
+    }
 }
 
 /// The native half of `SkillRegistry`.
@@ -131,6 +186,22 @@ impl NativeRegistry {
     #[napi(getter, catch_unwind)]
     pub fn generation(&self) -> f64 {
         self.core.generation() as f64
+    }
+
+    /// Validate and set the override rules (`tag`: the type of the
+    /// `overrides` value; `rules`: its items when it is an array), then
+    /// invalidate completed catalogs. Throws naming the rule and the key; the
+    /// rules in force stay then.
+    #[napi(catch_unwind)]
+    pub fn set_overrides(&self, tag: u32, rules: Vec<NapiOverrideRule>) -> Result<()> {
+        let value = u8::try_from(tag)
+            .ok()
+            .and_then(Tag::from_u8)
+            .unwrap_or(Tag::Undefined);
+        let rules: Vec<RawRule> = rules.into_iter().map(RawRule::from).collect();
+        let overrides = Overrides::from_raw(value, &rules).map_err(invalid_arg)?;
+        self.core.set_overrides(overrides);
+        Ok(())
     }
 
     /// Validate a runtime skill (one packed record) and add it. Returns its
@@ -232,6 +303,9 @@ pub struct FinishedCollection {
     pub complete: bool,
     /// The winners (see [`NativeCatalog::winners`]).
     pub winners: Float64Array,
+    /// `position, code` pairs for the winners whose invocation an override
+    /// rewrote (code 1 `user-only`, 2 `model-only`); empty without overrides.
+    pub rewritten: Vec<f64>,
     /// Shadowed-duplicate warnings produced by the merge.
     pub warnings: Vec<String>,
     /// Ids of catalogs dropped from the cache since the last collection.
@@ -358,6 +432,7 @@ impl NativeCollection {
                     id: catalog.catalog.id as f64,
                     complete: catalog.catalog.complete,
                     winners: catalog.winners(),
+                    rewritten: catalog.rewritten(),
                     warnings,
                     evicted: registry
                         .take_evicted()
@@ -412,9 +487,11 @@ impl Task for ListNativeTask {
     }
 }
 
-/// Where a catalog entry came from: `[kind, slot, index]` with kind 0 = runtime
-/// (index = runtime id), 1 = JS provider (index = position in its `list()`
-/// result), 2 = native provider (index = position among the native winners).
+/// Where a catalog entry came from and how an override changed it:
+/// `[kind, slot, index, rewrite]` with kind 0 = runtime (index = runtime id),
+/// 1 = JS provider (index = position in its `list()` result), 2 = native
+/// provider (index = position among the native winners), and rewrite 0 (none),
+/// 1 (`user-only`) or 2 (`model-only`).
 pub type Location = Vec<f64>;
 
 /// One merged catalog (cached catalogs are shared by every lookup that hits).
@@ -439,6 +516,19 @@ impl NativeCatalog {
             natives += usize::from(matches!(entry.winner, Winner::Native { .. }));
         }
         Float64Array::new(out)
+    }
+
+    /// `position, code` pairs of the winners whose invocation an override
+    /// rewrote (see [`rewrite_code`]).
+    fn rewritten(&self) -> Vec<f64> {
+        let mut out = Vec::new();
+        for (position, entry) in self.catalog.entries().iter().enumerate() {
+            let code = rewrite_code(entry);
+            if code != 0.0 {
+                out.extend([position as f64, code]);
+            }
+        }
+        out
     }
 
     fn location(&self, position: usize, native_index: usize) -> Option<[f64; 3]> {
@@ -517,15 +607,68 @@ impl NativeCatalog {
         serde_json::to_string(&summaries).map_err(failure)
     }
 
-    /// `[kind, slot, index]` of the winner for `name`, or `null`.
+    /// `[kind, slot, index, rewrite]` of the winner for `name` (see
+    /// [`Location`]), or `null`.
     #[napi(catch_unwind)]
     pub fn locate(&self, name: String) -> Option<Location> {
         let position = self.catalog.position(&name)?;
-        let natives = self.catalog.entries()[..position]
+        let entries = self.catalog.entries();
+        let natives = entries[..position]
             .iter()
             .filter(|e| matches!(e.winner, Winner::Native { .. }))
             .count();
-        self.location(position, natives).map(Vec::from)
+        let mut location = Vec::from(self.location(position, natives)?);
+        location.push(rewrite_code(&entries[position]));
+        Some(location)
+    }
+
+    /// Every candidate the merge considered for `name`, in merge order, the
+    /// winner first (`null` when no provider listed it): objects
+    /// `{ kind, slot, index, provider, source, rank, modelInvocable,
+    /// userInvocable, outcome, rule?, effect?, path?, resourceBase? }`, with
+    /// `kind`, `slot` and `index` as in [`Location`] (for a native candidate,
+    /// `index` is unused and `path` and `resourceBase` are its own) and
+    /// `outcome` one of `'won'`, `'rank'`, `'order'`, `'off'`.
+    #[napi(catch_unwind, ts_return_type = "Array<Record<string, unknown>> | null")]
+    pub fn explain<'e>(&self, env: &'e Env, name: String) -> Result<Option<Vec<Object<'e>>>> {
+        let explained = self.catalog.explain(&name);
+        if explained.is_empty() {
+            return Ok(None);
+        }
+        explained
+            .iter()
+            .map(|e| {
+                let mut obj = Object::new(env)?;
+                let (kind, slot, index) = match e.from {
+                    Contribution::Runtime { id } => (0.0, 0.0, id as f64),
+                    Contribution::Host { slot, index } => (1.0, slot as f64, f64::from(index)),
+                    Contribution::Native { slot, candidate } => {
+                        if let Some(path) = &candidate.path {
+                            obj.set("path", path.as_str())?;
+                        }
+                        if let Some(base) = &candidate.summary.resource_base {
+                            obj.set("resourceBase", resource_base_to_js(env, base)?)?;
+                        }
+                        (2.0, slot as f64, 0.0)
+                    }
+                };
+                obj.set("kind", kind)?;
+                obj.set("slot", slot)?;
+                obj.set("index", index)?;
+                obj.set("provider", e.provider)?;
+                obj.set("source", e.source)?;
+                obj.set("rank", e.rank)?;
+                obj.set("modelInvocable", e.invocation.model_invocable)?;
+                obj.set("userInvocable", e.invocation.user_invocable)?;
+                obj.set("outcome", e.outcome.as_str())?;
+                if let Some(applied) = e.applied {
+                    obj.set("rule", applied.rule)?;
+                    obj.set("effect", applied.effect.as_str())?;
+                }
+                Ok(obj)
+            })
+            .collect::<Result<Vec<_>>>()
+            .map(Some)
     }
 
     /// Load the definition of a native winner off the JS thread.
@@ -562,14 +705,22 @@ impl<'task> ScopedTask<'task> for LoadNativeTask {
             let Some(position) = self.catalog.position(&self.name) else {
                 return Ok((None, None));
             };
-            match self.catalog.entries().get(position).map(|e| &e.winner) {
-                Some(Winner::Native {
+            let Some(entry) = self.catalog.entries().get(position) else {
+                return Ok((None, None));
+            };
+            match &entry.winner {
+                Winner::Native {
                     candidate,
                     provider,
                     ..
-                }) => {
+                } => {
                     let (result, warning) = provider.get_explained(candidate, &self.ctx);
-                    Ok((result.map_err(failure)?, warning))
+                    let mut definition = result.map_err(failure)?;
+                    // An override's invocation holds for the loaded skill too.
+                    if let (Some(d), Some(applied)) = (definition.as_mut(), entry.applied) {
+                        d.summary.invocation = applied.effect.apply(d.summary.invocation);
+                    }
+                    Ok((definition, warning))
                 }
                 _ => Ok((None, None)),
             }

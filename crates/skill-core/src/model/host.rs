@@ -348,7 +348,7 @@ enum Kinds {
 
 /// How error messages name a value of type `tag` (`number` is its value when
 /// it is a number).
-fn describe(tag: Tag, number: Option<f64>) -> String {
+pub(crate) fn describe(tag: Tag, number: Option<f64>) -> String {
     match tag {
         Tag::Undefined => "undefined".into(),
         Tag::Null => "null".into(),
