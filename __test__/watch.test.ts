@@ -220,6 +220,33 @@ describe.skipIf(process.platform !== 'linux')('hot refresh', () => {
     await expectVisible(s, () => writeBundle(s.agents, 'back'), (n) => n.includes('back'))
   })
 
+  it('a lookup that evicts a project invalidates its catalogs before it resolves, with one notification', async () => {
+    // A long stability window and a flat file kept open for writing: the OS
+    // watcher holds that write back, so only the eviction can make it visible.
+    const s = setup({ watchMaxProjects: 1, watchStabilityThresholdMs: 60_000 })
+    const other = path.join(s.base, 'other')
+    fs.mkdirSync(path.join(other, '.git'), { recursive: true })
+    fs.mkdirSync(s.agents, { recursive: true })
+    expect(await s.names()).toEqual([])
+    const fd = fs.openSync(path.join(s.agents, 'pending.md'), 'w')
+    try {
+      fs.writeSync(fd, skillText('pending'))
+      const before = s.changes()
+      await s.registry.snapshot({ cwd: other }) // evicts the first project
+      // Its cached catalog is already gone: listed again, it shows the write.
+      // (This lookup evicts `other` in turn.)
+      expect(await s.names()).toEqual(['pending'])
+      await waitFor(() => s.changes() >= before + 2)
+      // One notification per eviction and none left for a later batch: the
+      // next one is the sentinel's.
+      fs.writeFileSync(path.join(s.agents, 'sentinel.md'), skillText('sentinel'))
+      await waitFor(async () => (await s.names()).includes('sentinel'))
+      expect(s.changes()).toBe(before + 3)
+    } finally {
+      fs.closeSync(fd)
+    }
+  })
+
   it('follows symlinked roots and bundles', async () => {
     for (const follow of [true, false]) {
       const s = setup({ watchFollowSymlinks: follow })

@@ -391,20 +391,20 @@ impl Inner {
             return;
         }
         let roots: Vec<RootSpec> = roots.iter().map(normalize_spec).collect();
-        if let Some((evicted, _)) = state.projects.push(project_root.clone(), roots) {
-            if evicted != project_root {
-                // Its cached catalogs would go stale unwatched: invalidate, so its
-                // next lookup lists (and watches) it again. Published through the
-                // batch machinery, so lookups alternating between more projects
-                // than `max_projects` are rate-limited by the storm windows.
-                tracing::debug!(project = %evicted.display(), "project evicted from the watched set");
-                state.change = true;
-                state.activity(Instant::now());
-            }
-        }
+        let evicted = match state.projects.push(project_root.clone(), roots) {
+            Some((old, _)) if old != project_root => Some(old),
+            _ => None,
+        };
         tracing::debug!(project = %project_root.display(), "project watched");
         self.sync_roots(&mut state);
         self.finish_sync(state);
+        if let Some(evicted) = evicted {
+            tracing::debug!(project = %evicted.display(), "project evicted from the watched set");
+            // Its cached catalogs would go stale unwatched: invalidate them now,
+            // on the caller's thread and inside its lookup (not with a later
+            // batch), so its next lookup lists (and watches) it again.
+            self.fire();
+        }
     }
 
     /// After a synchronous change of the wanted set: record health, emit warnings,

@@ -193,9 +193,10 @@ impl SkillWatcher {
     /// project most recently observed; a new project starts being watched before
     /// this returns (so a discovery that follows sees every later change), evicting
     /// the least recently observed one beyond `max_projects`. An eviction is
-    /// published as a change (catalogs cached for the evicted project would not
-    /// be refreshed any more), so its next lookup lists and watches it again.
-    /// Cheap when the project is already watched. Retries failed watches.
+    /// published at once, before this returns and on the calling thread (one
+    /// `on_change` call, never batched): catalogs cached for the evicted project
+    /// would not be refreshed any more, so its next lookup lists and watches it
+    /// again. Cheap when the project is already watched. Retries failed watches.
     pub fn observe_project(&self, project_root: &Path, roots: &[RootSpec]) {
         self.inner.observe_project(project_root, roots);
     }

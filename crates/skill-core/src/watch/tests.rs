@@ -466,6 +466,52 @@ fn projects_live_in_an_lru() {
 }
 
 #[test]
+fn eviction_is_published_by_the_evicting_call() {
+    let calls: Arc<Mutex<Vec<std::thread::ThreadId>>> = Arc::default();
+    let record = Arc::clone(&calls);
+    let watcher = SkillWatcher::new(
+        WatchConfig {
+            max_projects: NonZeroUsize::new(1).expect("nonzero"),
+            ..fast_config()
+        },
+        Arc::new(move || {
+            record
+                .lock()
+                .expect("lock")
+                .push(std::thread::current().id())
+        }),
+        Arc::new(|_| {}),
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = fs::canonicalize(dir.path()).expect("canonical");
+    let mk = |name: &str| {
+        let p = base.join(name);
+        fs::create_dir_all(p.join(".agents/skills")).expect("mkdir");
+        (p.clone(), [RootSpec::plain(p.join(".agents/skills"))])
+    };
+    let (p1, r1) = mk("p1");
+    let (p2, r2) = mk("p2");
+    watcher.observe_project(&p1, &r1);
+    assert!(calls.lock().expect("lock").is_empty());
+    watcher.observe_project(&p2, &r2); // evicts p1
+    let me = std::thread::current().id();
+    assert_eq!(
+        *calls.lock().expect("lock"),
+        vec![me],
+        "one publication, made by the evicting call before it returned"
+    );
+    // Nothing about the eviction is left for a later batch: the next
+    // publication is the next change, alone, from the watcher's thread.
+    write_skill_file(&r2[0].path.join("next.md"), "next");
+    wait_until("next change published", || {
+        calls.lock().expect("lock").len() > 1
+    });
+    let calls = calls.lock().expect("lock").clone();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    assert_ne!(calls[1], me);
+}
+
+#[test]
 fn shared_roots_are_watched_once() {
     let h = harness(fast_config());
     let custom = h.base().join("custom");
@@ -858,6 +904,10 @@ mod with_local_provider {
     }
 
     fn env() -> Env {
+        env_with(|_| {})
+    }
+
+    fn env_with(tune: impl FnOnce(&mut LocalOptions)) -> Env {
         let dir = tempfile::tempdir().expect("tempdir");
         let base = fs::canonicalize(dir.path()).expect("canonical");
         let project = base.join("project");
@@ -866,12 +916,13 @@ mod with_local_provider {
         let custom = base.join("custom");
         fs::create_dir(&custom).expect("mkdir");
         write_bundle(&custom, "shared-one");
-        let options = LocalOptions {
+        let mut options = LocalOptions {
             dsh_home: Some(base.join("home/.dsh").display().to_string()),
             agents_home: Some(base.join("home/.agents").display().to_string()),
             custom_skill_dirs: Some(vec![custom.display().to_string()]),
             ..LocalOptions::default()
         };
+        tune(&mut options);
         let provider = LocalProvider::new(options.resolve_with(&|_| None).expect("config"));
         let watcher = Arc::new(LocalWatcher::new(watch_config(&provider.config().watch)));
         provider.set_observer(Some(watcher.clone()));
@@ -968,6 +1019,25 @@ mod with_local_provider {
         fs::remove_dir_all(e.base.join("custom/shared-one")).expect("rm");
         wait_until("removal invalidated", || e.invalidations() > before);
         wait_until("gone", || !e.list().0.contains(&"shared-one".to_string()));
+    }
+
+    #[test]
+    fn a_lookup_that_evicts_a_project_invalidates_before_it_returns() {
+        let e = env_with(|o| o.watch_max_projects = Some(1.0));
+        let other = e.base.join("other");
+        fs::create_dir_all(other.join(".git")).expect("mkdir");
+        e.list();
+        let before = e.invalidations();
+        let (observation, _) = e.provider.list(&LookupContext::new(Some(other.clone())));
+        assert!(observation.complete);
+        assert_eq!(
+            e.invalidations(),
+            before + 1,
+            "the evicted project's catalogs are invalidated inside the lookup, once"
+        );
+        // Listing the evicting project again evicts nothing.
+        e.provider.list(&LookupContext::new(Some(other)));
+        assert_eq!(e.invalidations(), before + 1);
     }
 
     #[test]
