@@ -521,14 +521,17 @@ impl Inner {
             self.create_backend(state);
         }
         let mut missing = false;
+        let mut new = Vec::new();
         for (path, roles) in wanted {
-            if let Some(have) = state.watched.get_mut(&path) {
-                *have = roles;
-                continue;
+            match state.watched.get_mut(&path) {
+                Some(have) => *have = roles,
+                None => new.push((path, roles)),
             }
-            let Some(result) = state.try_watch(&path) else {
-                continue;
-            };
+        }
+        let Some(results) = state.try_watch_all(&new) else {
+            return;
+        };
+        for ((path, roles), result) in new.into_iter().zip(results) {
             match result {
                 Ok(()) => {
                     tracing::debug!(path = %path.display(), ?roles, "watched");
@@ -962,12 +965,24 @@ impl State {
         }
     }
 
-    fn try_watch(&mut self, path: &Path) -> Option<notify::Result<()>> {
+    /// Watch each new path (one result per path), or `None` without a backend.
+    fn try_watch_all<T>(&mut self, new: &[(PathBuf, T)]) -> Option<Vec<notify::Result<()>>> {
+        let backend = self.backend.as_mut()?;
+        let paths: Vec<&Path> = new.iter().map(|(path, _)| path.as_path()).collect();
         #[cfg(test)]
-        if let Some(fault) = self.faults.get(path) {
-            return Some(Err(fault().add_path(path.to_path_buf())));
+        if !self.faults.is_empty() {
+            let faults = &self.faults;
+            return Some(
+                paths
+                    .iter()
+                    .map(|path| match faults.get(*path) {
+                        Some(fault) => Err(fault().add_path(path.to_path_buf())),
+                        None => backend.watch(path),
+                    })
+                    .collect(),
+            );
         }
-        self.backend.as_mut().map(|b| b.watch(path))
+        Some(backend.watch_all(&paths))
     }
 
     fn note_backend_error(&mut self, message: String) {

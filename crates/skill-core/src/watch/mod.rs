@@ -31,7 +31,9 @@
 //! the coalescing window. Atomic saves (write elsewhere, rename over) publish at
 //! the rename.
 //!
-//! The default mode uses the platform's native events (inotify on Linux) and does
+//! The default mode uses the platform's native events (on Linux, inotify driven
+//! directly: a watch is one system call on the caller's thread, and reading a
+//! watched file raises no event) and does
 //! no periodic work at all when idle. `use_polling` switches to notify's
 //! `PollWatcher` (for network filesystems without events): every poll interval it
 //! lists each watched directory and re-reads the files directly in it.
@@ -47,13 +49,18 @@
 //! link too; with it off, only the link itself is watched (adding, removing or
 //! retargeting it in the root is seen; edits of its `SKILL.md` are not).
 //!
-//! Known limits (inotify): renaming or deleting an *ancestor* of an existing root
-//! without touching the root itself is not seen (the watch follows the moved
-//! inode); two watched paths that are the same directory through symlinks share one
-//! OS watch, reported under one of the paths.
+//! Known limits: renaming or deleting an *ancestor* of an existing root without
+//! touching the root itself is not seen (the watch follows the moved inode); a
+//! bundle's `SKILL.md` that is itself a symlink is watched as an entry of its
+//! bundle (replacing the link is seen, editing the file it points to is not).
+//! Two watched paths that are the same directory through symlinks share one OS
+//! watch: on Linux its events are reported under each path, elsewhere under one
+//! of them.
 
 mod backend;
 mod engine;
+#[cfg(target_os = "linux")]
+mod inotify;
 mod observer;
 // The tests exercise inotify semantics (close-after-write, watch counts read
 // from /proc), so they run on Linux.

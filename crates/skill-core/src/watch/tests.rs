@@ -877,6 +877,31 @@ fn symlinked_roots_and_bundles() {
     }
 }
 
+#[cfg(unix)]
+#[test]
+fn one_directory_watched_under_two_paths() {
+    use std::os::unix::fs::symlink;
+    let h = harness(fast_config());
+    let base = h.base();
+    let real = base.join("real");
+    let link = base.join("link");
+    fs::create_dir(&real).expect("mkdir");
+    symlink(&real, &link).expect("symlink");
+    h.watcher
+        .watch_shared(&[RootSpec::plain(&real), RootSpec::plain(&link)]);
+    assert_eq!(os_watches_under(&base), 1, "one kernel watch");
+    h.expect_change("file added", || write_skill_file(&real.join("a.md"), "a"));
+    wait_until("reported under both paths", || {
+        let triggers = h.triggers();
+        triggers.contains(&real.join("a.md")) && triggers.contains(&link.join("a.md"))
+    });
+    // Dropping one path keeps the directory watched for the other.
+    h.watcher.watch_shared(&[RootSpec::plain(&real)]);
+    assert_eq!(h.watcher.watched_paths(), vec![real.clone()]);
+    assert_eq!(os_watches_under(&base), 1);
+    h.expect_change("still seen", || write_skill_file(&real.join("b.md"), "b"));
+}
+
 // ---- Through the local provider's observer seam --------------------------------
 
 mod with_local_provider {
