@@ -269,6 +269,57 @@ describe.skipIf(process.platform !== 'linux')('hot refresh', () => {
     }
   })
 
+  it('follows symlinked flat skills to their target files', async () => {
+    for (const follow of [true, false]) {
+      const s = setup({ watchFollowSymlinks: follow })
+      const cwd = path.join(s.project, 'src')
+      const store = path.join(s.base, 'store')
+      fs.mkdirSync(store)
+      fs.mkdirSync(s.agents, { recursive: true })
+      const target = path.join(store, 'linked.md')
+      const link = path.join(s.agents, 'linked.md')
+      fs.writeFileSync(target, skillText('linked', 'first'))
+      fs.symlinkSync(target, link)
+      const described = async (name: string): Promise<string | undefined> =>
+        (await s.registry.snapshot({ cwd })).skills.find((x) => x.name === name)?.description
+      expect(await described('linked')).toBe('first')
+      if (follow) {
+        // Edited where it lives: the catalog follows, and agrees with get().
+        await expectVisible(s, () => fs.writeFileSync(target, skillText('linked', 'second', 'New body.')), () => true)
+        await waitFor(async () => (await described('linked')) === 'second')
+        expect((await s.registry.get('linked', { cwd }))?.content).toBe('New body.')
+        // No longer a valid skill, valid again, then gone.
+        await expectVisible(s, () => fs.writeFileSync(target, 'no frontmatter'), (n) => !n.includes('linked'))
+        await expectVisible(s, () => fs.writeFileSync(target, skillText('linked', 'third')), (n) => n.includes('linked'))
+        await expectVisible(s, () => fs.rmSync(target), (n) => !n.includes('linked'))
+      } else {
+        // Only the link is watched: editing its target notifies nobody (the
+        // sentinel's notification is the only one).
+        const before = s.changes()
+        fs.writeFileSync(target, skillText('linked', 'unseen'))
+        fs.writeFileSync(path.join(s.agents, 'sentinel.md'), skillText('sentinel'))
+        await waitFor(async () => (await s.names()).includes('sentinel'))
+        expect(s.changes()).toBe(before + 1)
+      }
+      // Retargeting the link is seen either way.
+      const other = path.join(store, 'other.md')
+      fs.writeFileSync(other, skillText('retargeted'))
+      await expectVisible(
+        s,
+        () => {
+          fs.rmSync(link)
+          fs.symlinkSync(other, link)
+        },
+        (n) => n.includes('retargeted') && !n.includes('linked'),
+      )
+      if (follow) {
+        await expectVisible(s, () => fs.writeFileSync(other, skillText('retargeted', 'edited')), () => true)
+        await waitFor(async () => (await described('retargeted')) === 'edited')
+      }
+      expect(s.warnings.filter((w) => !w.includes('linked.md'))).toEqual([])
+    }
+  })
+
   it('dispose closes every watch and late events do nothing', async () => {
     const baseline = inotifyWatches()
     const s = setup()

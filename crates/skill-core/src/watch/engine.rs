@@ -34,6 +34,8 @@ struct Roles {
     /// It is the nearest existing ancestor of missing roots; these are the names
     /// of the next missing segments.
     next: Vec<OsString>,
+    /// It holds what symlinked flat entries point to; these are the names.
+    targets: Vec<OsString>,
 }
 
 impl Roles {
@@ -55,6 +57,9 @@ struct RootState {
     entries: HashSet<OsString>,
     /// Bundle dirs to watch.
     bundles: Vec<PathBuf>,
+    /// Where symlinked flat entries lead: each link on the way and the final
+    /// file, as (directory, name). Empty unless links are followed.
+    targets: Vec<(PathBuf, OsString)>,
     /// Nearest existing ancestor and the next missing segment, when missing.
     ancestor: Option<(PathBuf, OsString)>,
     /// The root could not be inspected (not "missing").
@@ -71,6 +76,7 @@ fn scan_root(path: &Path, kind: RootKind, follow_symlinks: bool) -> RootState {
         exists: false,
         entries: HashSet::new(),
         bundles: Vec::new(),
+        targets: Vec::new(),
         ancestor: None,
         error: None,
     };
@@ -111,8 +117,13 @@ fn scan_root(path: &Path, kind: RootKind, follow_symlinks: bool) -> RootState {
             state.bundles.push(entry.path());
             state.entries.insert(name);
         } else if file_type.is_symlink() {
-            if follow_symlinks && std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir()) {
-                state.bundles.push(entry.path());
+            if follow_symlinks {
+                let path = entry.path();
+                if std::fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
+                    state.bundles.push(path);
+                } else if is_md(&name) {
+                    state.targets.extend(link_targets(&path));
+                }
             }
             state.entries.insert(name);
         } else if is_md(&name) {
@@ -120,6 +131,37 @@ fn scan_root(path: &Path, kind: RootKind, follow_symlinks: bool) -> RootState {
         }
     }
     state
+}
+
+/// Links followed from one symlinked entry before giving up (as the kernel's
+/// own limit for path resolution).
+const MAX_LINK_HOPS: usize = 40;
+
+/// What the symlink at `link` leads to, one `(directory, name)` per hop: each
+/// intermediate link and the final file (which may be missing: a broken link
+/// is repaired by creating it). Directories are canonical; a hop whose
+/// directory does not exist ends the chain.
+fn link_targets(link: &Path) -> Vec<(PathBuf, OsString)> {
+    let mut hops = Vec::new();
+    let mut current = link.to_path_buf();
+    while hops.len() < MAX_LINK_HOPS {
+        let Ok(target) = std::fs::read_link(&current) else {
+            break;
+        };
+        let Some(dir) = current.parent() else {
+            break;
+        };
+        let next = dir.join(target);
+        let (Some(parent), Some(name)) = (next.parent(), next.file_name()) else {
+            break;
+        };
+        let Ok(parent) = std::fs::canonicalize(parent) else {
+            break;
+        };
+        current = parent.join(name);
+        hops.push((parent, name.to_os_string()));
+    }
+    hops
 }
 
 fn is_missing(e: &std::io::Error) -> bool {
@@ -473,7 +515,10 @@ impl Inner {
                 continue;
             };
             let scanned = scan_root(&path, old.kind, self.config.follow_symlinks);
-            if scanned.exists != old.exists || scanned.entries != old.entries {
+            if scanned.exists != old.exists
+                || scanned.entries != old.entries
+                || scanned.targets != old.targets
+            {
                 changed = true;
             }
             state.roots.insert(path, scanned);
@@ -492,6 +537,12 @@ impl Inner {
                     .merge_root(root.kind);
                 for bundle in &root.bundles {
                     wanted.entry(bundle.clone()).or_default().bundle = true;
+                }
+                for (dir, name) in &root.targets {
+                    let roles = wanted.entry(dir.clone()).or_default();
+                    if !roles.targets.contains(name) {
+                        roles.targets.push(name.clone());
+                    }
                 }
             } else if let Some((ancestor, next)) = &root.ancestor {
                 let roles = wanted.entry(ancestor.clone()).or_default();
@@ -644,7 +695,7 @@ impl Inner {
                         state.dirty.insert(parent.to_path_buf());
                     }
                 }
-                if !roles.next.is_empty() {
+                if !roles.next.is_empty() || !roles.targets.is_empty() {
                     state.dirty_all = true;
                 }
                 state.publish(path, now);
@@ -677,6 +728,9 @@ impl Inner {
                     state.publish(path, now);
                 }
             }
+        }
+        if roles.targets.iter().any(|n| n == name) {
+            self.on_link_target(state, parent, name, path, change, now);
         }
         if roles.next.iter().any(|n| n == name)
             && matches!(
@@ -751,6 +805,43 @@ impl Inner {
                     state.pending.remove(path);
                     state.publish(path, now);
                 }
+            }
+        }
+    }
+
+    /// An event on what a symlinked flat entry leads to (a link on the way or
+    /// the final file): treated like the flat file itself. A hop created,
+    /// removed or renamed rescans the roots whose links go through it.
+    fn on_link_target(
+        &self,
+        state: &mut State,
+        dir: &Path,
+        name: &OsStr,
+        path: &Path,
+        change: Change,
+        now: Instant,
+    ) {
+        let relink = matches!(
+            change,
+            Change::Created(_) | Change::Removed | Change::Renamed
+        );
+        if relink {
+            let owners: Vec<PathBuf> = state
+                .roots
+                .iter()
+                .filter(|(_, root)| root.targets.iter().any(|(d, n)| d == dir && n == name))
+                .map(|(p, _)| p.clone())
+                .collect();
+            state.dirty.extend(owners);
+        }
+        match change {
+            Change::Created(_) if is_symlink(path) => state.publish(path, now),
+            Change::Created(_) | Change::Written => {
+                state.hold(path, now + self.config.stability_threshold)
+            }
+            Change::Removed | Change::Renamed | Change::Closed => {
+                state.pending.remove(path);
+                state.publish(path, now);
             }
         }
     }

@@ -11,13 +11,18 @@
 //! - for a root that does not exist, its nearest existing ancestor,
 //!   non-recursively, waiting for the next missing segment. The watch advances one
 //!   segment at a time until the root exists; deleting the root goes back to
-//!   ancestor following.
+//!   ancestor following;
+//! - for a symlinked flat `.md` entry (links followed), the directory of what it
+//!   points to, non-recursively, for that file (and the directory of each further
+//!   link on the way): editing, replacing, deleting or recreating the target is a
+//!   change of the entry.
 //!
-//! That is at most one OS watch per root, bundle dir and followed ancestor, shared
-//! by every root that needs it (a project dir followed for both `.dsh/skills` and
-//! `.agents/skills` is watched once). Shared roots (custom, user, bundled) are
-//! watched once however many projects use them; project roots live in a
-//! least-recently-observed set of `max_projects` projects.
+//! That is at most one OS watch per root, bundle dir, followed ancestor and
+//! directory holding a flat link's target, shared by every root that needs it (a
+//! project dir followed for both `.dsh/skills` and `.agents/skills` is watched
+//! once). Shared roots (custom, user, bundled) are watched once however many
+//! projects use them; project roots live in a least-recently-observed set of
+//! `max_projects` projects.
 //!
 //! Events are classified on one background thread and coalesced: a change is
 //! published (one `on_change` call) once events have been quiet for
@@ -46,8 +51,10 @@
 //!
 //! Symlinks: roots are always resolved (a symlinked root is watched through its
 //! link). With `follow_symlinks` on, a symlinked bundle dir is watched through its
-//! link too; with it off, only the link itself is watched (adding, removing or
-//! retargeting it in the root is seen; edits of its `SKILL.md` are not).
+//! link too, and the target of a symlinked flat entry is watched where it lives.
+//! With it off, only the link itself is watched: adding, removing or retargeting
+//! it in the root is seen; edits of a linked bundle's `SKILL.md` or of a flat
+//! link's target file are not.
 //!
 //! Known limits: renaming or deleting an *ancestor* of an existing root without
 //! touching the root itself is not seen (the watch follows the moved inode); a
