@@ -375,45 +375,57 @@ impl Inner {
         }
     }
 
-    pub(super) fn set_shared(&self, roots: &[RootSpec]) {
+    /// Set the shared roots (when given) and note a lookup in a project (when
+    /// given), with one pass over the wanted watches. See
+    /// [`SkillWatcher::observe`](super::SkillWatcher::observe).
+    pub(super) fn observe(
+        &self,
+        shared: Option<&[RootSpec]>,
+        project: Option<(&Path, &[RootSpec])>,
+    ) {
         if self.is_closed() {
             return;
         }
-        let roots: Vec<RootSpec> = roots.iter().map(normalize_spec).collect();
+        let shared: Option<Vec<RootSpec>> =
+            shared.map(|roots| roots.iter().map(normalize_spec).collect());
+        let project = project.map(|(root, roots)| (normalize(root), roots));
         let mut state = self.lock();
         // `close()` marks closed before it takes the lock: checking again under
         // the lock means no backend is created after it cleaned up.
         if self.is_closed() {
             return;
         }
-        if state.shared == roots && self.healthy.load(Ordering::SeqCst) {
-            return;
-        }
-        state.shared = roots;
-        self.sync_roots(&mut state);
-        self.finish_sync(state);
-    }
-
-    pub(super) fn observe_project(&self, project_root: &Path, roots: &[RootSpec]) {
-        if self.is_closed() {
-            return;
-        }
-        let project_root = normalize(project_root);
-        let mut state = self.lock();
-        if self.is_closed() {
-            return;
-        }
-        let known = state.projects.get(&project_root).is_some_and(|have| {
-            have.len() == roots.len()
-                && have
-                    .iter()
-                    .zip(roots)
-                    .all(|(a, b)| a.kind == b.kind && a.path == normalize(&b.path))
-        });
-        if known {
-            if self.healthy.load(Ordering::SeqCst) {
-                return;
+        let healthy = self.healthy.load(Ordering::SeqCst);
+        let mut sync = false;
+        let mut retry = false;
+        let mut evicted = None;
+        if let Some(shared) = shared {
+            if state.shared != shared || !healthy {
+                state.shared = shared;
+                sync = true;
             }
+        }
+        if let Some((project_root, roots)) = project {
+            let known = state.projects.get(&project_root).is_some_and(|have| {
+                have.len() == roots.len()
+                    && have
+                        .iter()
+                        .zip(roots)
+                        .all(|(a, b)| a.kind == b.kind && a.path == normalize(&b.path))
+            });
+            if !known {
+                let roots: Vec<RootSpec> = roots.iter().map(normalize_spec).collect();
+                evicted = match state.projects.push(project_root.clone(), roots) {
+                    Some((old, _)) if old != project_root => Some(old),
+                    _ => None,
+                };
+                tracing::debug!(project = %project_root.display(), "project watched");
+                sync = true;
+            } else if !healthy {
+                retry = true;
+            }
+        }
+        if retry {
             // Retry failed watches now rather than waiting for the timer.
             let unreadable: Vec<PathBuf> = state
                 .roots
@@ -428,17 +440,14 @@ impl Inner {
                 state.change = true;
                 state.activity(Instant::now());
             }
+        }
+        if sync {
+            self.sync_roots(&mut state);
+        } else if retry {
             self.apply(&mut state);
-            self.finish_sync(state);
+        } else {
             return;
         }
-        let roots: Vec<RootSpec> = roots.iter().map(normalize_spec).collect();
-        let evicted = match state.projects.push(project_root.clone(), roots) {
-            Some((old, _)) if old != project_root => Some(old),
-            _ => None,
-        };
-        tracing::debug!(project = %project_root.display(), "project watched");
-        self.sync_roots(&mut state);
         self.finish_sync(state);
         if let Some(evicted) = evicted {
             tracing::debug!(project = %evicted.display(), "project evicted from the watched set");

@@ -200,7 +200,7 @@ impl SkillWatcher {
     /// Set the shared roots (custom, user, bundled). Idempotent: only the
     /// difference with the current set is watched or unwatched.
     pub fn watch_shared(&self, roots: &[RootSpec]) {
-        self.inner.set_shared(roots);
+        self.inner.observe(Some(roots), None);
     }
 
     /// Note a lookup in `project_root` whose project roots are `roots`. Marks the
@@ -212,7 +212,14 @@ impl SkillWatcher {
     /// would not be refreshed any more, so its next lookup lists and watches it
     /// again. Cheap when the project is already watched. Retries failed watches.
     pub fn observe_project(&self, project_root: &Path, roots: &[RootSpec]) {
-        self.inner.observe_project(project_root, roots);
+        self.inner.observe(None, Some((project_root, roots)));
+    }
+
+    /// [`watch_shared`](Self::watch_shared) (when `shared` is given) and
+    /// [`observe_project`](Self::observe_project) (when `project` is given) in
+    /// one pass over the wanted watches: what a lookup calls.
+    pub fn observe(&self, shared: Option<&[RootSpec]>, project: Option<(&Path, &[RootSpec])>) {
+        self.inner.observe(shared, project);
     }
 
     /// `false` while a wanted watch failed to start or failed later (or the
