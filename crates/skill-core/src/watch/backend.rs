@@ -27,6 +27,13 @@ pub(super) trait Backend: Send {
     fn watch_all(&mut self, paths: &[&Path]) -> Vec<notify::Result<()>> {
         paths.iter().map(|path| self.watch(path)).collect()
     }
+    /// Stop watching every path: the backend is dropped right after. Once
+    /// the drop returns, no OS watch is left.
+    fn unwatch_all(&mut self, paths: &[&Path]) {
+        for path in paths {
+            let _ = self.unwatch(path);
+        }
+    }
 }
 
 struct Native<W: Watcher + Send>(W);

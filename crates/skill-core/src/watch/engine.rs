@@ -595,7 +595,7 @@ impl Inner {
             match result {
                 Ok(()) => {
                     tracing::debug!(path = %path.display(), ?roles, "watched");
-                    if state.failed.remove(&path).is_some() {
+                    if !state.failed.is_empty() && state.failed.remove(&path).is_some() {
                         tracing::info!(path = %path.display(), "skill directory watch recovered");
                     }
                     state.watched.insert(path, roles);
@@ -989,9 +989,8 @@ impl Inner {
             let mut state = self.lock();
             let mut backend = state.backend.take();
             if let Some(backend) = backend.as_mut() {
-                for path in state.watched.keys() {
-                    let _ = backend.unwatch(path);
-                }
+                let paths: Vec<&Path> = state.watched.keys().map(PathBuf::as_path).collect();
+                backend.unwatch_all(&paths);
             }
             state.watched.clear();
             state.roots.clear();

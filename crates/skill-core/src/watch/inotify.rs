@@ -17,6 +17,7 @@ use notify::event::{
     AccessKind, AccessMode, CreateKind, DataChange, Event, EventKind, Flag, MetadataKind,
     ModifyKind, RemoveKind, RenameMode,
 };
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::ffi::{CString, OsStr};
 use std::io;
@@ -145,15 +146,24 @@ const PARALLEL_BATCH: usize = 256;
 impl Inotify {
     /// Record that `path` is watched through `wd`.
     fn record(&self, table: &mut Table, path: &Path, wd: i32) {
-        if table.by_path.get(path) == Some(&wd) {
-            return;
-        }
+        let old = match table.by_path.entry(path.to_path_buf()) {
+            Entry::Occupied(entry) if *entry.get() == wd => return,
+            Entry::Occupied(mut entry) => Some(entry.insert(wd)),
+            Entry::Vacant(entry) => {
+                entry.insert(wd);
+                None
+            }
+        };
         // Watched before as another directory (replaced since): let that go.
-        if let Some(old) = table.forget(path) {
-            // SAFETY: plain system call; a stale descriptor only fails.
-            unsafe { libc::inotify_rm_watch(self.fd.as_raw_fd(), old) };
+        if let Some(old) = old {
+            let paths = table.by_wd.entry(old).or_default();
+            paths.retain(|p| p != path);
+            if paths.is_empty() {
+                table.by_wd.remove(&old);
+                // SAFETY: plain system call; a stale descriptor only fails.
+                unsafe { libc::inotify_rm_watch(self.fd.as_raw_fd(), old) };
+            }
         }
-        table.by_path.insert(path.to_path_buf(), wd);
         table.by_wd.entry(wd).or_default().push(path.to_path_buf());
     }
 }
@@ -217,6 +227,11 @@ impl Backend for Inotify {
             .collect()
     }
 
+    /// Nothing to do path by path: dropping the instance closes its
+    /// descriptor, which removes every watch at once (without an event per
+    /// watch for the reader).
+    fn unwatch_all(&mut self, _paths: &[&Path]) {}
+
     fn unwatch(&mut self, path: &Path) -> notify::Result<()> {
         let mut table = lock(&self.table);
         if !table.by_path.contains_key(path) {
@@ -232,6 +247,8 @@ impl Backend for Inotify {
 }
 
 impl Drop for Inotify {
+    /// Stops the reader, then closes the inotify descriptor (its last owner),
+    /// which removes every watch at once.
     fn drop(&mut self) {
         let one: u64 = 1;
         // SAFETY: writes 8 bytes from a live u64 to our eventfd.
@@ -245,7 +262,6 @@ impl Drop for Inotify {
         if let Some(reader) = self.reader.take() {
             let _ = reader.join();
         }
-        // Closing the inotify descriptor (the last Arc) removes every watch.
     }
 }
 
