@@ -171,6 +171,16 @@ fn is_missing(e: &std::io::Error) -> bool {
     )
 }
 
+/// The directory a scan of the root at `path` lists: the root itself when it is
+/// a directory, else its nearest existing ancestor.
+fn listed_dir(path: &Path) -> Option<PathBuf> {
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        Some(path.to_path_buf())
+    } else {
+        nearest_ancestor(path).map(|(dir, _)| dir)
+    }
+}
+
 /// Nearest existing directory above `path`, and the name of the next segment.
 fn nearest_ancestor(path: &Path) -> Option<(PathBuf, OsString)> {
     let mut child = path;
@@ -245,6 +255,9 @@ pub(super) struct State {
     pub(super) faults: HashMap<PathBuf, fn() -> notify::Error>,
     #[cfg(test)]
     pub(super) fail_backend: bool,
+    /// Runs once, right after the next root scan (a change made "during" it).
+    #[cfg(test)]
+    pub(super) after_scan: Option<Box<dyn FnOnce() + Send>>,
 }
 
 pub(super) struct Inner {
@@ -346,6 +359,8 @@ impl Inner {
                 faults: HashMap::new(),
                 #[cfg(test)]
                 fail_backend: false,
+                #[cfg(test)]
+                after_scan: None,
             }),
             tx: Mutex::new(Some(tx)),
             closed: AtomicBool::new(false),
@@ -496,11 +511,60 @@ impl Inner {
         for (path, kind) in wanted {
             let rescan = state.roots.get(&path).is_none_or(|root| root.kind != kind);
             if rescan {
-                let scanned = scan_root(&path, kind, self.config.follow_symlinks);
+                let scanned = self.scan_watched(state, &path, kind);
                 state.roots.insert(path, scanned);
             }
         }
         self.apply(state);
+    }
+
+    /// Scan a root once the directory that scan lists is watched (the root
+    /// itself, or the nearest existing ancestor of a missing root): a change
+    /// made there after the listing (a bundle created, the next missing segment
+    /// created) is then reported by that watch. Watching only after the scan
+    /// would lose a change made in between.
+    fn scan_watched(&self, state: &mut State, path: &Path, kind: RootKind) -> RootState {
+        let mut attempts = 0;
+        loop {
+            let listed = listed_dir(path);
+            if let Some(dir) = &listed {
+                self.prewatch(state, dir);
+            }
+            let scanned = scan_root(path, kind, self.config.follow_symlinks);
+            #[cfg(test)]
+            if let Some(hook) = state.after_scan.take() {
+                hook();
+            }
+            let now = if scanned.exists {
+                Some(path)
+            } else {
+                scanned.ancestor.as_ref().map(|(dir, _)| dir.as_path())
+            };
+            attempts += 1;
+            // The layout moved between the two (the root appeared, vanished,
+            // or its nearest ancestor changed): watch the new place and scan again.
+            if now == listed.as_deref() || scanned.error.is_some() || attempts == 4 {
+                return scanned;
+            }
+        }
+    }
+
+    /// Watch `dir` now (its roles are set by the next [`Self::apply`]).
+    /// Failures are left to `apply`, which reports and retries them.
+    fn prewatch(&self, state: &mut State, dir: &Path) {
+        if state.watched.contains_key(dir) || state.failed.contains_key(dir) {
+            return;
+        }
+        if state.backend.is_none() {
+            self.create_backend(state);
+        }
+        let path = dir.to_path_buf();
+        if let Some(Ok(())) = state
+            .try_watch_all(&[(path.clone(), ())])
+            .and_then(|mut results| results.pop())
+        {
+            state.watched.insert(path, Roles::default());
+        }
     }
 
     /// Rescan the dirty roots. Returns whether a root appeared, vanished, or its
@@ -520,10 +584,13 @@ impl Inner {
         state.dirty_all = false;
         let mut changed = false;
         for path in paths {
+            let Some(kind) = state.roots.get(&path).map(|old| old.kind) else {
+                continue;
+            };
+            let scanned = self.scan_watched(state, &path, kind);
             let Some(old) = state.roots.get(&path) else {
                 continue;
             };
-            let scanned = scan_root(&path, old.kind, self.config.follow_symlinks);
             if scanned.exists != old.exists
                 || scanned.entries != old.entries
                 || scanned.targets != old.targets

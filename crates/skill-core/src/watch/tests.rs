@@ -380,6 +380,41 @@ fn missing_root_is_followed_one_segment_at_a_time() {
 }
 
 #[test]
+fn changes_right_after_a_scan_are_seen() {
+    // The next missing segment of a followed root, created right after the
+    // scan that found it missing (before any watch was added after that scan).
+    let h = harness(fast_config());
+    let base = h.base();
+    let root = base.join("a/b/skills");
+    let segment = base.join("a");
+    h.watcher.inner.lock().after_scan = Some(Box::new(move || {
+        fs::create_dir(&segment).expect("mkdir");
+    }));
+    h.watcher.watch_shared(&[RootSpec::plain(&root)]);
+    h.expect_change("root created below the new segment", || {
+        fs::create_dir_all(&root).expect("mkdir -p");
+        write_skill_file(&root.join("x.md"), "x");
+    });
+
+    // A bundle created in an existing root right after its scan.
+    let h = harness(fast_config());
+    let root = h.base().join("skills");
+    fs::create_dir(&root).expect("mkdir");
+    let bundle = root.join("late");
+    let made = bundle.clone();
+    h.watcher.inner.lock().after_scan = Some(Box::new(move || {
+        fs::create_dir(&made).expect("mkdir");
+    }));
+    h.watcher.watch_shared(&[RootSpec::plain(&root)]);
+    wait_until("the late bundle is watched", || {
+        h.watcher.watched_paths().contains(&bundle)
+    });
+    h.expect_change("its SKILL.md written", || {
+        write_skill_file(&bundle.join("SKILL.md"), "late")
+    });
+}
+
+#[test]
 fn root_created_together_with_a_skill_is_seen() {
     let h = harness(fast_config());
     let project = h.base().join("p");
