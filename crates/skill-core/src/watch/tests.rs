@@ -13,11 +13,14 @@ use std::time::{Duration, Instant};
 
 const WAIT: Duration = Duration::from_secs(10);
 
+// Fields drop in order: the watcher goes before its temporary directory (a
+// watcher outliving it would follow the deleted roots up to the shared temp
+// dir, which other tests count watches next to).
 struct Harness {
-    dir: tempfile::TempDir,
     watcher: SkillWatcher,
     changes: Arc<AtomicUsize>,
     warnings: Arc<Mutex<Vec<String>>>,
+    dir: tempfile::TempDir,
 }
 
 fn harness(config: WatchConfig) -> Harness {
@@ -437,22 +440,36 @@ fn burst_is_coalesced() {
     fs::create_dir(&root).expect("mkdir");
     h.watcher.watch_shared(&[RootSpec::plain(&root)]);
     let start = Instant::now();
+    let mut written = Vec::with_capacity(200);
     for i in 0..200 {
         write_bundle(&root, &format!("skill-{i:03}"));
+        written.push(Instant::now());
     }
     wait_until("every bundle watched", || h.watcher.watch_count() == 201);
     h.settle(&root.join("sentinel.md"));
     let elapsed = start.elapsed();
     let calls = h.count();
-    // A few quick batches, then storm batches of at most STORM_MAX each,
-    // however slow the machine makes the burst; never one per skill.
-    let bound = 5 + (elapsed.as_millis() / STORM_MAX.as_millis()) as usize;
+    // A few quick batches, then storm batches of at most STORM_MAX each. A
+    // loaded machine may stall the writer itself: a pause of STORM_QUIET ends a
+    // storm batch early, and a pause of twice STORM_MAX ends the storm (a few
+    // quick batches again). Never one batch per skill.
+    let gaps = |at_least: Duration| {
+        written
+            .windows(2)
+            .filter(|w| w[1] - w[0] >= at_least)
+            .count()
+    };
+    let (pauses, breaks) = (gaps(STORM_QUIET), gaps(STORM_MAX * 2));
+    let bound = 5 + (elapsed.as_millis() / STORM_MAX.as_millis()) as usize + pauses + 3 * breaks;
     assert!(
-        calls <= bound && calls <= 40,
-        "200 skills over {elapsed:?} published in {calls} batches (bound {bound})"
+        calls <= bound,
+        "200 skills over {elapsed:?} ({pauses} pauses, {breaks} breaks of the writer) \
+         published in {calls} batches (bound {bound})"
     );
     assert_eq!(os_watches_under(&h.base()), 201);
-    eprintln!("burst of 200 skills over {elapsed:?}: {calls} change notifications, 201 OS watches");
+    eprintln!(
+        "burst of 200 skills over {elapsed:?} ({pauses} writer pauses): {calls} change notifications, 201 OS watches"
+    );
 }
 
 #[test]
@@ -502,6 +519,9 @@ fn projects_live_in_an_lru() {
 
 #[test]
 fn eviction_is_published_by_the_evicting_call() {
+    // Declared first, dropped last: after the watcher.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let base = fs::canonicalize(dir.path()).expect("canonical");
     let calls: Arc<Mutex<Vec<std::thread::ThreadId>>> = Arc::default();
     let record = Arc::clone(&calls);
     let watcher = SkillWatcher::new(
@@ -517,8 +537,6 @@ fn eviction_is_published_by_the_evicting_call() {
         }),
         Arc::new(|_| {}),
     );
-    let dir = tempfile::tempdir().expect("tempdir");
-    let base = fs::canonicalize(dir.path()).expect("canonical");
     let mk = |name: &str| {
         let p = base.join(name);
         fs::create_dir_all(p.join(".agents/skills")).expect("mkdir");
@@ -1075,13 +1093,14 @@ mod with_local_provider {
         }
     }
 
+    // The temporary directory drops last (see `Harness`).
     struct Env {
-        _dir: tempfile::TempDir,
         base: PathBuf,
         project: PathBuf,
         provider: LocalProvider,
         watcher: Arc<LocalWatcher>,
         counter: Arc<Counter>,
+        _dir: tempfile::TempDir,
     }
 
     fn env() -> Env {
