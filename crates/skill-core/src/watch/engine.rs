@@ -604,7 +604,12 @@ impl Inner {
 
     /// Bring the OS watches in line with what the roots' scans want.
     fn apply(&self, state: &mut State) {
-        let mut wanted: HashMap<PathBuf, Roles> = HashMap::new();
+        let size = state
+            .roots
+            .values()
+            .map(|root| 1 + root.bundles.len() + root.targets.len())
+            .sum();
+        let mut wanted: HashMap<PathBuf, Roles> = HashMap::with_capacity(size);
         for (path, root) in &state.roots {
             if root.exists {
                 wanted
@@ -658,6 +663,7 @@ impl Inner {
         let Some(results) = state.try_watch_all(&new) else {
             return;
         };
+        state.watched.reserve(new.len());
         for ((path, roles), result) in new.into_iter().zip(results) {
             match result {
                 Ok(()) => {

@@ -183,6 +183,8 @@ impl Backend for Inotify {
     /// throughout, as in [`Backend::watch`].
     fn watch_all(&mut self, paths: &[&Path]) -> Vec<notify::Result<()>> {
         let mut table = lock(&self.table);
+        table.by_path.reserve(paths.len());
+        table.by_wd.reserve(paths.len());
         let fd = self.fd.as_raw_fd();
         let threads = std::thread::available_parallelism()
             .map_or(1, |n| n.get())

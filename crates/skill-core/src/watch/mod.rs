@@ -29,19 +29,26 @@
 //! [`COALESCE_QUIET`], or at the latest [`COALESCE_MAX`] after the first event of a
 //! batch. When publications follow each other closely (a long burst such as a
 //! slow `git checkout`), wider windows apply ([`STORM_QUIET`], [`STORM_MAX`]) so a
-//! burst costs a handful of notifications, not one per file. A file written in place is published when the writer closes it
-//! (inotify's close-after-write), or after `stability_threshold` without further
-//! writes where no close signal exists (polling, other platforms). A new file also
-//! waits for its close; deletions, renames and new directories are published after
-//! the coalescing window. Atomic saves (write elsewhere, rename over) publish at
-//! the rename.
+//! burst costs a handful of notifications, not one per file. A file written in
+//! place is published when the writer closes it (inotify's close-after-write), or
+//! after `stability_threshold` without further writes where no close signal
+//! exists (polling, other platforms). A new file also waits for its close;
+//! deletions, renames and new directories are published after the coalescing
+//! window. Atomic saves (write elsewhere, rename over) publish at the rename. A
+//! project evicted from the least-recently-observed set is published at once, by
+//! the lookup that evicted it.
 //!
-//! The default mode uses the platform's native events (on Linux, inotify driven
-//! directly: a watch is one system call on the caller's thread, and reading a
-//! watched file raises no event) and does
-//! no periodic work at all when idle. `use_polling` switches to notify's
-//! `PollWatcher` (for network filesystems without events): every poll interval it
-//! lists each watched directory and re-reads the files directly in it.
+//! Nothing is lost between a scan and its watches: a root (or the ancestor
+//! followed for a missing one) is watched before it is listed, and a change is
+//! published only once the watches it leads to are in place, so whatever changes
+//! meanwhile is either in what the next discovery reads or reported later.
+//!
+//! The default mode uses the platform's native events and does no periodic work
+//! at all when idle. On Linux that is inotify driven directly: a watch is one
+//! system call on the caller's thread (a large batch is spread over a few
+//! threads), and reading a watched file raises no event. `use_polling` switches
+//! to notify's `PollWatcher` (for network filesystems without events): every poll
+//! interval it lists each watched directory and re-reads the files directly in it.
 //!
 //! A watch that cannot start (inotify watch limit, permission denied) is reported
 //! once through `on_warning` with an actionable message, makes [`SkillWatcher::healthy`]
