@@ -13,6 +13,8 @@
 //! that asked for it, and the kernel watch is removed with the last of them.
 
 use super::backend::{Backend, Msg};
+use crate::cancel::CancelToken;
+use crate::local::parallel_map;
 use notify::event::{
     AccessKind, AccessMode, CreateKind, DataChange, Event, EventKind, Flag, MetadataKind,
     ModifyKind, RemoveKind, RenameMode,
@@ -140,9 +142,6 @@ fn add_watch(fd: RawFd, path: &Path) -> notify::Result<i32> {
     }
 }
 
-/// Batches at least this large add their watches on several threads.
-const PARALLEL_BATCH: usize = 256;
-
 impl Inotify {
     /// Record that `path` is watched through `wd`.
     fn record(&self, table: &mut Table, path: &Path, wd: i32) {
@@ -178,54 +177,26 @@ impl Backend for Inotify {
         Ok(())
     }
 
-    /// The kernel calls of a large batch run on a few threads (path lookup is
-    /// most of their cost and runs in parallel); the table stays locked
-    /// throughout, as in [`Backend::watch`].
+    /// The kernel calls of a batch run on a few threads when it is large
+    /// (path lookup is most of their cost and runs in parallel); the table
+    /// stays locked throughout, as in [`Backend::watch`].
     fn watch_all(&mut self, paths: &[&Path]) -> Vec<notify::Result<()>> {
         let mut table = lock(&self.table);
         table.by_path.reserve(paths.len());
         table.by_wd.reserve(paths.len());
         let fd = self.fd.as_raw_fd();
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(4)
-            .min(paths.len() / (PARALLEL_BATCH / 2))
-            .max(1);
-        let wds: Vec<notify::Result<i32>> = if threads <= 1 {
-            paths.iter().map(|path| add_watch(fd, path)).collect()
-        } else {
-            let chunk = paths.len().div_ceil(threads);
-            std::thread::scope(|scope| {
-                let mut chunks = paths.chunks(chunk);
-                let mine = chunks.next().unwrap_or_default();
-                let helpers: Vec<_> = chunks
-                    .map(|part| {
-                        scope.spawn(move || {
-                            part.iter()
-                                .map(|path| add_watch(fd, path))
-                                .collect::<Vec<_>>()
-                        })
-                    })
-                    .collect();
-                let mut all: Vec<notify::Result<i32>> =
-                    mine.iter().map(|path| add_watch(fd, path)).collect();
-                for (helper, part) in helpers.into_iter().zip(paths.chunks(chunk).skip(1)) {
-                    match helper.join() {
-                        Ok(wds) => all.extend(wds),
-                        // Only a bug panics there: report its paths as failed.
-                        Err(_) => all.extend(part.iter().map(|path| {
-                            Err(notify::Error::generic("watch thread failed")
-                                .add_path(path.to_path_buf()))
-                        })),
-                    }
-                }
-                all
-            })
-        };
+        let wds = parallel_map(paths, &CancelToken::new(), |path| add_watch(fd, path));
         paths
             .iter()
             .zip(wds)
-            .map(|(path, wd)| wd.map(|wd| self.record(&mut table, path, wd)))
+            .map(|(path, wd)| {
+                // `None` only when a worker panicked on a bug.
+                let wd = wd.unwrap_or_else(|| {
+                    Err(notify::Error::generic("watch not added").add_path(path.to_path_buf()))
+                })?;
+                self.record(&mut table, path, wd);
+                Ok(())
+            })
             .collect()
     }
 
