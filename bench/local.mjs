@@ -127,13 +127,23 @@ async function main() {
 
   const provider = new LocalSkillProvider(config)
   const { candidates } = await provider.list({})
+  // get() of this build and (when given) of the baseline, alternating.
+  const before = Baseline ? new Baseline(config) : undefined
+  const listedBefore = before ? (await before.list({})).candidates : []
   const gets = []
+  const baselineGets = []
   for (let r = 0; r < 2000; r++) {
     const c = candidates[r % candidates.length]
-    const t = performance.now()
+    let t = performance.now()
     const d = await provider.get(c, {})
     gets.push(performance.now() - t)
     if (!d) throw new Error('missing definition')
+    if (before) {
+      t = performance.now()
+      const theirs = await before.get(listedBefore[r % listedBefore.length], {})
+      baselineGets.push(performance.now() - t)
+      if (!theirs) throw new Error('baseline: missing definition')
+    }
   }
 
   const servicedProvider = new LocalSkillProvider({ ...config, fs: service })
@@ -144,18 +154,6 @@ async function main() {
     const d = await servicedProvider.get(c, {})
     servicedGets.push(performance.now() - t)
     if (!d) throw new Error('missing definition through the service')
-  }
-
-  const baselineGets = []
-  if (Baseline) {
-    const before = new Baseline(config)
-    const listedBefore = (await before.list({})).candidates
-    for (let r = 0; r < 2000; r++) {
-      const t = performance.now()
-      const d = await before.get(listedBefore[r % listedBefore.length], {})
-      baselineGets.push(performance.now() - t)
-      if (!d) throw new Error('baseline: missing definition')
-    }
   }
 
   const p = stats(plain)
