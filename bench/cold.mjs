@@ -76,6 +76,9 @@ async function coldSnapshot(pkg, config, cwd, count) {
     throw new Error(`expected ${count} skills (complete), got ${snapshot.skills.length} (complete: ${snapshot.complete})`)
   }
   await provider.dispose()
+  // Let work a build leaves behind after dispose (a watcher thread removing its
+  // watches) finish before the next variant's measurement starts.
+  await new Promise((resolve) => setTimeout(resolve, Math.max(50, count / 20)))
   return elapsed
 }
 
