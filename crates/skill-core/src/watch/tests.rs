@@ -96,6 +96,15 @@ fn write_skill_file(path: &Path, name: &str) {
     fs::write(path, skill_text(name, "a skill")).expect("write skill");
 }
 
+/// Create directories `names` under `base`; their paths.
+fn dirs<const N: usize>(base: &Path, names: [&str; N]) -> [PathBuf; N] {
+    names.map(|name| {
+        let dir = base.join(name);
+        fs::create_dir(&dir).expect("mkdir");
+        dir
+    })
+}
+
 fn write_bundle(root: &Path, name: &str) -> PathBuf {
     let dir = root.join(name);
     fs::create_dir_all(&dir).expect("mkdir bundle");
@@ -961,10 +970,7 @@ fn symlinked_flat_entries_follow_their_targets() {
     use std::os::unix::fs::symlink;
     let h = harness(fast_config());
     let base = h.base();
-    let (root, store, other) = (base.join("skills"), base.join("store"), base.join("other"));
-    for dir in [&root, &store, &other] {
-        fs::create_dir(dir).expect("mkdir");
-    }
+    let [root, store, other] = dirs(&base, ["skills", "store", "other"]);
     let target = store.join("shared.md");
     write_skill_file(&target, "shared");
     symlink(&target, root.join("shared.md")).expect("symlink");
@@ -1015,10 +1021,7 @@ fn chained_flat_links_watch_every_hop() {
     use std::os::unix::fs::symlink;
     let h = harness(fast_config());
     let base = h.base();
-    let (root, hop, store) = (base.join("skills"), base.join("hop"), base.join("store"));
-    for dir in [&root, &hop, &store] {
-        fs::create_dir(dir).expect("mkdir");
-    }
+    let [root, hop, store] = dirs(&base, ["skills", "hop", "store"]);
     let file = store.join("real.md");
     write_skill_file(&file, "chained");
     // Relative links, resolved from the directory that holds each link.
@@ -1054,10 +1057,7 @@ fn unfollowed_flat_links_are_watched_as_links_only() {
         follow_symlinks: false,
         ..fast_config()
     });
-    let base = h.base();
-    let (root, store) = (base.join("skills"), base.join("store"));
-    fs::create_dir(&root).expect("mkdir");
-    fs::create_dir(&store).expect("mkdir");
+    let [root, store] = dirs(&h.base(), ["skills", "store"]);
     let target = store.join("shared.md");
     write_skill_file(&target, "shared");
     symlink(&target, root.join("shared.md")).expect("symlink");
