@@ -220,6 +220,33 @@ describe.skipIf(process.platform !== 'linux')('hot refresh', () => {
     await expectVisible(s, () => writeBundle(s.agents, 'back'), (n) => n.includes('back'))
   })
 
+  it('a lookup that evicts a project invalidates its catalogs before it resolves, with one notification', async () => {
+    // A long stability window and a flat file kept open for writing: the OS
+    // watcher holds that write back, so only the eviction can make it visible.
+    const s = setup({ watchMaxProjects: 1, watchStabilityThresholdMs: 60_000 })
+    const other = path.join(s.base, 'other')
+    fs.mkdirSync(path.join(other, '.git'), { recursive: true })
+    fs.mkdirSync(s.agents, { recursive: true })
+    expect(await s.names()).toEqual([])
+    const fd = fs.openSync(path.join(s.agents, 'pending.md'), 'w')
+    try {
+      fs.writeSync(fd, skillText('pending'))
+      const before = s.changes()
+      await s.registry.snapshot({ cwd: other }) // evicts the first project
+      // Its cached catalog is already gone: listed again, it shows the write.
+      // (This lookup evicts `other` in turn.)
+      expect(await s.names()).toEqual(['pending'])
+      await waitFor(() => s.changes() >= before + 2)
+      // One notification per eviction and none left for a later batch: the
+      // next one is the sentinel's.
+      fs.writeFileSync(path.join(s.agents, 'sentinel.md'), skillText('sentinel'))
+      await waitFor(async () => (await s.names()).includes('sentinel'))
+      expect(s.changes()).toBe(before + 3)
+    } finally {
+      fs.closeSync(fd)
+    }
+  })
+
   it('follows symlinked roots and bundles', async () => {
     for (const follow of [true, false]) {
       const s = setup({ watchFollowSymlinks: follow })
@@ -239,6 +266,57 @@ describe.skipIf(process.platform !== 'linux')('hot refresh', () => {
         )
       }
       await expectVisible(s, () => fs.rmSync(path.join(real, 'linked')), (n) => n.length === 0)
+    }
+  })
+
+  it('follows symlinked flat skills to their target files', async () => {
+    for (const follow of [true, false]) {
+      const s = setup({ watchFollowSymlinks: follow })
+      const cwd = path.join(s.project, 'src')
+      const store = path.join(s.base, 'store')
+      fs.mkdirSync(store)
+      fs.mkdirSync(s.agents, { recursive: true })
+      const target = path.join(store, 'linked.md')
+      const link = path.join(s.agents, 'linked.md')
+      fs.writeFileSync(target, skillText('linked', 'first'))
+      fs.symlinkSync(target, link)
+      const described = async (name: string): Promise<string | undefined> =>
+        (await s.registry.snapshot({ cwd })).skills.find((x) => x.name === name)?.description
+      expect(await described('linked')).toBe('first')
+      if (follow) {
+        // Edited where it lives: the catalog follows, and agrees with get().
+        await expectVisible(s, () => fs.writeFileSync(target, skillText('linked', 'second', 'New body.')), () => true)
+        await waitFor(async () => (await described('linked')) === 'second')
+        expect((await s.registry.get('linked', { cwd }))?.content).toBe('New body.')
+        // No longer a valid skill, valid again, then gone.
+        await expectVisible(s, () => fs.writeFileSync(target, 'no frontmatter'), (n) => !n.includes('linked'))
+        await expectVisible(s, () => fs.writeFileSync(target, skillText('linked', 'third')), (n) => n.includes('linked'))
+        await expectVisible(s, () => fs.rmSync(target), (n) => !n.includes('linked'))
+      } else {
+        // Only the link is watched: editing its target notifies nobody (the
+        // sentinel's notification is the only one).
+        const before = s.changes()
+        fs.writeFileSync(target, skillText('linked', 'unseen'))
+        fs.writeFileSync(path.join(s.agents, 'sentinel.md'), skillText('sentinel'))
+        await waitFor(async () => (await s.names()).includes('sentinel'))
+        expect(s.changes()).toBe(before + 1)
+      }
+      // Retargeting the link is seen either way.
+      const other = path.join(store, 'other.md')
+      fs.writeFileSync(other, skillText('retargeted'))
+      await expectVisible(
+        s,
+        () => {
+          fs.rmSync(link)
+          fs.symlinkSync(other, link)
+        },
+        (n) => n.includes('retargeted') && !n.includes('linked'),
+      )
+      if (follow) {
+        await expectVisible(s, () => fs.writeFileSync(other, skillText('retargeted', 'edited')), () => true)
+        await waitFor(async () => (await described('retargeted')) === 'edited')
+      }
+      expect(s.warnings.filter((w) => !w.includes('linked.md'))).toEqual([])
     }
   })
 

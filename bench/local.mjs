@@ -1,9 +1,10 @@
 // Local provider benchmark: cold list() of 1,000 generated skills against plain
 // synchronous Node reads of the same files (same run), the same list() through a
 // node:fs/promises-backed filesystem service (config.fs), and get() latency.
-// Usage: node bench/local.mjs [count]
+// With `--baseline DIR` (a built checkout of the package), the cold list() and
+// get() of that build are measured too, interleaved in the same rounds.
+// Usage: node bench/local.mjs [count] [--baseline DIR]
 import { createRequire } from 'node:module'
-import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -12,8 +13,13 @@ import { generateHome, plainReads as plainReadsOf, stats } from './fixtures.mjs'
 
 const require = createRequire(import.meta.url)
 const { LocalSkillProvider } = require('../lib/local.js')
+const baselineAt = process.argv.indexOf('--baseline')
+const Baseline =
+  baselineAt === -1
+    ? undefined
+    : require(path.join(path.resolve(process.argv[baselineAt + 1]), 'lib/local.js')).LocalSkillProvider
 
-const count = Number(process.argv[2] ?? 1000)
+const count = Number(process.argv[2] ?? 1000) || 1000
 const rounds = 30
 
 const fixture = generateHome(count)
@@ -86,6 +92,7 @@ async function main() {
 
   const plain = []
   const listed = []
+  const baselineListed = []
   const viaService = []
   const promised = []
   for (let r = 0; r < rounds; r++) {
@@ -98,6 +105,14 @@ async function main() {
     const { candidates } = await provider.list({})
     listed.push(performance.now() - t)
     if (candidates.length !== count) throw new Error(`expected ${count} candidates, got ${candidates.length}`)
+
+    if (Baseline) {
+      const before = new Baseline(config)
+      t = performance.now()
+      const { candidates: theirs } = await before.list({})
+      baselineListed.push(performance.now() - t)
+      if (theirs.length !== count) throw new Error('baseline: wrong count')
+    }
 
     t = performance.now()
     await promiseReads()
@@ -112,13 +127,23 @@ async function main() {
 
   const provider = new LocalSkillProvider(config)
   const { candidates } = await provider.list({})
+  // get() of this build and (when given) of the baseline, alternating.
+  const before = Baseline ? new Baseline(config) : undefined
+  const listedBefore = before ? (await before.list({})).candidates : []
   const gets = []
+  const baselineGets = []
   for (let r = 0; r < 2000; r++) {
     const c = candidates[r % candidates.length]
-    const t = performance.now()
+    let t = performance.now()
     const d = await provider.get(c, {})
     gets.push(performance.now() - t)
     if (!d) throw new Error('missing definition')
+    if (before) {
+      t = performance.now()
+      const theirs = await before.get(listedBefore[r % listedBefore.length], {})
+      baselineGets.push(performance.now() - t)
+      if (!theirs) throw new Error('baseline: missing definition')
+    }
   }
 
   const servicedProvider = new LocalSkillProvider({ ...config, fs: service })
@@ -143,6 +168,12 @@ async function main() {
   console.log(`plain fs/promises reads (64 at a time):         median ${fmt(pr.median)}, min ${fmt(pr.min)}`)
   console.log(`cold list() through an fs/promises service:     median ${fmt(s.median)}, min ${fmt(s.min)}  (${(s.median / l.median).toFixed(2)}x the native list())`)
   console.log(`get() through the addon:                        median ${fmt(g.median)}, mean ${fmt(g.mean)}`)
+  if (Baseline) {
+    const bl = stats(baselineListed)
+    const bg = stats(baselineGets)
+    console.log(`baseline build, cold list():                    median ${fmt(bl.median)}, min ${fmt(bl.min)}  (${(bl.median / p.median).toFixed(2)}x the plain-read floor)`)
+    console.log(`baseline build, get():                          median ${fmt(bg.median)}, mean ${fmt(bg.mean)}`)
+  }
   const sg = stats(servicedGets)
   console.log(`get() through the fs/promises service:          median ${fmt(sg.median)}, mean ${fmt(sg.mean)}`)
   fixture.cleanup()

@@ -11,7 +11,11 @@
 //    next to a control run with `watch: false`; the CPU of the watcher's own
 //    threads is read from /proc/self/task.
 //
-// Usage: node bench/watch.mjs [--quick]   (quick: 5 samples, 2 s idle)
+// With `--baseline DIR` (a built checkout of the package), every measurement is
+// also made with that build, interleaved sample by sample (latency) or in its
+// own processes (idle), for before/after comparisons in one run.
+//
+// Usage: node bench/watch.mjs [--quick] [--baseline DIR]   (quick: 5 samples, 2 s idle)
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
@@ -21,9 +25,14 @@ import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 
 const require = createRequire(import.meta.url)
-const { SkillRegistry } = require('../index.js')
 
 const quick = process.argv.includes('--quick')
+const baselineAt = process.argv.indexOf('--baseline')
+const here = path.dirname(fileURLToPath(import.meta.url))
+const builds = [{ label: 'this build', entry: path.join(here, '..', 'index.js') }]
+if (baselineAt !== -1) {
+  builds.unshift({ label: 'baseline', entry: path.join(path.resolve(process.argv[baselineAt + 1]), 'index.js') })
+}
 const SAMPLES = quick ? 5 : 20
 const IDLE_MS = quick ? 2_000 : 10_000
 const SETTLE_MS = quick ? 500 : 5_000
@@ -60,7 +69,7 @@ function inotifyWatches() {
   return count
 }
 
-/** CPU time (ms) of the watcher's threads (`skill-watch` and notify's loop),
+/** CPU time (ms) of the watcher's threads (`skill-watch`, and `skill-inotify` or notify's loop),
  * from the scheduler's nanosecond run-time counters. */
 function watcherThreadsMs() {
   if (process.platform !== 'linux') return NaN
@@ -68,7 +77,7 @@ function watcherThreadsMs() {
   for (const tid of fs.readdirSync('/proc/self/task')) {
     try {
       const comm = fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim()
-      if (comm !== 'skill-watch' && !comm.startsWith('notify-rs')) continue
+      if (comm !== 'skill-watch' && comm !== 'skill-inotify' && !comm.startsWith('notify-rs')) continue
       ns += Number(fs.readFileSync(`/proc/self/task/${tid}/schedstat`, 'utf8').split(' ')[0])
     } catch {
       // thread gone meanwhile
@@ -86,7 +95,7 @@ function fmt(ms) {
 }
 
 /** A registry + local provider whose project root holds `count` skills. */
-async function catalog(count) {
+async function catalog(count, { SkillRegistry }) {
   const base = tmp(`c${count}`)
   const project = path.join(base, 'project')
   const agents = path.join(project, '.agents/skills')
@@ -152,46 +161,54 @@ async function visibleLatency(registry, cwd, op, visible) {
   }
 }
 
+/** Latency percentiles per scenario, for every build (samples interleaved). */
 async function latencies(count) {
-  const c = await catalog(count)
-  const cwd = c.project
-  const initial = await c.registry.snapshot({ cwd })
-  if (initial.skills.length !== count) throw new Error(`expected ${count} skills, got ${initial.skills.length}`)
-  const results = {}
-  const run = async (label, sample) => {
-    const times = []
-    for (let i = 0; i < SAMPLES; i++) {
-      times.push(await sample(i))
-      await sleep(GAP_MS)
-    }
-    times.sort((a, b) => a - b)
-    results[label] = { p50: quantile(times, 0.5), p95: quantile(times, 0.95) }
+  const catalogs = []
+  for (const build of builds) {
+    const c = await catalog(count, require(build.entry))
+    const initial = await c.registry.snapshot({ cwd: c.project })
+    if (initial.skills.length !== count) throw new Error(`expected ${count} skills, got ${initial.skills.length}`)
+    catalogs.push(c)
   }
-  await run('add', (i) =>
+  const results = builds.map(() => ({}))
+  const run = async (label, sample) => {
+    const times = builds.map(() => [])
+    for (let i = 0; i < SAMPLES; i++) {
+      for (let b = 0; b < builds.length; b++) {
+        times[b].push(await sample(catalogs[b], i))
+        await sleep(GAP_MS)
+      }
+    }
+    for (let b = 0; b < builds.length; b++) {
+      const sorted = times[b].sort((x, y) => x - y)
+      results[b][label] = { p50: quantile(sorted, 0.5), p95: quantile(sorted, 0.95) }
+    }
+  }
+  await run('add', (c, i) =>
     visibleLatency(
       c.registry,
-      cwd,
+      c.project,
       () => writeBundle(c.agents, `added-${i}`),
       (skills) => skills.some((s) => s.name === `added-${i}`),
     ),
   )
-  await run('description change', (i) =>
+  await run('description change', (c, i) =>
     visibleLatency(
       c.registry,
-      cwd,
+      c.project,
       () => fs.writeFileSync(path.join(c.agents, 'base-0000/SKILL.md'), skillText('base-0000', `Changed ${i}.`)),
       (skills) => skills.some((s) => s.name === 'base-0000' && s.description === `Changed ${i}.`),
     ),
   )
-  await run('delete', (i) =>
+  await run('delete', (c, i) =>
     visibleLatency(
       c.registry,
-      cwd,
+      c.project,
       () => fs.rmSync(path.join(c.agents, `added-${i}`), { recursive: true }),
       (skills) => !skills.some((s) => s.name === `added-${i}`),
     ),
   )
-  await run('missing-root creation', async (i) => {
+  await run('missing-root creation', async (c, i) => {
     const project = path.join(c.base, `fresh-${i}`)
     fs.mkdirSync(path.join(project, '.git'), { recursive: true })
     const before = await c.withCustom.snapshot({ cwd: project })
@@ -203,11 +220,11 @@ async function latencies(count) {
       (skills) => skills.some((s) => s.name === `fresh-${i}`),
     )
   })
-  await c.dispose()
+  for (const c of catalogs) await c.dispose()
   return results
 }
 
-async function idle(present) {
+async function idle(present, { SkillRegistry }) {
   const base = tmp(present ? 'present' : 'missing')
   const projects = []
   for (let i = 0; i < PROJECTS; i++) {
@@ -252,14 +269,15 @@ async function idle(present) {
 const idleMode = process.argv.indexOf('--idle')
 if (idleMode !== -1) {
   // Child process: one idle measurement, printed as JSON.
-  console.log(JSON.stringify(await idle(process.argv[idleMode + 1] === 'present')))
+  const entry = process.argv[process.argv.indexOf('--entry') + 1]
+  console.log(JSON.stringify(await idle(process.argv[idleMode + 1] === 'present', require(entry))))
   process.exit(0)
 }
 
-function idleInChild(kind, watch = true) {
+function idleInChild(entry, kind, watch = true) {
   // --expose-gc: collect the listing garbage first, so V8's own post-burst GC
   // work does not land in the idle window.
-  const args = ['--expose-gc', fileURLToPath(import.meta.url), '--idle', kind, ...(quick ? ['--quick'] : [])]
+  const args = ['--expose-gc', fileURLToPath(import.meta.url), '--idle', kind, '--entry', entry, ...(quick ? ['--quick'] : [])]
   const env = { ...process.env, BENCH_WATCH: watch ? '1' : '0' }
   const result = spawnSync(process.execPath, args, { encoding: 'utf8', timeout: 120_000, env })
   if (result.status !== 0) throw new Error(`idle ${kind} failed: ${result.stderr}`)
@@ -269,17 +287,25 @@ function idleInChild(kind, watch = true) {
 const rows = []
 for (const count of [100, 1000]) {
   const results = await latencies(count)
-  for (const [scenario, r] of Object.entries(results)) rows.push({ count, scenario, ...r })
+  for (const scenario of Object.keys(results[0])) rows.push({ count, scenario, per: results.map((r) => r[scenario]) })
 }
 console.log(`Visible latency (${SAMPLES} samples, ${GAP_MS} ms apart; default settings)\n`)
-console.log('| base catalog | scenario | p50 | p95 |')
-console.log('|---:|---|---:|---:|')
-for (const r of rows) console.log(`| ${r.count} | ${r.scenario} | ${fmt(r.p50)} | ${fmt(r.p95)} |`)
+console.log(`| base catalog | scenario | ${builds.map((b) => `${b.label} p50 | ${b.label} p95`).join(' | ')} |`)
+console.log(`|---:|---|${builds.map(() => '---:|---:').join('|')}|`)
+for (const r of rows) {
+  console.log(`| ${r.count} | ${r.scenario} | ${r.per.map((x) => `${fmt(x.p50)} | ${fmt(x.p95)}`).join(' | ')} |`)
+}
 
-const idleRows = [
-  ['missing', idleInChild('missing'), idleInChild('missing', false)],
-  ['present, 5 skills each', idleInChild('present'), idleInChild('present', false)],
-]
+const idleRows = []
+for (const build of builds) {
+  const tag = builds.length > 1 ? `${build.label}: ` : ''
+  idleRows.push([`${tag}missing`, idleInChild(build.entry, 'missing'), idleInChild(build.entry, 'missing', false)])
+  idleRows.push([
+    `${tag}present, 5 skills each`,
+    idleInChild(build.entry, 'present'),
+    idleInChild(build.entry, 'present', false),
+  ])
+}
 console.log(`\nIdle, ${PROJECTS} watched projects (${IDLE_MS / 1000} s, each in a fresh process)\n`)
 console.log(
   '| roots | process CPU | same, watch: false | watcher threads CPU | RSS growth | same, watch: false | inotify watches | after dispose |',

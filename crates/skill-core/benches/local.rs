@@ -1,9 +1,10 @@
 //! Frontmatter parsing and cold discovery of generated skill trees.
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use skill_core::frontmatter;
 use skill_core::local::{LocalOptions, LocalProvider};
 use skill_core::provider::LookupContext;
+use skill_core::watch::LocalWatcher;
 use std::hint::black_box;
 use std::path::Path;
 
@@ -49,13 +50,21 @@ fn generate(home: &Path, count: usize) {
 }
 
 fn provider(home: &Path) -> LocalProvider {
+    provider_with(home, false)
+}
+
+/// A fresh provider over the generated home; with `watch`, its root watcher is
+/// installed (the first discovery watches every root and bundle).
+fn provider_with(home: &Path, watch: bool) -> LocalProvider {
     let options = LocalOptions {
         dsh_home: Some(home.join(".dsh").to_string_lossy().into_owned()),
         agents_home: Some(home.join(".agents").to_string_lossy().into_owned()),
-        watch: Some(false),
+        watch: Some(watch),
         ..LocalOptions::default()
     };
-    LocalProvider::new(options.resolve_with(&|_| None).expect("config"))
+    let provider = LocalProvider::new(options.resolve_with(&|_| None).expect("config"));
+    LocalWatcher::install(&provider);
+    provider
 }
 
 fn bench_frontmatter(c: &mut Criterion) {
@@ -92,5 +101,39 @@ fn bench_discovery(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_frontmatter, bench_discovery);
+/// Cold discovery with watching on and off, side by side: with watching on,
+/// the first discovery also watches every root and bundle directory (the
+/// provider, and its watches, are dropped outside the measurement).
+fn bench_watched_discovery(c: &mut Criterion) {
+    let mut group = c.benchmark_group("local_cold_discovery_watch");
+    for count in [1_000usize, 5_000, 10_000] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        generate(dir.path(), count);
+        group.throughput(Throughput::Elements(count as u64));
+        group.sample_size(if count >= 5_000 { 10 } else { 30 });
+        for watch in [false, true] {
+            let id = BenchmarkId::new(if watch { "on" } else { "off" }, count);
+            group.bench_with_input(id, &count, |b, &count| {
+                b.iter_batched(
+                    || provider_with(dir.path(), watch),
+                    |provider| {
+                        let d = provider.discover(&LookupContext::new(None));
+                        assert_eq!(d.observation.candidates.len(), count);
+                        assert!(d.observation.complete);
+                        (provider, d)
+                    },
+                    BatchSize::PerIteration,
+                )
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_frontmatter,
+    bench_discovery,
+    bench_watched_discovery
+);
 criterion_main!(benches);

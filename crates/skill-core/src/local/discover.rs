@@ -339,7 +339,8 @@ const ITEMS_PER_WORKER: usize = 16;
 
 /// `f` over every item on up to [`parallelism`] threads (more only when there
 /// is enough work). `None` for an item left unprocessed (cancelled, or a
-/// worker that panicked on a bug).
+/// worker that panicked on a bug). Items are handed out one at a time, so a
+/// worker the OS could not start costs parallelism, never an item.
 pub(crate) fn parallel_map<T: Sync, R: Send>(
     items: &[T],
     cancel: &CancelToken,
@@ -368,12 +369,14 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
     } else {
         let results: Vec<Vec<(usize, R)>> = std::thread::scope(|s| {
             let handles: Vec<_> = (1..workers)
-                .map(|_| {
-                    s.spawn(|| {
-                        let mut out = Vec::new();
-                        work(&mut out);
-                        out
-                    })
+                .filter_map(|_| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(s, || {
+                            let mut out = Vec::new();
+                            work(&mut out);
+                            out
+                        })
+                        .ok()
                 })
                 .collect();
             let mut mine = Vec::new();

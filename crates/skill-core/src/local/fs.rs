@@ -267,15 +267,38 @@ fn not_openable(path: &Path, error: io::Error) -> io::Result<StampedRead> {
     }
 }
 
-/// Read at most `cap + 1` bytes (the file may have grown since `len` was read).
-pub(crate) fn read_capped(file: std::fs::File, len: u64, cap: u64) -> io::Result<FileRead> {
-    let limit = cap.saturating_add(1);
-    let mut buf = Vec::with_capacity(
-        usize::try_from(len.min(limit))
-            .unwrap_or(0)
-            .saturating_add(1),
-    );
-    file.take(limit).read_to_end(&mut buf)?;
+/// Read at most `cap + 1` bytes of a file whose size was just seen to be `len`
+/// (it may have changed since).
+///
+/// The first read asks for one byte more than `len`: when it returns exactly
+/// `len` bytes the file ended there, and no second read is made to hit the end
+/// of the file (four system calls per skill file with the open, the size check
+/// and the close, as Node's `readFileSync`). A file that grew is read on up to
+/// `cap + 1` bytes; one that shrank, or a short read, until the end.
+pub(crate) fn read_capped(mut file: std::fs::File, len: u64, cap: u64) -> io::Result<FileRead> {
+    let limit = usize::try_from(cap.saturating_add(1)).unwrap_or(usize::MAX);
+    let len = usize::try_from(len).unwrap_or(usize::MAX);
+    let mut buf = vec![0u8; len.saturating_add(1).min(limit)];
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() {
+            if filled >= limit {
+                break;
+            }
+            let grown = filled.saturating_mul(2).max(8192).min(limit);
+            buf.resize(grown, 0);
+        }
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+        if filled == len && filled < buf.len() {
+            break;
+        }
+    }
+    buf.truncate(filled);
     Ok(FileRead::Bytes(buf))
 }
 

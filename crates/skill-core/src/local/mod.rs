@@ -26,6 +26,7 @@ pub mod roots;
 pub mod service;
 mod warn;
 
+pub(crate) use discover::parallel_map;
 pub use discover::{parse_skill_text, read_skill, FileOutcome, Layout, ReadOutcome, RootStatus};
 pub use roots::{RootSpec, Source};
 

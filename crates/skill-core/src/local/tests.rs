@@ -508,6 +508,32 @@ fn bad_files_are_skipped_and_siblings_load() {
 }
 
 #[test]
+fn capped_reads_return_the_file_whatever_size_was_seen() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("f.md");
+    let text: Vec<u8> = (0..20_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+    fs::write(&path, &text).expect("write");
+    let read =
+        |seen: u64, cap: u64| match read_capped(fs::File::open(&path).expect("open"), seen, cap) {
+            Ok(FileRead::Bytes(b)) => b,
+            other => panic!("{other:?}"),
+        };
+    // The size seen, a smaller one (it grew since), a larger one (it shrank),
+    // and nothing known at all.
+    for seen in [20_000, 1, 19_999, 20_001, 1_000_000, 0] {
+        assert_eq!(read(seen, 1 << 20), text, "seen {seen}");
+    }
+    // Never more than cap + 1 bytes, whatever was seen.
+    for seen in [0, 10, 20_000] {
+        assert_eq!(read(seen, 100), &text[..101], "seen {seen}");
+    }
+    let empty = dir.path().join("empty.md");
+    fs::write(&empty, "").expect("write");
+    let read = read_capped(fs::File::open(&empty).expect("open"), 0, 100).expect("read");
+    assert_eq!(read, FileRead::Bytes(Vec::new()));
+}
+
+#[test]
 fn oversized_files_are_never_read_past_the_cap() {
     /// Reports a small size at open time, as if the file grew afterwards.
     struct Growing {

@@ -1,6 +1,8 @@
-//! The OS watch layer: one `notify` watcher (inotify/FSEvents/ReadDirectoryChanges,
-//! or the polling fallback) behind a two-method trait, and the mapping of its
-//! errors to actionable messages.
+//! The OS watch layer behind a two-method trait: on Linux, inotify driven
+//! directly (see `inotify.rs`); elsewhere a `notify` watcher (FSEvents,
+//! ReadDirectoryChanges); everywhere, notify's polling fallback on request. All
+//! of them report `notify` events and errors; their errors are mapped to
+//! actionable messages here.
 
 use super::WatchConfig;
 use notify::{Config, ErrorKind, Event, PollWatcher, RecommendedWatcher, RecursiveMode, Watcher};
@@ -21,6 +23,17 @@ pub(super) enum Msg {
 pub(super) trait Backend: Send {
     fn watch(&mut self, path: &Path) -> notify::Result<()>;
     fn unwatch(&mut self, path: &Path) -> notify::Result<()>;
+    /// Watch every path; one result per path, in order.
+    fn watch_all(&mut self, paths: &[&Path]) -> Vec<notify::Result<()>> {
+        paths.iter().map(|path| self.watch(path)).collect()
+    }
+    /// Stop watching every path: the backend is dropped right after. Once
+    /// the drop returns, no OS watch is left.
+    fn unwatch_all(&mut self, paths: &[&Path]) {
+        for path in paths {
+            let _ = self.unwatch(path);
+        }
+    }
 }
 
 struct Native<W: Watcher + Send>(W);
@@ -36,6 +49,10 @@ impl<W: Watcher + Send> Backend for Native<W> {
 
 /// Create the OS watcher; its events go to `tx`.
 pub(super) fn create(config: &WatchConfig, tx: Sender<Msg>) -> notify::Result<Box<dyn Backend>> {
+    #[cfg(target_os = "linux")]
+    if !config.use_polling {
+        return Ok(Box::new(super::inotify::Inotify::new(tx)?));
+    }
     let handler = move |res: notify::Result<Event>| {
         // The receiver is gone only after close(): late events are dropped.
         let _ = tx.send(Msg::Fs(res));

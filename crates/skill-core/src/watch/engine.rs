@@ -34,6 +34,8 @@ struct Roles {
     /// It is the nearest existing ancestor of missing roots; these are the names
     /// of the next missing segments.
     next: Vec<OsString>,
+    /// It holds what symlinked flat entries point to; these are the names.
+    targets: Vec<OsString>,
 }
 
 impl Roles {
@@ -55,6 +57,9 @@ struct RootState {
     entries: HashSet<OsString>,
     /// Bundle dirs to watch.
     bundles: Vec<PathBuf>,
+    /// Where symlinked flat entries lead: each link on the way and the final
+    /// file, as (directory, name). Empty unless links are followed.
+    targets: Vec<(PathBuf, OsString)>,
     /// Nearest existing ancestor and the next missing segment, when missing.
     ancestor: Option<(PathBuf, OsString)>,
     /// The root could not be inspected (not "missing").
@@ -71,6 +76,7 @@ fn scan_root(path: &Path, kind: RootKind, follow_symlinks: bool) -> RootState {
         exists: false,
         entries: HashSet::new(),
         bundles: Vec::new(),
+        targets: Vec::new(),
         ancestor: None,
         error: None,
     };
@@ -111,8 +117,13 @@ fn scan_root(path: &Path, kind: RootKind, follow_symlinks: bool) -> RootState {
             state.bundles.push(entry.path());
             state.entries.insert(name);
         } else if file_type.is_symlink() {
-            if follow_symlinks && std::fs::metadata(entry.path()).is_ok_and(|m| m.is_dir()) {
-                state.bundles.push(entry.path());
+            if follow_symlinks {
+                let path = entry.path();
+                if std::fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
+                    state.bundles.push(path);
+                } else if is_md(&name) {
+                    state.targets.extend(link_targets(&path));
+                }
             }
             state.entries.insert(name);
         } else if is_md(&name) {
@@ -122,11 +133,52 @@ fn scan_root(path: &Path, kind: RootKind, follow_symlinks: bool) -> RootState {
     state
 }
 
+/// Links followed from one symlinked entry before giving up (as the kernel's
+/// own limit for path resolution).
+const MAX_LINK_HOPS: usize = 40;
+
+/// What the symlink at `link` leads to, one `(directory, name)` per hop: each
+/// intermediate link and the final file (which may be missing: a broken link
+/// is repaired by creating it). Directories are canonical; a hop whose
+/// directory does not exist ends the chain.
+fn link_targets(link: &Path) -> Vec<(PathBuf, OsString)> {
+    let mut hops = Vec::new();
+    let mut current = link.to_path_buf();
+    while hops.len() < MAX_LINK_HOPS {
+        let Ok(target) = std::fs::read_link(&current) else {
+            break;
+        };
+        let Some(dir) = current.parent() else {
+            break;
+        };
+        let next = dir.join(target);
+        let (Some(parent), Some(name)) = (next.parent(), next.file_name()) else {
+            break;
+        };
+        let Ok(parent) = std::fs::canonicalize(parent) else {
+            break;
+        };
+        current = parent.join(name);
+        hops.push((parent, name.to_os_string()));
+    }
+    hops
+}
+
 fn is_missing(e: &std::io::Error) -> bool {
     matches!(
         e.kind(),
         std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
     )
+}
+
+/// The directory a scan of the root at `path` lists: the root itself when it is
+/// a directory, else its nearest existing ancestor.
+fn listed_dir(path: &Path) -> Option<PathBuf> {
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        Some(path.to_path_buf())
+    } else {
+        nearest_ancestor(path).map(|(dir, _)| dir)
+    }
 }
 
 /// Nearest existing directory above `path`, and the name of the next segment.
@@ -203,6 +255,9 @@ pub(super) struct State {
     pub(super) faults: HashMap<PathBuf, fn() -> notify::Error>,
     #[cfg(test)]
     pub(super) fail_backend: bool,
+    /// Runs once, right after the next root scan (a change made "during" it).
+    #[cfg(test)]
+    pub(super) after_scan: Option<Box<dyn FnOnce() + Send>>,
 }
 
 pub(super) struct Inner {
@@ -304,6 +359,8 @@ impl Inner {
                 faults: HashMap::new(),
                 #[cfg(test)]
                 fail_backend: false,
+                #[cfg(test)]
+                after_scan: None,
             }),
             tx: Mutex::new(Some(tx)),
             closed: AtomicBool::new(false),
@@ -333,45 +390,57 @@ impl Inner {
         }
     }
 
-    pub(super) fn set_shared(&self, roots: &[RootSpec]) {
+    /// Set the shared roots (when given) and note a lookup in a project (when
+    /// given), with one pass over the wanted watches. See
+    /// [`SkillWatcher::observe`](super::SkillWatcher::observe).
+    pub(super) fn observe(
+        &self,
+        shared: Option<&[RootSpec]>,
+        project: Option<(&Path, &[RootSpec])>,
+    ) {
         if self.is_closed() {
             return;
         }
-        let roots: Vec<RootSpec> = roots.iter().map(normalize_spec).collect();
+        let shared: Option<Vec<RootSpec>> =
+            shared.map(|roots| roots.iter().map(normalize_spec).collect());
+        let project = project.map(|(root, roots)| (normalize(root), roots));
         let mut state = self.lock();
         // `close()` marks closed before it takes the lock: checking again under
         // the lock means no backend is created after it cleaned up.
         if self.is_closed() {
             return;
         }
-        if state.shared == roots && self.healthy.load(Ordering::SeqCst) {
-            return;
-        }
-        state.shared = roots;
-        self.sync_roots(&mut state);
-        self.finish_sync(state);
-    }
-
-    pub(super) fn observe_project(&self, project_root: &Path, roots: &[RootSpec]) {
-        if self.is_closed() {
-            return;
-        }
-        let project_root = normalize(project_root);
-        let mut state = self.lock();
-        if self.is_closed() {
-            return;
-        }
-        let known = state.projects.get(&project_root).is_some_and(|have| {
-            have.len() == roots.len()
-                && have
-                    .iter()
-                    .zip(roots)
-                    .all(|(a, b)| a.kind == b.kind && a.path == normalize(&b.path))
-        });
-        if known {
-            if self.healthy.load(Ordering::SeqCst) {
-                return;
+        let healthy = self.healthy.load(Ordering::SeqCst);
+        let mut sync = false;
+        let mut retry = false;
+        let mut evicted = None;
+        if let Some(shared) = shared {
+            if state.shared != shared || !healthy {
+                state.shared = shared;
+                sync = true;
             }
+        }
+        if let Some((project_root, roots)) = project {
+            let known = state.projects.get(&project_root).is_some_and(|have| {
+                have.len() == roots.len()
+                    && have
+                        .iter()
+                        .zip(roots)
+                        .all(|(a, b)| a.kind == b.kind && a.path == normalize(&b.path))
+            });
+            if !known {
+                let roots: Vec<RootSpec> = roots.iter().map(normalize_spec).collect();
+                evicted = match state.projects.push(project_root.clone(), roots) {
+                    Some((old, _)) if old != project_root => Some(old),
+                    _ => None,
+                };
+                tracing::debug!(project = %project_root.display(), "project watched");
+                sync = true;
+            } else if !healthy {
+                retry = true;
+            }
+        }
+        if retry {
             // Retry failed watches now rather than waiting for the timer.
             let unreadable: Vec<PathBuf> = state
                 .roots
@@ -386,25 +455,22 @@ impl Inner {
                 state.change = true;
                 state.activity(Instant::now());
             }
+        }
+        if sync {
+            self.sync_roots(&mut state);
+        } else if retry {
             self.apply(&mut state);
-            self.finish_sync(state);
+        } else {
             return;
         }
-        let roots: Vec<RootSpec> = roots.iter().map(normalize_spec).collect();
-        if let Some((evicted, _)) = state.projects.push(project_root.clone(), roots) {
-            if evicted != project_root {
-                // Its cached catalogs would go stale unwatched: invalidate, so its
-                // next lookup lists (and watches) it again. Published through the
-                // batch machinery, so lookups alternating between more projects
-                // than `max_projects` are rate-limited by the storm windows.
-                tracing::debug!(project = %evicted.display(), "project evicted from the watched set");
-                state.change = true;
-                state.activity(Instant::now());
-            }
-        }
-        tracing::debug!(project = %project_root.display(), "project watched");
-        self.sync_roots(&mut state);
         self.finish_sync(state);
+        if let Some(evicted) = evicted {
+            tracing::debug!(project = %evicted.display(), "project evicted from the watched set");
+            // Its cached catalogs would go stale unwatched: invalidate them now,
+            // on the caller's thread and inside its lookup (not with a later
+            // batch), so its next lookup lists (and watches) it again.
+            self.fire();
+        }
     }
 
     /// After a synchronous change of the wanted set: record health, emit warnings,
@@ -445,11 +511,60 @@ impl Inner {
         for (path, kind) in wanted {
             let rescan = state.roots.get(&path).is_none_or(|root| root.kind != kind);
             if rescan {
-                let scanned = scan_root(&path, kind, self.config.follow_symlinks);
+                let scanned = self.scan_watched(state, &path, kind);
                 state.roots.insert(path, scanned);
             }
         }
         self.apply(state);
+    }
+
+    /// Scan a root once the directory that scan lists is watched (the root
+    /// itself, or the nearest existing ancestor of a missing root): a change
+    /// made there after the listing (a bundle created, the next missing segment
+    /// created) is then reported by that watch. Watching only after the scan
+    /// would lose a change made in between.
+    fn scan_watched(&self, state: &mut State, path: &Path, kind: RootKind) -> RootState {
+        let mut attempts = 0;
+        loop {
+            let listed = listed_dir(path);
+            if let Some(dir) = &listed {
+                self.prewatch(state, dir);
+            }
+            let scanned = scan_root(path, kind, self.config.follow_symlinks);
+            #[cfg(test)]
+            if let Some(hook) = state.after_scan.take() {
+                hook();
+            }
+            let now = if scanned.exists {
+                Some(path)
+            } else {
+                scanned.ancestor.as_ref().map(|(dir, _)| dir.as_path())
+            };
+            attempts += 1;
+            // The layout moved between the two (the root appeared, vanished,
+            // or its nearest ancestor changed): watch the new place and scan again.
+            if now == listed.as_deref() || scanned.error.is_some() || attempts == 4 {
+                return scanned;
+            }
+        }
+    }
+
+    /// Watch `dir` now (its roles are set by the next [`Self::apply`]).
+    /// Failures are left to `apply`, which reports and retries them.
+    fn prewatch(&self, state: &mut State, dir: &Path) {
+        if state.watched.contains_key(dir) || state.failed.contains_key(dir) {
+            return;
+        }
+        if state.backend.is_none() {
+            self.create_backend(state);
+        }
+        let path = dir.to_path_buf();
+        if let Some(Ok(())) = state
+            .try_watch_all(&[(path.clone(), ())])
+            .and_then(|mut results| results.pop())
+        {
+            state.watched.insert(path, Roles::default());
+        }
     }
 
     /// Rescan the dirty roots. Returns whether a root appeared, vanished, or its
@@ -469,11 +584,17 @@ impl Inner {
         state.dirty_all = false;
         let mut changed = false;
         for path in paths {
+            let Some(kind) = state.roots.get(&path).map(|old| old.kind) else {
+                continue;
+            };
+            let scanned = self.scan_watched(state, &path, kind);
             let Some(old) = state.roots.get(&path) else {
                 continue;
             };
-            let scanned = scan_root(&path, old.kind, self.config.follow_symlinks);
-            if scanned.exists != old.exists || scanned.entries != old.entries {
+            if scanned.exists != old.exists
+                || scanned.entries != old.entries
+                || scanned.targets != old.targets
+            {
                 changed = true;
             }
             state.roots.insert(path, scanned);
@@ -483,7 +604,12 @@ impl Inner {
 
     /// Bring the OS watches in line with what the roots' scans want.
     fn apply(&self, state: &mut State) {
-        let mut wanted: HashMap<PathBuf, Roles> = HashMap::new();
+        let size = state
+            .roots
+            .values()
+            .map(|root| 1 + root.bundles.len() + root.targets.len())
+            .sum();
+        let mut wanted: HashMap<PathBuf, Roles> = HashMap::with_capacity(size);
         for (path, root) in &state.roots {
             if root.exists {
                 wanted
@@ -492,6 +618,12 @@ impl Inner {
                     .merge_root(root.kind);
                 for bundle in &root.bundles {
                     wanted.entry(bundle.clone()).or_default().bundle = true;
+                }
+                for (dir, name) in &root.targets {
+                    let roles = wanted.entry(dir.clone()).or_default();
+                    if !roles.targets.contains(name) {
+                        roles.targets.push(name.clone());
+                    }
                 }
             } else if let Some((ancestor, next)) = &root.ancestor {
                 let roles = wanted.entry(ancestor.clone()).or_default();
@@ -521,18 +653,22 @@ impl Inner {
             self.create_backend(state);
         }
         let mut missing = false;
+        let mut new = Vec::new();
         for (path, roles) in wanted {
-            if let Some(have) = state.watched.get_mut(&path) {
-                *have = roles;
-                continue;
+            match state.watched.get_mut(&path) {
+                Some(have) => *have = roles,
+                None => new.push((path, roles)),
             }
-            let Some(result) = state.try_watch(&path) else {
-                continue;
-            };
+        }
+        let Some(results) = state.try_watch_all(&new) else {
+            return;
+        };
+        state.watched.reserve(new.len());
+        for ((path, roles), result) in new.into_iter().zip(results) {
             match result {
                 Ok(()) => {
                     tracing::debug!(path = %path.display(), ?roles, "watched");
-                    if state.failed.remove(&path).is_some() {
+                    if !state.failed.is_empty() && state.failed.remove(&path).is_some() {
                         tracing::info!(path = %path.display(), "skill directory watch recovered");
                     }
                     state.watched.insert(path, roles);
@@ -641,7 +777,7 @@ impl Inner {
                         state.dirty.insert(parent.to_path_buf());
                     }
                 }
-                if !roles.next.is_empty() {
+                if !roles.next.is_empty() || !roles.targets.is_empty() {
                     state.dirty_all = true;
                 }
                 state.publish(path, now);
@@ -674,6 +810,9 @@ impl Inner {
                     state.publish(path, now);
                 }
             }
+        }
+        if roles.targets.iter().any(|n| n == name) {
+            self.on_link_target(state, parent, name, path, change, now);
         }
         if roles.next.iter().any(|n| n == name)
             && matches!(
@@ -748,6 +887,43 @@ impl Inner {
                     state.pending.remove(path);
                     state.publish(path, now);
                 }
+            }
+        }
+    }
+
+    /// An event on what a symlinked flat entry leads to (a link on the way or
+    /// the final file): treated like the flat file itself. A hop created,
+    /// removed or renamed rescans the roots whose links go through it.
+    fn on_link_target(
+        &self,
+        state: &mut State,
+        dir: &Path,
+        name: &OsStr,
+        path: &Path,
+        change: Change,
+        now: Instant,
+    ) {
+        let relink = matches!(
+            change,
+            Change::Created(_) | Change::Removed | Change::Renamed
+        );
+        if relink {
+            let owners: Vec<PathBuf> = state
+                .roots
+                .iter()
+                .filter(|(_, root)| root.targets.iter().any(|(d, n)| d == dir && n == name))
+                .map(|(p, _)| p.clone())
+                .collect();
+            state.dirty.extend(owners);
+        }
+        match change {
+            Change::Created(_) if is_symlink(path) => state.publish(path, now),
+            Change::Created(_) | Change::Written => {
+                state.hold(path, now + self.config.stability_threshold)
+            }
+            Change::Removed | Change::Renamed | Change::Closed => {
+                state.pending.remove(path);
+                state.publish(path, now);
             }
         }
     }
@@ -886,9 +1062,8 @@ impl Inner {
             let mut state = self.lock();
             let mut backend = state.backend.take();
             if let Some(backend) = backend.as_mut() {
-                for path in state.watched.keys() {
-                    let _ = backend.unwatch(path);
-                }
+                let paths: Vec<&Path> = state.watched.keys().map(PathBuf::as_path).collect();
+                backend.unwatch_all(&paths);
             }
             state.watched.clear();
             state.roots.clear();
@@ -962,12 +1137,24 @@ impl State {
         }
     }
 
-    fn try_watch(&mut self, path: &Path) -> Option<notify::Result<()>> {
+    /// Watch each new path (one result per path), or `None` without a backend.
+    fn try_watch_all<T>(&mut self, new: &[(PathBuf, T)]) -> Option<Vec<notify::Result<()>>> {
+        let backend = self.backend.as_mut()?;
+        let paths: Vec<&Path> = new.iter().map(|(path, _)| path.as_path()).collect();
         #[cfg(test)]
-        if let Some(fault) = self.faults.get(path) {
-            return Some(Err(fault().add_path(path.to_path_buf())));
+        if !self.faults.is_empty() {
+            let faults = &self.faults;
+            return Some(
+                paths
+                    .iter()
+                    .map(|path| match faults.get(*path) {
+                        Some(fault) => Err(fault().add_path(path.to_path_buf())),
+                        None => backend.watch(path),
+                    })
+                    .collect(),
+            );
         }
-        self.backend.as_mut().map(|b| b.watch(path))
+        Some(backend.watch_all(&paths))
     }
 
     fn note_backend_error(&mut self, message: String) {

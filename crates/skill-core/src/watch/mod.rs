@@ -11,30 +11,44 @@
 //! - for a root that does not exist, its nearest existing ancestor,
 //!   non-recursively, waiting for the next missing segment. The watch advances one
 //!   segment at a time until the root exists; deleting the root goes back to
-//!   ancestor following.
+//!   ancestor following;
+//! - for a symlinked flat `.md` entry (links followed), the directory of what it
+//!   points to, non-recursively, for that file (and the directory of each further
+//!   link on the way): editing, replacing, deleting or recreating the target is a
+//!   change of the entry.
 //!
-//! That is at most one OS watch per root, bundle dir and followed ancestor, shared
-//! by every root that needs it (a project dir followed for both `.dsh/skills` and
-//! `.agents/skills` is watched once). Shared roots (custom, user, bundled) are
-//! watched once however many projects use them; project roots live in a
-//! least-recently-observed set of `max_projects` projects.
+//! That is at most one OS watch per root, bundle dir, followed ancestor and
+//! directory holding a flat link's target, shared by every root that needs it (a
+//! project dir followed for both `.dsh/skills` and `.agents/skills` is watched
+//! once). Shared roots (custom, user, bundled) are watched once however many
+//! projects use them; project roots live in a least-recently-observed set of
+//! `max_projects` projects.
 //!
 //! Events are classified on one background thread and coalesced: a change is
 //! published (one `on_change` call) once events have been quiet for
 //! [`COALESCE_QUIET`], or at the latest [`COALESCE_MAX`] after the first event of a
 //! batch. When publications follow each other closely (a long burst such as a
 //! slow `git checkout`), wider windows apply ([`STORM_QUIET`], [`STORM_MAX`]) so a
-//! burst costs a handful of notifications, not one per file. A file written in place is published when the writer closes it
-//! (inotify's close-after-write), or after `stability_threshold` without further
-//! writes where no close signal exists (polling, other platforms). A new file also
-//! waits for its close; deletions, renames and new directories are published after
-//! the coalescing window. Atomic saves (write elsewhere, rename over) publish at
-//! the rename.
+//! burst costs a handful of notifications, not one per file. A file written in
+//! place is published when the writer closes it (inotify's close-after-write), or
+//! after `stability_threshold` without further writes where no close signal
+//! exists (polling, other platforms). A new file also waits for its close;
+//! deletions, renames and new directories are published after the coalescing
+//! window. Atomic saves (write elsewhere, rename over) publish at the rename. A
+//! project evicted from the least-recently-observed set is published at once, by
+//! the lookup that evicted it.
 //!
-//! The default mode uses the platform's native events (inotify on Linux) and does
-//! no periodic work at all when idle. `use_polling` switches to notify's
-//! `PollWatcher` (for network filesystems without events): every poll interval it
-//! lists each watched directory and re-reads the files directly in it.
+//! Nothing is lost between a scan and its watches: a root (or the ancestor
+//! followed for a missing one) is watched before it is listed, and a change is
+//! published only once the watches it leads to are in place, so whatever changes
+//! meanwhile is either in what the next discovery reads or reported later.
+//!
+//! The default mode uses the platform's native events and does no periodic work
+//! at all when idle. On Linux that is inotify driven directly: a watch is one
+//! system call on the caller's thread (a large batch is spread over a few
+//! threads), and reading a watched file raises no event. `use_polling` switches
+//! to notify's `PollWatcher` (for network filesystems without events): every poll
+//! interval it lists each watched directory and re-reads the files directly in it.
 //!
 //! A watch that cannot start (inotify watch limit, permission denied) is reported
 //! once through `on_warning` with an actionable message, makes [`SkillWatcher::healthy`]
@@ -44,16 +58,23 @@
 //!
 //! Symlinks: roots are always resolved (a symlinked root is watched through its
 //! link). With `follow_symlinks` on, a symlinked bundle dir is watched through its
-//! link too; with it off, only the link itself is watched (adding, removing or
-//! retargeting it in the root is seen; edits of its `SKILL.md` are not).
+//! link too, and the target of a symlinked flat entry is watched where it lives.
+//! With it off, only the link itself is watched: adding, removing or retargeting
+//! it in the root is seen; edits of a linked bundle's `SKILL.md` or of a flat
+//! link's target file are not.
 //!
-//! Known limits (inotify): renaming or deleting an *ancestor* of an existing root
-//! without touching the root itself is not seen (the watch follows the moved
-//! inode); two watched paths that are the same directory through symlinks share one
-//! OS watch, reported under one of the paths.
+//! Known limits: renaming or deleting an *ancestor* of an existing root without
+//! touching the root itself is not seen (the watch follows the moved inode); a
+//! bundle's `SKILL.md` that is itself a symlink is watched as an entry of its
+//! bundle (replacing the link is seen, editing the file it points to is not).
+//! Two watched paths that are the same directory through symlinks share one OS
+//! watch: on Linux its events are reported under each path, elsewhere under one
+//! of them.
 
 mod backend;
 mod engine;
+#[cfg(target_os = "linux")]
+mod inotify;
 mod observer;
 // The tests exercise inotify semantics (close-after-write, watch counts read
 // from /proc), so they run on Linux.
@@ -186,18 +207,26 @@ impl SkillWatcher {
     /// Set the shared roots (custom, user, bundled). Idempotent: only the
     /// difference with the current set is watched or unwatched.
     pub fn watch_shared(&self, roots: &[RootSpec]) {
-        self.inner.set_shared(roots);
+        self.inner.observe(Some(roots), None);
     }
 
     /// Note a lookup in `project_root` whose project roots are `roots`. Marks the
     /// project most recently observed; a new project starts being watched before
     /// this returns (so a discovery that follows sees every later change), evicting
     /// the least recently observed one beyond `max_projects`. An eviction is
-    /// published as a change (catalogs cached for the evicted project would not
-    /// be refreshed any more), so its next lookup lists and watches it again.
-    /// Cheap when the project is already watched. Retries failed watches.
+    /// published at once, before this returns and on the calling thread (one
+    /// `on_change` call, never batched): catalogs cached for the evicted project
+    /// would not be refreshed any more, so its next lookup lists and watches it
+    /// again. Cheap when the project is already watched. Retries failed watches.
     pub fn observe_project(&self, project_root: &Path, roots: &[RootSpec]) {
-        self.inner.observe_project(project_root, roots);
+        self.inner.observe(None, Some((project_root, roots)));
+    }
+
+    /// [`watch_shared`](Self::watch_shared) (when `shared` is given) and
+    /// [`observe_project`](Self::observe_project) (when `project` is given) in
+    /// one pass over the wanted watches: what a lookup calls.
+    pub fn observe(&self, shared: Option<&[RootSpec]>, project: Option<(&Path, &[RootSpec])>) {
+        self.inner.observe(shared, project);
     }
 
     /// `false` while a wanted watch failed to start or failed later (or the

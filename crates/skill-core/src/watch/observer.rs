@@ -109,20 +109,20 @@ impl RootObserver for LocalWatcher {
             .filter(|r| !r.source.is_project())
             .map(spec)
             .collect();
+        let project_roots: Vec<RootSpec> = roots
+            .iter()
+            .filter(|r| r.source.is_project())
+            .map(spec)
+            .collect();
+        let project = project_root.map(|p| (p, project_roots.as_slice()));
         {
             let mut last = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
             if *last != shared || !self.watcher.healthy() {
-                self.watcher.watch_shared(&shared);
+                self.watcher.observe(Some(&shared), project);
                 *last = shared;
+            } else {
+                self.watcher.observe(None, project);
             }
-        }
-        if let Some(project) = project_root {
-            let project_roots: Vec<RootSpec> = roots
-                .iter()
-                .filter(|r| r.source.is_project())
-                .map(spec)
-                .collect();
-            self.watcher.observe_project(project, &project_roots);
         }
         self.watcher.healthy()
     }
