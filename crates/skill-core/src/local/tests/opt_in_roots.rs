@@ -25,6 +25,20 @@ fn ranked(d: &Discovery) -> Vec<(String, String, f64)> {
         .collect()
 }
 
+/// Owned `(name, source, rank)` triples for comparisons with [`ranked`].
+fn triples(list: &[(&str, &str, f64)]) -> Vec<(String, String, f64)> {
+    list.iter()
+        .map(|(n, s, r)| (n.to_string(), s.to_string(), *r))
+        .collect()
+}
+
+/// `<tmp>/project` holding `.git`.
+fn git_project(env: &Env) -> PathBuf {
+    let project = env.root().join("project");
+    fs::create_dir_all(project.join(".git")).expect("git");
+    project
+}
+
 fn nested(env: &Env) -> LocalOptions {
     LocalOptions {
         nested_roots: Some(true),
@@ -94,14 +108,9 @@ fn nested_roots_run_from_cwd_up_to_the_project_nearest_first() {
     assert_eq!(listed_roots(&provider, &src), expected);
     let d = provider.discover(&ctx(Some(&src)));
     assert!(d.observation.complete, "{:?}", d.warnings);
-    let owned = |v: &[(&str, &str, f64)]| {
-        v.iter()
-            .map(|(n, s, r)| (n.to_string(), s.to_string(), *r))
-            .collect::<Vec<_>>()
-    };
     assert_eq!(
         ranked(&d),
-        owned(&[
+        triples(&[
             ("lint", "project-dsh", 12.5),
             ("review", "project-agents", 37.5),
             ("release", "project-dsh", 50.0),
@@ -142,7 +151,7 @@ fn nested_roots_run_from_cwd_up_to_the_project_nearest_first() {
     assert_eq!(listed_roots(&plain, &src), expected[6..].to_vec());
     assert_eq!(
         ranked(&plain.discover(&ctx(Some(&src)))),
-        owned(&[
+        triples(&[
             ("review", "project-dsh", 100.0),
             ("repo-only", "project-agents", 200.0),
         ])
@@ -234,8 +243,7 @@ fn nested_roots_of_recent_lookups_count_for_mutations_and_get() {
 #[test]
 fn compat_roots_sit_between_their_neighbours() {
     let env = Env::new();
-    let project = env.root().join("project");
-    fs::create_dir_all(project.join(".git")).expect("git");
+    let project = git_project(&env);
     let custom = env.root().join("custom");
     let bundled = env.root().join("bundled");
     let claude = env.home().join(".claude");
@@ -275,23 +283,21 @@ fn compat_roots_sit_between_their_neighbours() {
     let provider = LocalProvider::new(config);
     let d = provider.discover(&ctx(Some(&project)));
     assert!(d.observation.complete, "{:?}", d.warnings);
-    let got: Vec<(String, String, f64)> = ranked(&d);
-    let want: Vec<(String, String, f64)> = [
-        ("p-dsh", "project-dsh", 100.0),
-        ("shared", "project-agents", 200.0),
-        ("p-claude", "project-claude", 225.0),
-        ("shared", "project-claude", 225.0),
-        ("c", "custom", 300.0),
-        ("u-dsh", "user-dsh", 400.0),
-        ("u-agents", "user-agents", 500.0),
-        ("u-claude", "user-claude", 550.0),
-        ("u-codex", "user-codex", 575.0),
-        ("b", "bundled", 600.0),
-    ]
-    .iter()
-    .map(|(n, s, r)| (n.to_string(), s.to_string(), *r))
-    .collect();
-    assert_eq!(got, want);
+    assert_eq!(
+        ranked(&d),
+        triples(&[
+            ("p-dsh", "project-dsh", 100.0),
+            ("shared", "project-agents", 200.0),
+            ("p-claude", "project-claude", 225.0),
+            ("shared", "project-claude", 225.0),
+            ("c", "custom", 300.0),
+            ("u-dsh", "user-dsh", 400.0),
+            ("u-agents", "user-agents", 500.0),
+            ("u-claude", "user-claude", 550.0),
+            ("u-codex", "user-codex", 575.0),
+            ("b", "bundled", 600.0),
+        ])
+    );
     let diag = provider.diagnose(&ctx(Some(&project)));
     let shadowed: Vec<&str> = diag
         .files
@@ -392,8 +398,7 @@ fn new_options_are_validated() {
 #[test]
 fn without_default_roots_only_custom_bundled_and_compat_roots_remain() {
     let env = Env::new();
-    let project = env.root().join("project");
-    fs::create_dir_all(project.join(".git")).expect("git");
+    let project = git_project(&env);
     let custom = env.root().join("custom");
     let bundled = env.root().join("bundled");
     flat(&project.join(".dsh/skills"), "p.md", "p");
@@ -440,13 +445,14 @@ fn without_default_roots_only_custom_bundled_and_compat_roots_remain() {
 #[test]
 fn the_provider_name_is_on_every_candidate_and_definition() {
     let env = Env::new();
-    let project = env.root().join("project");
-    fs::create_dir_all(project.join(".git")).expect("git");
+    let project = git_project(&env);
     let team = env.root().join("team");
     flat(&team, "shared.md", "shared");
     flat(&team, "team-only.md", "team-only");
-    flat(&env.user_agents(), "shared.md", "shared");
+    let mine = env.root().join("mine");
+    flat(&mine, "shared.md", "shared");
     let local = Arc::new(env.provider_with(LocalOptions {
+        custom_skill_dirs: Some(vec![path_string(&mine)]),
         watch: Some(false),
         ..env.options()
     }));
@@ -488,18 +494,11 @@ fn the_provider_name_is_on_every_candidate_and_definition() {
         "names stay unique"
     );
     let (catalog, _) = registry.snapshot_native(&LookupContext::new(Some(project)));
-    let got: Vec<(&str, &str, &str)> = catalog
-        .skills
-        .iter()
-        .map(|s| (s.name.as_str(), s.source.as_str(), s.provider.as_str()))
+    let got: Vec<(&str, &str)> = catalog
+        .native_summaries()
+        .map(|s| (s.name.as_str(), s.provider.as_str()))
         .collect();
-    assert_eq!(
-        got,
-        [
-            ("shared", "custom", "team"),
-            ("team-only", "custom", "team")
-        ]
-    );
+    assert_eq!(got, [("shared", "local"), ("team-only", "team")]);
 }
 
 /// Wait (bounded) until `counter` exceeds `seen`.
