@@ -604,8 +604,8 @@ impl LocalProvider {
         cwd.map(|cwd| roots::project_root(self.fs.as_ref(), &make_absolute(cwd)))
     }
 
-    /// The project of a lookup from `cwd` (`cwd` absolute): its project
-    /// root and the scope of its project roots. `None` without a `cwd`, or
+    /// The project of a lookup from `cwd`: its project root and the scope
+    /// of its project roots. `None` without a `cwd`, or
     /// when the configuration has no project roots (then no `.git` is probed).
     pub fn project(&self, cwd: Option<&Path>) -> Option<Project> {
         if !self.config.has_project_roots() {
