@@ -100,10 +100,12 @@ export declare class NativeCollection {
 export declare class NativeLocalProvider {
   /**
    * Validate the configuration. Throws on a non-positive-integer tunable,
-   * an empty path, or a missing home.
+   * an empty path, a missing home, an unknown compatibility root, an empty
+   * or reserved provider name, or an option that shapes the default roots
+   * without them.
    */
   constructor(config?: NativeLocalProviderConfig | undefined | null)
-  /** Provider name: `local`. */
+  /** Provider name (`providerName`, default `local`). */
   get name(): string
   /** Discover candidates for `cwd` (no project roots without one). */
   list(cwd?: string | undefined | null): Promise<{ candidates: object[]; complete: boolean; warnings: string[] }>
@@ -133,27 +135,29 @@ export declare class NativeLocalProvider {
   get closed(): boolean
   /**
    * The directories to probe for the project root of `cwd`, nearest first.
-   * None found: `cwd` (the first `dir`).
+   * None found: `cwd` (the first `dir`). Empty when the configuration has
+   * no project roots (nothing to probe).
    */
   projectProbes(cwd: string): Array<NativeProjectProbe>
   /**
-   * Start discovery through a host filesystem service for a lookup whose
-   * project root is `projectRoot` (none without a `cwd`).
+   * Start discovery through a host filesystem service for a lookup from
+   * `cwd` whose project root is `projectRoot` (none without a `cwd`).
    */
-  beginServiceScan(projectRoot?: string | undefined | null): NativeServiceScan
+  beginServiceScan(projectRoot?: string | undefined | null, cwd?: string | undefined | null): NativeServiceScan
   /**
    * The skill file a candidate names (`path`, else `locator.path`), with
    * `.` and `..` resolved, when it is a skill file of a configured root, of
-   * a recent lookup's project, or of `projectRoot`'s project. Throws for
-   * any other path, and for a candidate without a path.
+   * a recent lookup's project, or of the project of a lookup from `cwd`
+   * whose project root is `projectRoot`. Throws for any other path, and
+   * for a candidate without a path.
    */
-  confine(candidate: { path?: string; locator?: unknown }, projectRoot?: string | undefined | null): string
+  confine(candidate: { path?: string; locator?: unknown }, projectRoot?: string | undefined | null, cwd?: string | undefined | null): string
   /**
    * Parse the skill file `path` (as returned by `confine`) read through the
    * service for `get()`. Returns `{ definition?, warning? }`; throws on an
    * unexpected failure or a path `confine` refuses.
    */
-  loadFromService(path: string, projectRoot: string | undefined | null, read: NativeServiceRead): { definition?: object; warning?: string }
+  loadFromService(path: string, projectRoot: string | undefined | null, cwd: string | undefined | null, read: NativeServiceRead): { definition?: object; warning?: string }
   /**
    * Route invalidations (watchers, host mutations) to `callback` — the
    * `invalidate` of a JS registration — or stop with `null`.
@@ -372,9 +376,27 @@ export interface NapiResourceBase {
  * directory): the OS environment is never read here.
  */
 export interface NativeLocalProviderConfig {
-  /** The DSH home (required). */
+  /** Provider name (default `local`; not empty, not `runtime`). */
+  providerName?: string
+  /**
+   * Scan the project's `.dsh/skills` and `.agents/skills` and the user
+   * roots (default true).
+   */
+  includeDefaultRoots?: boolean
+  /**
+   * Scan the project roots of every directory from `cwd` up to the project
+   * root, nearest first (default false).
+   */
+  nestedRoots?: boolean
+  /** Compatibility roots: `claude`, `codex` (default none). */
+  compatRoots?: Array<string>
+  /** The Claude home (required with `compatRoots: ['claude']`). */
+  claudeHome?: string
+  /** The Codex home (required with `compatRoots: ['codex']`). */
+  codexHome?: string
+  /** The DSH home (required with the default roots). */
   dshHome?: string
-  /** The agents home (required). */
+  /** The agents home (required with the default roots). */
   agentsHome?: string
   /** Extra roots (rank 300, source `custom`), in order. */
   customSkillDirs?: Array<string>

@@ -52,6 +52,7 @@ export {
   renderSkillContent,
 } from './types/catalog'
 export type {
+  LocalCompatRoot,
   LocalSkillProviderConfig,
   LocalSkillProviderContext,
   LocalRootDiagnosis,

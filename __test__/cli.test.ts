@@ -51,10 +51,10 @@ function env() {
   return clean
 }
 
-function run(args: string[], options: { cwd?: string } = {}) {
+function run(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
   const result = spawnSync(process.execPath, [bin, ...args], {
     cwd: options.cwd ?? ws,
-    env: env(),
+    env: { ...env(), ...options.env },
     encoding: 'utf8',
     timeout: 30_000,
   })
@@ -398,6 +398,62 @@ describe('dsh-skills command line', () => {
       expectOneLineError(result, 2)
       expect(result.stderr).toContain(message)
     }
+  })
+
+  it('takes the opt-in roots: --nested-roots, --compat, --provider-name, --no-default-roots', () => {
+    const base = temps.make()
+    const repo = path.join(base, 'repo')
+    const web = path.join(repo, 'packages', 'web')
+    const home = path.join(base, 'home')
+    const skillText = (name: string, description: string) => `---\nname: ${name}\ndescription: ${description}\n---\nBody.\n`
+    fs.mkdirSync(path.join(repo, '.git'), { recursive: true })
+    write(path.join(repo, '.dsh/skills/review.md'), skillText('review', 'Repository review.'))
+    write(path.join(web, '.agents/skills/review.md'), skillText('review', 'Web review.'))
+    write(path.join(repo, '.claude/skills/pr-text/SKILL.md'), skillText('pr-text', 'PR text.'))
+    write(path.join(home, '.claude/skills/mine.md'), skillText('mine', 'From ~/.claude.'))
+    write(path.join(base, 'codex/skills/codex-one.md'), skillText('codex-one', 'From $CODEX_HOME.'))
+    const options = { env: { HOME: home, USERPROFILE: home, CODEX_HOME: path.join(base, 'codex') } }
+    const homes = ['--dsh-home', path.join(home, '.dsh'), '--agents-home', path.join(home, '.agents'), '--cwd', web]
+    const listed = (args: string[]) => {
+      const result = run(['list', '--json', '--quiet', ...args], options)
+      expect(result.code, result.stderr).toBe(0)
+      return JSON.parse(result.stdout).skills.map((s: { name: string; source: string; provider: string }) => [s.name, s.source, s.provider])
+    }
+    expect(listed(homes)).toEqual([['review', 'project-dsh', 'local']])
+    expect(listed([...homes, '--nested-roots', '--compat', 'claude,codex', '--provider-name', 'mono'])).toEqual([
+      ['codex-one', 'user-codex', 'mono'],
+      ['mine', 'user-claude', 'mono'],
+      ['pr-text', 'project-claude', 'mono'],
+      ['review', 'project-agents', 'mono'],
+    ])
+    expect(listed(['--cwd', web, '--no-default-roots', '--compat', 'codex', '--compat', 'claude'])).toEqual([
+      ['codex-one', 'user-codex', 'local'],
+      ['mine', 'user-claude', 'local'],
+      ['pr-text', 'project-claude', 'local'],
+    ])
+    const doctor = run(['doctor', ...homes, '--nested-roots', '--compat', 'claude'], options)
+    expect(doctor.code, doctor.stderr).toBe(0)
+    for (const line of [
+      `project-agents (rank 37.5)  ${path.join(web, '.agents/skills')}`,
+      `project-dsh (rank 50)  ${path.join(repo, 'packages/.dsh/skills')}  [missing]`,
+      `project-claude (rank 225)  ${path.join(repo, '.claude/skills')}`,
+      `user-claude (rank 550)  ${path.join(home, '.claude/skills')}`,
+    ]) {
+      expect(doctor.stdout).toContain(line)
+    }
+    expect(doctor.stdout).toMatch(/shadowed +review +review\.md\n +by .*packages\/web\/\.agents\/skills\/review\.md \[project-agents\]/)
+    for (const [args, code, message] of [
+      [['--compat', 'clade'], 2, '--compat takes claude, codex (got "clade"); did you mean claude?'],
+      [['--no-default-roots', '--nested-roots'], 2, '--nested-roots has no effect with --no-default-roots'],
+      [['--no-default-roots', '--dsh-home', home], 2, '--dsh-home has no effect with --no-default-roots'],
+      [['--provider-name', 'runtime'], 1, 'invalid skill roots: providerName must be a non-empty string other than "runtime"'],
+    ] as const) {
+      const result = run(['list', '--cwd', web, ...args], options)
+      expectOneLineError(result, code)
+      expect(result.stderr).toContain(message)
+    }
+    const help = run(['help', 'list']).stdout
+    for (const flag of ['--nested-roots', '--compat LIST', '--provider-name NAME', '--no-default-roots']) expect(help).toContain(flag)
   })
 
   it('warns about directory options that name no directory, and goes on', () => {

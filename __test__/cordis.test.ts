@@ -410,6 +410,10 @@ describe('SkillLocal', () => {
 
   it('validates every local provider option', () => {
     expect(SkillLocal.Config({})).toEqual({
+      providerName: 'local',
+      includeDefaultRoots: true,
+      nestedRoots: false,
+      compatRoots: [],
       customSkillDirs: [],
       watch: true,
       watchUsePolling: false,
@@ -425,6 +429,11 @@ describe('SkillLocal', () => {
       { maxSkillFileBytes: 0 },
       { customSkillDirs: 'not-a-list' },
       { watch: 'yes' },
+      { compatRoots: ['cursor'] },
+      { compatRoots: 'claude' },
+      { nestedRoots: 'yes' },
+      { includeDefaultRoots: 0 },
+      { providerName: 7 },
     ]) {
       expect(() => SkillLocal.Config(bad as never)).toThrow()
     }
@@ -441,6 +450,23 @@ describe('SkillLocal', () => {
     expect((await ctx.skills.get('review', { cwd: project }))?.content).toBe('Body.')
     await fiber.dispose()
     expect(await ctx.skills.list({ cwd: project })).toEqual([])
+  })
+
+  it('two SkillLocal plugins with their own provider names and roots', async () => {
+    const { ctx } = harness()
+    const { project, config } = workspace()
+    const pkg = path.join(project, 'packages', 'web')
+    writeSkill(path.join(project, '.agents', 'skills', 'review', 'SKILL.md'), 'review', 'Review code.')
+    writeSkill(path.join(pkg, '.dsh', 'skills', 'review', 'SKILL.md'), 'review', 'Review the web package.')
+    writeSkill(path.join(project, '.claude', 'skills', 'pr-text', 'SKILL.md'), 'pr-text', 'Write a PR description.')
+    await ctx.plugin(SkillService)
+    await ctx.plugin(SkillLocal, { ...config, nestedRoots: true })
+    await ctx.plugin(SkillLocal, { providerName: 'claude', includeDefaultRoots: false, compatRoots: ['claude'], watch: false })
+    const skills = await ctx.skills.list({ cwd: pkg })
+    expect(skills.map((s) => [s.name, s.source, s.provider, s.description])).toEqual([
+      ['pr-text', 'project-claude', 'claude', 'Write a PR description.'],
+      ['review', 'project-dsh', 'local', 'Review the web package.'],
+    ])
   })
 
   it('registers new LocalSkillProvider(ctx, control, config) through ctx.skills and forwards fs/observed of write/edit', async () => {

@@ -476,6 +476,38 @@ describe('local provider through a filesystem service', () => {
     await fresh.dispose()
   })
 
+  it('nested, compatibility and named providers read through the service as natively', async () => {
+    const w = workspace()
+    // `w.cwd` is `<project>/src/deep`.
+    const nested = path.join(w.project, 'src', '.agents', 'skills', 'shared.md')
+    write(nested, skill('shared', 'nested in src'))
+    write(path.join(w.project, '.claude', 'skills', 'claude.md'), skill('claude', 'project claude'))
+    const config = { ...w.config, nestedRoots: true, compatRoots: ['claude' as const], providerName: 'mono' }
+    const service = new FakeFs()
+    const provider = new LocalSkillProvider({ ...config, fs: service, logger: recorder().logger })
+    const native = new LocalSkillProvider({ ...config, logger: recorder().logger })
+    const viaService = await provider.list({ cwd: w.cwd })
+    expect(viaService).toEqual(await native.list({ cwd: w.cwd }))
+    expect(viaService.candidates.slice(0, 2).map((c) => [c.name, c.source, c.rank, c.provider])).toEqual([
+      ['shared', 'project-agents', 75, 'mono'],
+      ['shared', 'project-dsh', 100, 'mono'],
+    ])
+    expect(names(viaService)).toContainEqual(['claude', 'project-claude'])
+    expect(service.paths.listDir).toContain(path.join(w.project, 'src', '.agents', 'skills'))
+    expect(await provider.diagnose({ cwd: w.cwd })).toEqual(await native.diagnose({ cwd: w.cwd }))
+    // get() of a nested skill from a fresh provider finds the root through the lookup's cwd.
+    const fresh = new LocalSkillProvider({ ...config, fs: service, logger: recorder().logger })
+    const candidate = viaService.candidates[0]
+    await expect(fresh.get(candidate)).rejects.toThrow(/not a skill file/)
+    expect(await fresh.get(candidate, { cwd: w.cwd })).toMatchObject({ name: 'shared', source: 'project-agents', provider: 'mono' })
+    // Without project roots nothing is probed for `.git`.
+    const customOnly = new LocalSkillProvider({ customSkillDirs: [w.custom], includeDefaultRoots: false, fs: service, watch: false })
+    service.reset()
+    expect(names(await customOnly.list({ cwd: w.cwd }))).toEqual([['custom', 'custom']])
+    expect(service.paths.stat.filter((p) => p.endsWith('.git'))).toEqual([])
+    await Promise.all([provider.dispose(), native.dispose(), fresh.dispose(), customOnly.dispose()])
+  })
+
   it('disposing the provider settles calls waiting on a service that never answers', async () => {
     const w = workspace()
     const service = new FakeFs()

@@ -5,6 +5,8 @@
 // - snapshot() right after an invalidation (re-discovery; unchanged files come
 //   from the parse cache);
 // - get() (stat + cached parse when the file is unchanged).
+// Each is measured with the default options and, for this build, with
+// `nestedRoots: true` (the cwd 3 levels down then has 6 more roots, all missing).
 // Usage: node bench/local-lookups.mjs [count]
 // Set DSH_BASELINE=/path/to/another/checkout (built) to measure that build's
 // addon in the same run, interleaved, for ratios.
@@ -16,8 +18,13 @@ import { performance } from 'node:perf_hooks'
 import { generateHome, skillText, stats } from './fixtures.mjs'
 
 const require = createRequire(import.meta.url)
-const builds = [['this build', require('../index.js')]]
-if (process.env.DSH_BASELINE) builds.push(['baseline', require(path.resolve(process.env.DSH_BASELINE, 'index.js'))])
+const self = require('../index.js')
+/** [label, package, extra local provider options] */
+const builds = [
+  ['this build', self, {}],
+  ['nestedRoots', self, { nestedRoots: true }],
+]
+if (process.env.DSH_BASELINE) builds.push(['baseline', require(path.resolve(process.env.DSH_BASELINE, 'index.js')), {}])
 // Alternate which build goes first in each round.
 const order = (round, items) => (round % 2 === 0 ? items : [...items].reverse())
 
@@ -53,9 +60,9 @@ async function main() {
   // The parse cache trusts a file only once its times are older than the
   // coarsest filesystem timestamp granularity (2 s).
   await sleep(2100)
-  const setups = builds.map(([label, api]) => {
+  const setups = builds.map(([label, api, options]) => {
     const registry = new api.SkillRegistry({ logger: { warn() {} } })
-    const local = registry.registerLocalProvider(fixture.config)
+    const local = registry.registerLocalProvider({ ...fixture.config, ...options })
     return { label, registry, local }
   })
   for (const { registry } of setups) for (const [, cwd] of cwds) await registry.snapshot({ cwd })
@@ -81,16 +88,24 @@ async function main() {
   }
 
   const relist = new Map()
+  const relistDeep = new Map()
   const gets = new Map()
+  const push = (map, key, value) => {
+    if (!map.has(key)) map.set(key, [])
+    map.get(key).push(value)
+  }
   for (let r = 0; r < 20; r++) {
     for (const { label, registry, local } of order(r, setups)) {
       registry.invalidateProvider(local)
       let t = performance.now()
       const snapshot = await registry.snapshot({})
-      const elapsed = performance.now() - t
+      push(relist, label, performance.now() - t)
       if (snapshot.skills.length !== count) throw new Error(`expected ${count} skills, got ${snapshot.skills.length}`)
-      if (!relist.has(label)) relist.set(label, [])
-      relist.get(label).push(elapsed)
+      registry.invalidateProvider(local)
+      t = performance.now()
+      const deepSnapshot = await registry.snapshot({ cwd: deep })
+      push(relistDeep, label, performance.now() - t)
+      if (deepSnapshot.skills.length !== count + 10) throw new Error(`expected ${count + 10} skills from ${deep}`)
       t = performance.now()
       for (let i = 0; i < 100; i++) {
         const d = await registry.get(`skill-${String((r * 100 + i) % count).padStart(5, '0')}`)
@@ -113,7 +128,8 @@ async function main() {
   console.log(`\n## After an invalidation (${count} skills, unchanged files), median of 20`)
   console.log(`| | ${setups.map((s) => s.label).join(' | ')} |`)
   console.log(`|---|${setups.map(() => '---:').join('|')}|`)
-  console.log(`| snapshot() re-discovery | ${setups.map(({ label }) => `${stats(relist.get(label)).median.toFixed(2)} ms`).join(' | ')} |`)
+  console.log(`| snapshot() re-discovery, no cwd | ${setups.map(({ label }) => `${stats(relist.get(label)).median.toFixed(2)} ms`).join(' | ')} |`)
+  console.log(`| snapshot() re-discovery, cwd 3 levels below the root | ${setups.map(({ label }) => `${stats(relistDeep.get(label)).median.toFixed(2)} ms`).join(' | ')} |`)
   console.log(`| get() | ${setups.map(({ label }) => `${(stats(gets.get(label)).median * 1000).toFixed(1)} µs`).join(' | ')} |`)
   for (const { local } of setups) await local.dispose()
 }

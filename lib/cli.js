@@ -54,6 +54,7 @@ const OPTIONS = {
     type: 'string',
     value: 'DIR',
     multiple: true,
+    key: 'skillDirs',
     dir: 'warn',
     help: 'extra skill root (source "custom"); repeatable',
   },
@@ -62,6 +63,22 @@ const OPTIONS = {
     value: 'DIR',
     dir: 'warn',
     help: 'skills shipped with the deployment (default: $DSH_BUNDLED_SKILL_DIR when set)',
+  },
+  'nested-roots': {
+    type: 'boolean',
+    help: 'monorepos: also the .dsh/skills and .agents/skills of every directory from --cwd up to the project root, nearest first',
+  },
+  compat: {
+    type: 'string',
+    value: 'LIST',
+    multiple: true,
+    key: 'compat',
+    help: 'compatibility roots, comma-separated: claude (<project>/.claude/skills and ~/.claude/skills), codex ($CODEX_HOME/skills or ~/.codex/skills); repeatable',
+  },
+  'provider-name': { type: 'string', value: 'NAME', help: 'name of the local provider (default: local)' },
+  'no-default-roots': {
+    type: 'boolean',
+    help: 'scan only --skill-dir, --bundled-dir and --compat roots (not the project .dsh/.agents roots, the user roots or $DSH_BUNDLED_SKILL_DIR)',
   },
   'max-length': { type: 'string', value: 'N', help: 'catalog description limit (default 500, minimum 3)' },
   off: {
@@ -99,7 +116,19 @@ const OPTIONS = {
 /** Options every command accepts. */
 const GLOBAL = ['help', 'version']
 /** The options that choose the skill roots. */
-const ROOTS = ['cwd', 'dsh-home', 'agents-home', 'skill-dir', 'bundled-dir']
+const ROOTS = [
+  'cwd',
+  'dsh-home',
+  'agents-home',
+  'skill-dir',
+  'bundled-dir',
+  'nested-roots',
+  'compat',
+  'provider-name',
+  'no-default-roots',
+]
+/** What `--compat` accepts. */
+const COMPAT_ROOTS = ['claude', 'codex']
 /** The options that add override rules, in command-line order. */
 const OVERRIDES = ['off', 'user-only', 'model-only', 'on']
 
@@ -223,7 +252,16 @@ function parseArgs(argv) {
     throw new UsageError(`unknown command "${command}"${didYouMean(closest(command, Object.keys(COMMANDS)))}`)
   }
   const allowed = new Set([...GLOBAL, ...(command ? COMMANDS[command].options : Object.keys(OPTIONS))])
-  const options = { skillDirs: [], overrides: [], json: false, poll: false, quiet: false, help: false, version: false }
+  const options = {
+    skillDirs: [],
+    compat: [],
+    overrides: [],
+    json: false,
+    poll: false,
+    quiet: false,
+    help: false,
+    version: false,
+  }
   for (const token of tokens) {
     if (token.kind !== 'option') continue
     const flag = token.rawName
@@ -245,7 +283,7 @@ function parseArgs(argv) {
       throw new UsageError(`${long} needs a value (${spec.value})`, command)
     }
     if (spec.override) options.overrides.push(overrideRule(value, spec.override))
-    else if (spec.multiple) options.skillDirs.push(value)
+    else if (spec.multiple) options[spec.key].push(value)
     else options[camel(token.name)] = value
   }
   if (options.maxLength !== undefined) {
@@ -256,7 +294,26 @@ function parseArgs(argv) {
     }
     options.maxLength = n
   }
+  options.compat = compatRoots(options.compat, command)
+  if (options.noDefaultRoots) {
+    const shaping = ['nested-roots', 'dsh-home', 'agents-home'].find((name) => options[camel(name)] !== undefined)
+    if (shaping) throw new UsageError(`--${shaping} has no effect with --no-default-roots`, command)
+  }
   return { command, args, options }
+}
+
+/** The `--compat` values, split at commas; unknown names are usage errors. */
+function compatRoots(values, command) {
+  const names = values.flatMap((value) => value.split(',')).map((name) => name.trim())
+  for (const name of names) {
+    if (!COMPAT_ROOTS.includes(name)) {
+      throw new UsageError(
+        `--compat takes ${COMPAT_ROOTS.join(', ')} (got ${JSON.stringify(name)})${didYouMean(closest(name, COMPAT_ROOTS))}`,
+        command,
+      )
+    }
+  }
+  return [...new Set(names)]
 }
 
 function camel(name) {
@@ -386,6 +443,10 @@ function providerConfig(options) {
   if (options.agentsHome !== undefined) config.agentsHome = path.resolve(options.agentsHome)
   if (options.skillDirs.length) config.customSkillDirs = options.skillDirs.map((dir) => path.resolve(dir))
   if (options.bundledDir !== undefined) config.bundledSkillDir = path.resolve(options.bundledDir)
+  if (options.nestedRoots) config.nestedRoots = true
+  if (options.compat.length) config.compatRoots = options.compat
+  if (options.providerName !== undefined) config.providerName = options.providerName
+  if (options.noDefaultRoots) config.includeDefaultRoots = false
   return config
 }
 

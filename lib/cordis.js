@@ -197,6 +197,20 @@ class SkillService extends Service {
 SkillService.Config = ServiceConfig
 
 const LocalConfig = Schema.object({
+  providerName: Schema.string()
+    .default('local')
+    .description('Provider name in ctx.skills and on every candidate (several local providers need different names).'),
+  includeDefaultRoots: Schema.boolean()
+    .default(true)
+    .description(
+      'Scan the project .dsh/.agents roots and the user roots; when off only customSkillDirs, an explicit bundledSkillDir and compatRoots.',
+    ),
+  nestedRoots: Schema.boolean()
+    .default(false)
+    .description('Monorepos: the .dsh/skills and .agents/skills of every directory from cwd up to the project root, nearest first.'),
+  compatRoots: Schema.array(Schema.union(['claude', 'codex']))
+    .default([])
+    .description('Compatibility roots: "claude" (<project>/.claude/skills and ~/.claude/skills), "codex" ($CODEX_HOME/skills or ~/.codex/skills).'),
   dshHome: Schema.string().description('User DSH home; skills are read from <dshHome>/skills (default: $DSH_HOME or ~/.dsh).'),
   agentsHome: Schema.string().description(
     'User agents home; skills are read from <agentsHome>/skills (default: $DSH_AGENTS_HOME or ~/.agents).',

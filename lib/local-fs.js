@@ -151,7 +151,7 @@ async function scanRoot(fs, scan, root, limit, signal, stop) {
 /** Probe, list and read through the service; returns the native scan, ready to finish. */
 async function collect(native, fs, cwd, signal, stop) {
   const project = cwd === undefined || cwd === '' ? undefined : await projectRoot(native, fs, cwd, signal, stop)
-  const scan = native.beginServiceScan(project)
+  const scan = native.beginServiceScan(project, cwd)
   const limit = limiter(CONCURRENCY, stop)
   await Promise.all(scan.roots().map((root) => scanRoot(fs, scan, root, limit, signal, stop)))
   throwIfStopped(stop)
@@ -184,12 +184,12 @@ async function loadThroughService(native, fs, candidate, cwd, signal, stop) {
   } catch (error) {
     if (cwd === undefined) throw error
     project = await projectRoot(native, fs, cwd, signal, stop)
-    file = native.confine(candidate, project)
+    file = native.confine(candidate, project, cwd)
   }
   throwIfStopped(stop)
   const read = await readSkillFile(fs, file, signal)
   if (read.code !== undefined || read.message !== undefined) throwIfStopped(stop)
-  return native.loadFromService(file, project, read)
+  return native.loadFromService(file, project, cwd, read)
 }
 
 module.exports = { checkFileSystem, listThroughService, diagnoseThroughService, loadThroughService }

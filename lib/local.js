@@ -15,8 +15,8 @@ const { kAttach, kLogger, kNative, kOnDispose } = require('./symbols.js')
 const fsSeam = require('./local-fs.js')
 const { checkCwd, raceSignal, resolveLogger, safeWarn, throwIfAborted } = require('./util.js')
 
-const STRING_FIELDS = ['dshHome', 'agentsHome', 'bundledSkillDir']
-const BOOLEAN_FIELDS = ['watch', 'watchUsePolling', 'watchFollowSymlinks']
+const STRING_FIELDS = ['providerName', 'dshHome', 'agentsHome', 'bundledSkillDir']
+const BOOLEAN_FIELDS = ['includeDefaultRoots', 'nestedRoots', 'watch', 'watchUsePolling', 'watchFollowSymlinks']
 const NUMBER_FIELDS = [
   'maxSkillFileBytes',
   'watchStabilityThresholdMs',
@@ -72,17 +72,27 @@ function nativeConfig(config) {
     }
     out.customSkillDirs = [...dirs]
   }
+  const compat = config.compatRoots
+  if (compat !== undefined) {
+    if (!Array.isArray(compat) || compat.some((c) => typeof c !== 'string')) {
+      throw new TypeError(`LocalSkillProvider config.compatRoots must be an array of strings (got ${describe(compat)})`)
+    }
+    // Which names are known is checked natively (`compatRoots[1] must be ...`).
+    out.compatRoots = [...compat]
+  }
   return out
 }
 
 /**
  * Fill in the defaults that come from the environment, as the provider is
  * created: `$DSH_HOME` (else `<home>/.dsh`), `$DSH_AGENTS_HOME` (else
- * `<home>/.agents`) and `$DSH_BUNDLED_SKILL_DIR`, read from `process.env`
- * (which, in a worker thread or after an edit, differs from the OS
- * environment), and the home directory from `os.homedir()`. Empty variables
- * count as unset. A home that cannot be determined is left out: the native
- * side then asks for the option to be set.
+ * `<home>/.agents`) and `$DSH_BUNDLED_SKILL_DIR` (none of them without the
+ * default roots), and for the compatibility roots `<home>/.claude` and
+ * `$CODEX_HOME` (else `<home>/.codex`), read from `process.env` (which, in a
+ * worker thread or after an edit, differs from the OS environment), and the
+ * home directory from `os.homedir()`. Empty variables count as unset. A home
+ * that cannot be determined is left out: the native side then asks for the
+ * option to be set.
  */
 function withEnvironmentDefaults(options) {
   const env = (key) => {
@@ -101,10 +111,16 @@ function withEnvironmentDefaults(options) {
     return home === '' ? undefined : path.join(home, dir)
   }
   const out = { ...options }
-  out.dshHome ??= env('DSH_HOME') ?? inHome('.dsh')
-  out.agentsHome ??= env('DSH_AGENTS_HOME') ?? inHome('.agents')
-  out.bundledSkillDir ??= env('DSH_BUNDLED_SKILL_DIR')
-  for (const key of ['dshHome', 'agentsHome', 'bundledSkillDir']) if (out[key] === undefined) delete out[key]
+  if (out.includeDefaultRoots !== false) {
+    out.dshHome ??= env('DSH_HOME') ?? inHome('.dsh')
+    out.agentsHome ??= env('DSH_AGENTS_HOME') ?? inHome('.agents')
+    out.bundledSkillDir ??= env('DSH_BUNDLED_SKILL_DIR')
+  }
+  if (out.compatRoots?.includes('claude')) out.claudeHome = inHome('.claude')
+  if (out.compatRoots?.includes('codex')) out.codexHome = env('CODEX_HOME') ?? inHome('.codex')
+  for (const key of ['dshHome', 'agentsHome', 'bundledSkillDir', 'claudeHome', 'codexHome']) {
+    if (out[key] === undefined) delete out[key]
+  }
   return out
 }
 
@@ -144,12 +160,15 @@ function contextFileSystem(ctx) {
 }
 
 /**
- * Local filesystem skill provider (`name === 'local'`). See `types/local.d.ts`.
+ * Local filesystem skill provider (`name` is `config.providerName`, default
+ * `'local'`). See `types/local.d.ts`.
  */
 class LocalSkillProvider {
   #logger
   #disposed = null
   #native
+  /** `config.providerName`, validated natively. */
+  #name
   /** The host filesystem service, when given. */
   #fs
   /** `control.invalidate` of the current registration. */
@@ -171,6 +190,7 @@ class LocalSkillProvider {
     const fs = given === undefined ? undefined : fsSeam.checkFileSystem(given)
     this.#logger = resolveLogger(config?.logger ?? (ctx === undefined ? undefined : contextLogger(ctx)))
     this.#native = new binding.NativeLocalProvider(options)
+    this.#name = this.#native.name
     this.#fs = fs
     // Without a service, the registry drives the native provider directly (no
     // JS on its path); with one, `list`/`get` are JS and it registers as such.
@@ -215,9 +235,9 @@ class LocalSkillProvider {
     return this.#logger
   }
 
-  /** Provider name in the registry. */
+  /** Provider name in the registry (`config.providerName`, default `'local'`). */
   get name() {
-    return 'local'
+    return this.#name
   }
 
   /** Reject with the caller's abort reason or the disposal, whichever comes first. */

@@ -57,7 +57,7 @@ export declare class SkillService extends Service<SkillService.Config> {
    */
   registerProvider(factory: SkillProviderFactory): () => void
   /**
-   * Create and register the native local provider (`name === 'local'`) as an
+   * Create and register the native local provider (named `config.providerName`, default `'local'`) as an
    * effect of the calling plugin: disposing the plugin disposes the provider
    * and closes its watchers.
    */

@@ -55,8 +55,45 @@ export interface SkillFileSystem<Target extends SkillFsTarget = SkillFsTarget> {
   readText(target: Target, signal?: AbortSignal): Promise<string>
 }
 
+/**
+ * A compatibility root set: `'claude'` adds `<project>/.claude/skills` (rank
+ * 225, source `project-claude`) and `<os.homedir()>/.claude/skills` (550,
+ * `user-claude`); `'codex'` adds `$CODEX_HOME/skills`, else
+ * `<os.homedir()>/.codex/skills` (575, `user-codex`).
+ */
+export type LocalCompatRoot = 'claude' | 'codex'
+
 /** Configuration of the `local` skill provider. Every field is optional. */
 export interface LocalSkillProviderConfig {
+  /**
+   * The provider's name in the registry and every candidate's `provider`
+   * (default `'local'`; not empty, not `'runtime'`). Several local providers
+   * can serve one registry under different names.
+   */
+  readonly providerName?: string
+  /**
+   * Scan the default roots (default `true`): the project's `.dsh/skills` and
+   * `.agents/skills` and the user roots (`dshHome`, `agentsHome`), and the
+   * bundled root from `$DSH_BUNDLED_SKILL_DIR`. With `false` only
+   * `customSkillDirs`, an explicit `bundledSkillDir` and `compatRoots` are
+   * scanned; `nestedRoots`, `dshHome` and `agentsHome` are then rejected.
+   */
+  readonly includeDefaultRoots?: boolean
+  /**
+   * Monorepos (default `false`): besides the project root's, the `.dsh/skills`
+   * and `.agents/skills` of every directory from `cwd` up to the project root
+   * are project roots (sources `project-dsh` / `project-agents`), nearest
+   * first: `k` levels below the project root they rank `100 / 2^k` and
+   * `150 / 2^k` (50 and 75, then 25 and 37.5, ...), so a package's skills
+   * outrank the repository's and every project root outranks runtime skills (250).
+   */
+  readonly nestedRoots?: boolean
+  /**
+   * Compatibility roots to scan too (default none), with the same frontmatter
+   * rules; see {@link LocalCompatRoot}. Homes are read from `os.homedir()` and
+   * `process.env.CODEX_HOME` when the provider is created.
+   */
+  readonly compatRoots?: readonly LocalCompatRoot[]
   /**
    * DSH home; its `skills` child is the `user-dsh` root (rank 400). Default
    * `process.env.DSH_HOME`, else `<os.homedir()>/.dsh`, read when the provider is created.
@@ -164,7 +201,10 @@ export interface LocalFileDiagnosis {
 export interface LocalDiagnosis {
   /** The lookup's `cwd`, if any. */
   readonly cwd?: string
-  /** Project root derived from `cwd` (nearest ancestor holding `.git`, else `cwd`). */
+  /**
+   * Project root derived from `cwd` (nearest ancestor holding `.git`, else `cwd`);
+   * absent without a `cwd` or when the configuration has no project roots.
+   */
   readonly projectRoot?: string
   /** Whether discovery was authoritative. */
   readonly complete: boolean
@@ -177,15 +217,16 @@ export interface LocalDiagnosis {
 }
 
 /**
- * The `local` skill provider: project, custom, user and bundled skill roots on
- * disk. Discovery and loading run natively off the JS thread.
+ * The `local` skill provider: project (nested ones too, with `nestedRoots`),
+ * custom, user, compatibility and bundled skill roots on disk. Discovery and loading run natively off the JS thread.
  */
 export declare class LocalSkillProvider {
   /**
    * A standalone provider (register it with `registry.registerProvider(() => provider)`,
    * or use `registry.registerLocalProvider(config)`).
    * @throws TypeError for a field of the wrong type; Error for a non-positive-integer
-   *   tunable or an empty path.
+   *   tunable, an empty path, an unknown `compatRoots` entry, an empty or reserved
+   *   `providerName`, or `nestedRoots`/`dshHome`/`agentsHome` with `includeDefaultRoots: false`.
    */
   constructor(config?: LocalSkillProviderConfig)
   /**
@@ -196,8 +237,8 @@ export declare class LocalSkillProvider {
    * when `control.signal` aborts.
    */
   constructor(ctx: LocalSkillProviderContext, control: SkillProviderControl, config?: LocalSkillProviderConfig)
-  /** Always `'local'`. */
-  readonly name: 'local'
+  /** `config.providerName`, default `'local'`. */
+  readonly name: string
   /**
    * Discover candidates for `options.cwd` (no project roots without one). Skipped files
    * are logged; an unexpected I/O failure yields `complete: false` with the readable

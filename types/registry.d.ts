@@ -129,8 +129,8 @@ export declare class SkillRegistry {
    */
   registerProvider(factory: SkillProviderFactory): () => void
   /**
-   * Create the native local filesystem provider (`name === 'local'`) and
-   * register it. Its `dispose()` unregisters it and closes its watchers.
+   * Create the native local filesystem provider (named `config.providerName`,
+   * default `'local'`) and register it. Its `dispose()` unregisters it and closes its watchers.
    */
   registerLocalProvider(config?: LocalSkillProviderConfig): LocalSkillProvider
   /**

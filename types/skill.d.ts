@@ -7,6 +7,9 @@ export type SkillSource =
   | 'user-agents'
   | 'custom'
   | 'bundled'
+  | 'project-claude'
+  | 'user-claude'
+  | 'user-codex'
   | (string & {})
 
 /** Invocation controls shared by skill discovery consumers. */

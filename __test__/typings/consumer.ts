@@ -45,6 +45,7 @@ import {
   type SkillContentInput,
   type SkillContentResourceBase,
   LocalSkillProvider,
+  type LocalCompatRoot,
   type LocalDiagnosis,
   type LocalSkillProviderConfig,
   type SkillFileSystem,
@@ -169,6 +170,15 @@ async function local(): Promise<void> {
   }
   const remote = registry.registerLocalProvider({ fs: service, watch: false })
   await remote.dispose()
+  const compat: LocalCompatRoot[] = ['claude', 'codex']
+  const mono = registry.registerLocalProvider({ providerName: 'mono', nestedRoots: true, compatRoots: compat })
+  const onlyClaude = new LocalSkillProvider({ includeDefaultRoots: false, compatRoots: ['claude'] })
+  const name: string = mono.name
+  // @ts-expect-error only the known compatibility roots
+  void new LocalSkillProvider({ compatRoots: ['cursor'] })
+  await mono.dispose()
+  await onlyClaude.dispose()
+  void name
 }
 
 void [use, local, renderer, dispose, unregister, off]

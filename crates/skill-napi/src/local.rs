@@ -20,9 +20,23 @@ use std::sync::Arc;
 #[napi(object)]
 #[derive(Default)]
 pub struct NativeLocalProviderConfig {
-    /// The DSH home (required).
+    /// Provider name (default `local`; not empty, not `runtime`).
+    pub provider_name: Option<String>,
+    /// Scan the project's `.dsh/skills` and `.agents/skills` and the user
+    /// roots (default true).
+    pub include_default_roots: Option<bool>,
+    /// Scan the project roots of every directory from `cwd` up to the project
+    /// root, nearest first (default false).
+    pub nested_roots: Option<bool>,
+    /// Compatibility roots: `claude`, `codex` (default none).
+    pub compat_roots: Option<Vec<String>>,
+    /// The Claude home (required with `compatRoots: ['claude']`).
+    pub claude_home: Option<String>,
+    /// The Codex home (required with `compatRoots: ['codex']`).
+    pub codex_home: Option<String>,
+    /// The DSH home (required with the default roots).
     pub dsh_home: Option<String>,
-    /// The agents home (required).
+    /// The agents home (required with the default roots).
     pub agents_home: Option<String>,
     /// Extra roots (rank 300, source `custom`), in order.
     pub custom_skill_dirs: Option<Vec<String>>,
@@ -47,6 +61,12 @@ pub struct NativeLocalProviderConfig {
 impl From<NativeLocalProviderConfig> for LocalOptions {
     fn from(c: NativeLocalProviderConfig) -> Self {
         LocalOptions {
+            provider_name: c.provider_name,
+            include_default_roots: c.include_default_roots,
+            nested_roots: c.nested_roots,
+            compat_roots: c.compat_roots,
+            claude_home: c.claude_home,
+            codex_home: c.codex_home,
             dsh_home: c.dsh_home,
             agents_home: c.agents_home,
             custom_skill_dirs: c.custom_skill_dirs,
@@ -87,7 +107,9 @@ fn lookup(cwd: Option<String>) -> LookupContext {
 #[napi]
 impl NativeLocalProvider {
     /// Validate the configuration. Throws on a non-positive-integer tunable,
-    /// an empty path, or a missing home.
+    /// an empty path, a missing home, an unknown compatibility root, an empty
+    /// or reserved provider name, or an option that shapes the default roots
+    /// without them.
     #[napi(constructor, catch_unwind)]
     pub fn new(config: Option<NativeLocalProviderConfig>) -> Result<Self> {
         let options: LocalOptions = config.unwrap_or_default().into();
@@ -100,10 +122,10 @@ impl NativeLocalProvider {
         })
     }
 
-    /// Provider name: `local`.
+    /// Provider name (`providerName`, default `local`).
     #[napi(getter, catch_unwind)]
-    pub fn name(&self) -> &'static str {
-        skill_core::local::PROVIDER_NAME
+    pub fn name(&self) -> String {
+        self.inner.config().provider_name.clone()
     }
 
     /// Discover candidates for `cwd` (no project roots without one).
@@ -205,7 +227,7 @@ fn candidate_from_js(obj: &Object<'_>) -> Result<Candidate> {
             when_to_use: None,
             invocation: InvocationPolicy::default(),
             source: String::new(),
-            provider: skill_core::local::PROVIDER_NAME.to_string(),
+            provider: String::new(),
             resource_base: None,
         },
         rank: 0.0,

@@ -102,12 +102,21 @@ impl Invalidate for JsInvalidator {
     }
 }
 
+/// An optional path from JS; an empty string counts as none.
+fn non_empty_path(path: Option<String>) -> Option<PathBuf> {
+    path.filter(|p| !p.is_empty()).map(PathBuf::from)
+}
+
 #[napi]
 impl NativeLocalProvider {
     /// The directories to probe for the project root of `cwd`, nearest first.
-    /// None found: `cwd` (the first `dir`).
+    /// None found: `cwd` (the first `dir`). Empty when the configuration has
+    /// no project roots (nothing to probe).
     #[napi(catch_unwind)]
     pub fn project_probes(&self, cwd: String) -> Vec<NativeProjectProbe> {
+        if !self.core().config().has_project_roots() {
+            return Vec::new();
+        }
         project_probes(Path::new(&cwd))
             .into_iter()
             .map(|p| NativeProjectProbe {
@@ -117,13 +126,18 @@ impl NativeLocalProvider {
             .collect()
     }
 
-    /// Start discovery through a host filesystem service for a lookup whose
-    /// project root is `projectRoot` (none without a `cwd`).
+    /// Start discovery through a host filesystem service for a lookup from
+    /// `cwd` whose project root is `projectRoot` (none without a `cwd`).
     #[napi(catch_unwind)]
-    pub fn begin_service_scan(&self, project_root: Option<String>) -> NativeServiceScan {
+    pub fn begin_service_scan(
+        &self,
+        project_root: Option<String>,
+        cwd: Option<String>,
+    ) -> NativeServiceScan {
         let provider = self.core();
-        let project = project_root.filter(|p| !p.is_empty()).map(PathBuf::from);
-        let scan = provider.begin_service_scan(project.as_deref());
+        let project = non_empty_path(project_root);
+        let cwd = non_empty_path(cwd);
+        let scan = provider.begin_service_scan(project.as_deref(), cwd.as_deref());
         NativeServiceScan {
             provider,
             state: Mutex::new(Some((scan, Vec::new()))),
@@ -132,17 +146,24 @@ impl NativeLocalProvider {
 
     /// The skill file a candidate names (`path`, else `locator.path`), with
     /// `.` and `..` resolved, when it is a skill file of a configured root, of
-    /// a recent lookup's project, or of `projectRoot`'s project. Throws for
-    /// any other path, and for a candidate without a path.
+    /// a recent lookup's project, or of the project of a lookup from `cwd`
+    /// whose project root is `projectRoot`. Throws for any other path, and
+    /// for a candidate without a path.
     #[napi(
         catch_unwind,
-        ts_args_type = "candidate: { path?: string; locator?: unknown }, projectRoot?: string | undefined | null"
+        ts_args_type = "candidate: { path?: string; locator?: unknown }, projectRoot?: string | undefined | null, cwd?: string | undefined | null"
     )]
-    pub fn confine(&self, candidate: Object<'_>, project_root: Option<String>) -> Result<String> {
+    pub fn confine(
+        &self,
+        candidate: Object<'_>,
+        project_root: Option<String>,
+        cwd: Option<String>,
+    ) -> Result<String> {
         let path = candidate_path(&candidate)?;
-        let project = project_root.filter(|p| !p.is_empty()).map(PathBuf::from);
+        let project = non_empty_path(project_root);
+        let cwd = non_empty_path(cwd);
         self.core()
-            .confine(Path::new(&path), project.as_deref())
+            .confine_in(Path::new(&path), project.as_deref(), cwd.as_deref())
             .map(|placement| placement.path.to_string_lossy().into_owned())
             .map_err(failure)
     }
@@ -159,14 +180,18 @@ impl NativeLocalProvider {
         env: &'e Env,
         path: String,
         project_root: Option<String>,
+        cwd: Option<String>,
         read: NativeServiceRead,
     ) -> Result<Object<'e>> {
-        let project = project_root.filter(|p| !p.is_empty()).map(PathBuf::from);
+        let project = non_empty_path(project_root);
+        let cwd = non_empty_path(cwd);
         let mut obj = Object::new(env)?;
-        match self
-            .core()
-            .load_from_service(Path::new(&path), project.as_deref(), read.into())
-        {
+        match self.core().load_from_service(
+            Path::new(&path),
+            project.as_deref(),
+            cwd.as_deref(),
+            read.into(),
+        ) {
             Ok(Some(d)) => obj.set("definition", definition_to_js(env, &d)?)?,
             Ok(None) => {}
             Err(LoadError::Invalid { path, reason }) => {

@@ -13,7 +13,7 @@ use super::roots::{normalize, RootSpec, Source};
 use std::path::{Component, Path, PathBuf};
 
 /// Where a loadable skill file sits.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Placement {
     /// The skill file (normalised).
     pub path: PathBuf,
@@ -21,6 +21,8 @@ pub struct Placement {
     pub base: PathBuf,
     /// The source of its root (the best-ranked one when roots overlap).
     pub source: Source,
+    /// The rank of that root.
+    pub rank: f64,
     /// Bundle or flat.
     pub layout: Layout,
 }
@@ -30,10 +32,7 @@ pub struct Placement {
 pub fn place(roots: &[RootSpec], path: &Path) -> Option<Placement> {
     let mut best: Option<Placement> = None;
     for root in roots {
-        if best
-            .as_ref()
-            .is_some_and(|b| b.source.rank() <= root.rank())
-        {
+        if best.as_ref().is_some_and(|b| b.rank <= root.rank()) {
             continue;
         }
         let root_path = normalize(&root.path);
@@ -55,6 +54,7 @@ pub fn place(roots: &[RootSpec], path: &Path) -> Option<Placement> {
                 path: path.to_path_buf(),
                 base: root_path,
                 source: root.source,
+                rank: root.rank(),
                 layout: Layout::Flat,
             },
             [dir, file] if *file == "SKILL.md" && !(root.skips_system() && *dir == ".system") => {
@@ -62,6 +62,7 @@ pub fn place(roots: &[RootSpec], path: &Path) -> Option<Placement> {
                     path: path.to_path_buf(),
                     base: root_path.join(dir),
                     source: root.source,
+                    rank: root.rank(),
                     layout: Layout::Bundle,
                 }
             }
@@ -77,10 +78,7 @@ mod tests {
     use super::*;
 
     fn spec(path: &str, source: Source) -> RootSpec {
-        RootSpec {
-            path: PathBuf::from(path),
-            source,
-        }
+        RootSpec::new(PathBuf::from(path), source)
     }
 
     #[test]

@@ -1,8 +1,9 @@
-//! What recent lookups used: their project roots (first-party mutations under
-//! them invalidate, and `get()` may load from them), and the project root each
-//! `cwd` resolved to (checked again on a catalog cache hit, so a `.git` created
-//! or removed since is noticed).
+//! What recent lookups used: their projects (first-party mutations under
+//! their project roots invalidate, and `get()` may load from them), and the
+//! project root each `cwd` resolved to (checked again on a catalog cache hit,
+//! so a `.git` created or removed since is noticed).
 
+use super::roots::Project;
 use lru::LruCache;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
@@ -12,7 +13,8 @@ use std::sync::{Mutex, PoisonError};
 const MAX_CWDS: usize = 4096;
 
 struct State {
-    projects: LruCache<PathBuf, ()>,
+    /// Project root by scope (see [`Project::scope`]).
+    projects: LruCache<PathBuf, PathBuf>,
     cwds: LruCache<PathBuf, PathBuf>,
 }
 
@@ -22,7 +24,7 @@ pub(crate) struct Lookups {
 }
 
 impl Lookups {
-    /// Remember at most `max_projects` project roots.
+    /// Remember at most `max_projects` projects (distinct scopes).
     pub(crate) fn new(max_projects: usize) -> Self {
         let cap = |n: usize| NonZeroUsize::new(n).unwrap_or(NonZeroUsize::MIN);
         Self {
@@ -38,20 +40,25 @@ impl Lookups {
     }
 
     /// A lookup for `cwd` (absolute, when known) used `project`.
-    pub(crate) fn record(&self, cwd: Option<&Path>, project: &Path) {
+    pub(crate) fn record(&self, cwd: Option<&Path>, project: &Project) {
         let mut state = self.lock();
-        state.projects.put(project.to_path_buf(), ());
+        state
+            .projects
+            .put(project.scope.clone(), project.root.clone());
         if let Some(cwd) = cwd {
-            state.cwds.put(cwd.to_path_buf(), project.to_path_buf());
+            state.cwds.put(cwd.to_path_buf(), project.root.clone());
         }
     }
 
-    /// The project roots of recent lookups, most recent first.
-    pub(crate) fn projects(&self) -> Vec<PathBuf> {
+    /// The projects of recent lookups, most recent first.
+    pub(crate) fn projects(&self) -> Vec<Project> {
         self.lock()
             .projects
             .iter()
-            .map(|(p, _)| p.clone())
+            .map(|(scope, root)| Project {
+                root: root.clone(),
+                scope: scope.clone(),
+            })
             .collect()
     }
 

@@ -7,7 +7,9 @@
 //! `.system` child skipped), `<agentsHome>/skills` (500, `user-agents`) and the
 //! bundled directory (600, `bundled`, only when configured). `<project>` is the
 //! nearest ancestor of `cwd` holding `.git`, else `cwd`; no `cwd`, no project
-//! roots.
+//! roots. Opt-in roots (nested project roots, the `claude` and `codex`
+//! compatibility roots) and their ranks are listed in [`roots`]; without them
+//! nothing changes.
 //!
 //! A missing root is empty. An unexpected I/O failure makes the observation
 //! incomplete (never cacheable) while readable skills stay listed. Files that
@@ -28,7 +30,7 @@ mod warn;
 
 pub(crate) use discover::parallel_map;
 pub use discover::{parse_skill_text, read_skill, FileOutcome, Layout, ReadOutcome, RootStatus};
-pub use roots::{RootSpec, Source};
+pub use roots::{Project, RootSpec, Source};
 
 use crate::frontmatter::ParsedSkill;
 use crate::model::{Candidate, Locator, Observation, ResourceBase, SkillDefinition, SkillSummary};
@@ -45,8 +47,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use warn::{Scope, WarnOnce};
 
-/// Provider name (and candidate `provider` field).
+/// Default provider name (and candidate `provider` field).
 pub const PROVIDER_NAME: &str = "local";
+/// The provider name the registry keeps for its runtime skills.
+const RESERVED_PROVIDER_NAME: &str = "runtime";
 /// Default `maxSkillFileBytes` (1 MiB).
 pub const DEFAULT_MAX_SKILL_FILE_BYTES: u64 = 1024 * 1024;
 
@@ -83,10 +87,27 @@ impl Default for WatchConfig {
 /// Resolved configuration of a [`LocalProvider`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct LocalConfig {
-    /// `dshHome` (its `skills` child is the `user-dsh` root).
-    pub dsh_home: PathBuf,
-    /// `agentsHome` (its `skills` child is the `user-agents` root).
-    pub agents_home: PathBuf,
+    /// Provider name (`providerName`, default `local`): the registry's name
+    /// for the provider and every candidate's `provider` field.
+    pub provider_name: String,
+    /// Scan the default roots (`includeDefaultRoots`, default true): the
+    /// project's `.dsh/skills` and `.agents/skills` and the user roots.
+    pub include_default_roots: bool,
+    /// `nestedRoots` (default false): the project roots of every directory
+    /// from `cwd` up to the project root.
+    pub nested_roots: bool,
+    /// `dshHome` (its `skills` child is the `user-dsh` root); `None` without
+    /// the default roots.
+    pub dsh_home: Option<PathBuf>,
+    /// `agentsHome` (its `skills` child is the `user-agents` root); `None`
+    /// without the default roots.
+    pub agents_home: Option<PathBuf>,
+    /// The Claude home when `compatRoots` has `claude` (its `skills` child is
+    /// the `user-claude` root; the project's `.claude/skills` is scanned too).
+    pub claude_home: Option<PathBuf>,
+    /// The Codex home when `compatRoots` has `codex` (its `skills` child is
+    /// the `user-codex` root).
+    pub codex_home: Option<PathBuf>,
     /// `customSkillDirs`, in order.
     pub custom_skill_dirs: Vec<PathBuf>,
     /// `bundledSkillDir`, when configured.
@@ -101,6 +122,19 @@ pub struct LocalConfig {
 /// numbers so they can be validated).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct LocalOptions {
+    /// `providerName`; default `local`.
+    pub provider_name: Option<String>,
+    /// `includeDefaultRoots`; default true.
+    pub include_default_roots: Option<bool>,
+    /// `nestedRoots`; default false.
+    pub nested_roots: Option<bool>,
+    /// `compatRoots` (`claude`, `codex`); default none.
+    pub compat_roots: Option<Vec<String>>,
+    /// The Claude home for `compatRoots: ['claude']`; default `~/.claude`.
+    pub claude_home: Option<String>,
+    /// The Codex home for `compatRoots: ['codex']`; default `$CODEX_HOME`,
+    /// else `~/.codex`.
+    pub codex_home: Option<String>,
     /// `dshHome`; default `$DSH_HOME`, else `~/.dsh`.
     pub dsh_home: Option<String>,
     /// `agentsHome`; default `$DSH_AGENTS_HOME`, else `~/.agents`.
@@ -142,6 +176,24 @@ pub enum ConfigError {
     /// No home directory to derive a default from.
     #[error("cannot determine the home directory for the default {0}; set it explicitly")]
     NoHome(&'static str),
+    /// `providerName` is empty or reserved.
+    #[error("providerName must be a non-empty string other than \"runtime\" (got {0:?})")]
+    ProviderName(String),
+    /// A `compatRoots` entry is not a known compatibility root.
+    #[error("compatRoots[{index}] must be \"claude\" or \"codex\" (got {value:?})")]
+    UnknownCompatRoot {
+        /// Position in the array.
+        index: usize,
+        /// The value as given.
+        value: String,
+    },
+    /// An option that only shapes the default roots, with
+    /// `includeDefaultRoots: false`.
+    #[error(
+        "{0} has no effect with includeDefaultRoots: false (only customSkillDirs, \
+         bundledSkillDir and compatRoots are scanned then); remove one of them"
+    )]
+    WithoutDefaultRoots(&'static str),
 }
 
 fn positive_integer(
@@ -184,6 +236,14 @@ fn make_absolute(path: &Path) -> PathBuf {
     }
 }
 
+impl LocalConfig {
+    /// Whether lookups have project roots (the default ones, or the
+    /// `claude` compatibility root): only then is `cwd`'s project root looked up.
+    pub fn has_project_roots(&self) -> bool {
+        self.include_default_roots || self.claude_home.is_some()
+    }
+}
+
 impl LocalOptions {
     /// Resolve defaults from the process environment (the home directory
     /// falls back to the platform's notion of it).
@@ -200,9 +260,9 @@ impl LocalOptions {
     }
 
     /// Resolve defaults from `env` only (`DSH_HOME`, `DSH_AGENTS_HOME`,
-    /// `DSH_BUNDLED_SKILL_DIR`, `HOME`/`USERPROFILE`; empty variables count as
-    /// unset). `|_| None` resolves from the options alone, which must then
-    /// name both homes.
+    /// `DSH_BUNDLED_SKILL_DIR`, `CODEX_HOME`, `HOME`/`USERPROFILE`; empty
+    /// variables count as unset). `|_| None` resolves from the options alone,
+    /// which must then name every home the configuration uses.
     pub fn resolve_with(
         &self,
         env: &dyn Fn(&str) -> Option<String>,
@@ -213,17 +273,71 @@ impl LocalOptions {
                 .or_else(|| var("USERPROFILE"))
                 .map(PathBuf::from)
         };
-        let dsh_home = match (&self.dsh_home, var("DSH_HOME")) {
-            (Some(p), _) => absolute(p, "dshHome")?,
-            (None, Some(p)) => make_absolute(Path::new(&p)),
-            (None, None) => home().ok_or(ConfigError::NoHome("dshHome"))?.join(".dsh"),
+        let provider_name = match &self.provider_name {
+            None => PROVIDER_NAME.to_string(),
+            Some(name) if name.is_empty() || name == RESERVED_PROVIDER_NAME => {
+                return Err(ConfigError::ProviderName(name.clone()))
+            }
+            Some(name) => name.clone(),
         };
-        let agents_home = match (&self.agents_home, var("DSH_AGENTS_HOME")) {
-            (Some(p), _) => absolute(p, "agentsHome")?,
-            (None, Some(p)) => make_absolute(Path::new(&p)),
-            (None, None) => home()
-                .ok_or(ConfigError::NoHome("agentsHome"))?
-                .join(".agents"),
+        let include_default_roots = self.include_default_roots.unwrap_or(true);
+        let nested_roots = self.nested_roots.unwrap_or(false);
+        let (dsh_home, agents_home) = if include_default_roots {
+            let dsh_home = match (&self.dsh_home, var("DSH_HOME")) {
+                (Some(p), _) => absolute(p, "dshHome")?,
+                (None, Some(p)) => make_absolute(Path::new(&p)),
+                (None, None) => home().ok_or(ConfigError::NoHome("dshHome"))?.join(".dsh"),
+            };
+            let agents_home = match (&self.agents_home, var("DSH_AGENTS_HOME")) {
+                (Some(p), _) => absolute(p, "agentsHome")?,
+                (None, Some(p)) => make_absolute(Path::new(&p)),
+                (None, None) => home()
+                    .ok_or(ConfigError::NoHome("agentsHome"))?
+                    .join(".agents"),
+            };
+            (Some(dsh_home), Some(agents_home))
+        } else {
+            let shaping = [
+                ("nestedRoots", nested_roots),
+                ("dshHome", self.dsh_home.is_some()),
+                ("agentsHome", self.agents_home.is_some()),
+            ];
+            if let Some((field, _)) = shaping.into_iter().find(|(_, set)| *set) {
+                return Err(ConfigError::WithoutDefaultRoots(field));
+            }
+            (None, None)
+        };
+        let (mut claude, mut codex) = (false, false);
+        for (index, value) in self.compat_roots.iter().flatten().enumerate() {
+            match value.as_str() {
+                "claude" => claude = true,
+                "codex" => codex = true,
+                _ => {
+                    return Err(ConfigError::UnknownCompatRoot {
+                        index,
+                        value: value.clone(),
+                    })
+                }
+            }
+        }
+        let claude_home = match (claude, &self.claude_home) {
+            (false, _) => None,
+            (true, Some(p)) => Some(absolute(p, "claudeHome")?),
+            (true, None) => Some(
+                home()
+                    .ok_or(ConfigError::NoHome("compatRoots \"claude\" root"))?
+                    .join(".claude"),
+            ),
+        };
+        let codex_home = match (codex, &self.codex_home, var("CODEX_HOME")) {
+            (false, _, _) => None,
+            (true, Some(p), _) => Some(absolute(p, "codexHome")?),
+            (true, None, Some(p)) => Some(make_absolute(Path::new(&p))),
+            (true, None, None) => Some(
+                home()
+                    .ok_or(ConfigError::NoHome("compatRoots \"codex\" root"))?
+                    .join(".codex"),
+            ),
         };
         let custom_skill_dirs = self
             .custom_skill_dirs
@@ -233,13 +347,19 @@ impl LocalOptions {
             .collect::<Result<_, _>>()?;
         let bundled_skill_dir = match (&self.bundled_skill_dir, var("DSH_BUNDLED_SKILL_DIR")) {
             (Some(p), _) => Some(absolute(p, "bundledSkillDir")?),
-            (None, Some(p)) => Some(make_absolute(Path::new(&p))),
-            (None, None) => None,
+            // Without the default roots, only an explicit bundled root counts.
+            (None, Some(p)) if include_default_roots => Some(make_absolute(Path::new(&p))),
+            (None, _) => None,
         };
         let defaults = WatchConfig::default();
         Ok(LocalConfig {
+            provider_name,
+            include_default_roots,
+            nested_roots,
             dsh_home,
             agents_home,
+            claude_home,
+            codex_home,
             custom_skill_dirs,
             bundled_skill_dir,
             max_skill_file_bytes: positive_integer(
@@ -279,18 +399,20 @@ impl LocalOptions {
 ///
 /// Install one with [`LocalProvider::set_observer`] (typically when
 /// [`WatchConfig::enabled`] is set). A watcher implementation splits `roots` by
-/// [`Source::is_project`]: the others (custom, user, bundled) are the same for
-/// every lookup and are watched once; the project roots belong to
-/// `project_root` and go into its bounded set of projects. Roots whose source is
-/// [`Source::UserDsh`] ignore their `.system` child. The invalidator passed to
-/// [`attach`](Self::attach) is the registration's: call it when the catalog may
-/// have changed. [`observed`](Self::observed) runs before the roots are read, so a
-/// change made during the scan is seen.
+/// [`Source::is_project`]: the others (custom, user, compatibility, bundled)
+/// are the same for every lookup and are watched once; the project roots
+/// belong to `project` (the lookup's [`Project::scope`]: its project root, or
+/// with nested roots the lookup directory) and go into its bounded set of
+/// projects. Roots whose source is [`Source::UserDsh`] ignore their `.system`
+/// child. The invalidator passed to [`attach`](Self::attach) is the
+/// registration's: call it when the catalog may have changed.
+/// [`observed`](Self::observed) runs before the roots are read, so a change
+/// made during the scan is seen.
 pub trait RootObserver: Send + Sync {
     /// The lookup is about to scan `roots` (project roots included when
-    /// `project_root` is set). Returns whether watching is healthy; `false`
-    /// makes the observation incomplete.
-    fn observed(&self, project_root: Option<&Path>, roots: &[RootSpec]) -> bool;
+    /// `project` is set: the scope that keys them). Returns whether watching
+    /// is healthy; `false` makes the observation incomplete.
+    fn observed(&self, project: Option<&Path>, roots: &[RootSpec]) -> bool;
 
     /// Warnings raised since the last call (e.g. a watch that could not
     /// start); the next discovery reports them.
@@ -483,10 +605,22 @@ impl LocalProvider {
         cwd.map(|cwd| roots::project_root(self.fs.as_ref(), &make_absolute(cwd)))
     }
 
-    /// The project root and the roots scanned for `cwd`, in rank order.
-    pub fn roots(&self, cwd: Option<&Path>) -> (Option<PathBuf>, Vec<RootSpec>) {
-        let project = self.project_root(cwd);
-        let roots = roots::roots_for(&self.config, project.as_deref());
+    /// The project of a lookup from `cwd`: its project root and the scope
+    /// of its project roots. `None` without a `cwd`, or
+    /// when the configuration has no project roots (then no `.git` is probed).
+    pub fn project(&self, cwd: Option<&Path>) -> Option<Project> {
+        if !self.config.has_project_roots() {
+            return None;
+        }
+        let cwd = make_absolute(cwd?);
+        let root = roots::project_root(self.fs.as_ref(), &cwd);
+        Some(Project::new(&self.config, root, Some(&cwd)))
+    }
+
+    /// The project and the roots scanned for `cwd`, in rank order.
+    pub fn roots(&self, cwd: Option<&Path>) -> (Option<Project>, Vec<RootSpec>) {
+        let project = self.project(cwd);
+        let roots = roots::roots_for(&self.config, project.as_ref());
         (project, roots)
     }
 
@@ -554,8 +688,8 @@ impl LocalProvider {
 
     /// Whether a change at `path` could change a catalog of this provider:
     /// it could be a skill entry (see [`roots::affects`]) of a configured root
-    /// (custom, user, bundled) or of a project root a recent lookup used.
-    /// Purely lexical.
+    /// (custom, user, bundled, compatibility) or of a project root (nested
+    /// ones included) a recent lookup used. Purely lexical.
     pub fn could_affect(&self, path: &Path) -> bool {
         let path = roots::normalize(path);
         self.known_roots()
@@ -566,21 +700,43 @@ impl LocalProvider {
     /// The configured roots and the project roots of recent lookups.
     fn known_roots(&self) -> Vec<RootSpec> {
         let mut known = roots::roots_for(&self.config, None);
-        for project in self.lookups.projects() {
-            known.extend(roots::project_roots(&project));
+        if self.config.has_project_roots() {
+            for project in self.lookups.projects() {
+                known.extend(roots::project_roots(&self.config, &project));
+            }
         }
         known
     }
 
     /// Where the skill file `path` sits among the configured roots, the
     /// project roots of recent lookups and those of `project`.
-    pub fn confine(&self, path: &Path, project: Option<&Path>) -> Result<Placement, LoadError> {
+    pub fn confine(&self, path: &Path, project: Option<&Project>) -> Result<Placement, LoadError> {
         let normalized = roots::normalize(path);
         let mut known = self.known_roots();
         if let Some(project) = project {
-            known.extend(roots::project_roots(&make_absolute(project)));
+            known.extend(roots::project_roots(&self.config, project));
         }
         confine::place(&known, &normalized).ok_or_else(|| LoadError::Outside(path_string(path)))
+    }
+
+    /// [`confine`](Self::confine) for a lookup from `cwd` whose project root
+    /// is `root` (found through a filesystem service).
+    pub fn confine_in(
+        &self,
+        path: &Path,
+        root: Option<&Path>,
+        cwd: Option<&Path>,
+    ) -> Result<Placement, LoadError> {
+        let project = root
+            .filter(|_| self.config.has_project_roots())
+            .map(|root| {
+                Project::new(
+                    &self.config,
+                    make_absolute(root),
+                    cwd.map(make_absolute).as_deref(),
+                )
+            });
+        self.confine(path, project.as_ref())
     }
 
     /// [`confine`](Self::confine), probing the project root of `cwd` only
@@ -588,8 +744,8 @@ impl LocalProvider {
     fn confine_for(&self, path: &Path, cwd: Option<&Path>) -> Result<Placement, LoadError> {
         match self.confine(path, None) {
             Err(LoadError::Outside(_)) if cwd.is_some() => {
-                let project = self.project_root(cwd);
-                self.confine(path, project.as_deref())
+                let project = self.project(cwd);
+                self.confine(path, project.as_ref())
             }
             result => result,
         }
@@ -610,7 +766,8 @@ impl LocalProvider {
             return;
         }
         tracing::debug!(cwd = %cwd.display(), from = %known.display(), to = %now.display(), "project root moved");
-        self.lookups.record(Some(&cwd), &now);
+        let project = Project::new(&self.config, now, Some(&cwd));
+        self.lookups.record(Some(&cwd), &project);
         if let Some(invalidator) = self.invalidator() {
             invalidator.invalidate();
         }
@@ -638,10 +795,10 @@ impl LocalProvider {
 
     /// Tell the watcher which roots a lookup is about to read; returns whether
     /// watching is healthy. Watch before reading, so a change made during the
-    /// scan is seen.
-    fn observe_roots(&self, project: Option<&Path>, roots: &[RootSpec]) -> bool {
+    /// scan is seen. Its project roots are keyed by the project's scope.
+    fn observe_roots(&self, project: Option<&Project>, roots: &[RootSpec]) -> bool {
         match self.observer() {
-            Some(o) if !self.is_closed() => o.observed(project, roots),
+            Some(o) if !self.is_closed() => o.observed(project.map(|p| p.scope.as_path()), roots),
             _ => true,
         }
     }
@@ -652,7 +809,7 @@ impl LocalProvider {
         if let Some(project) = &project {
             self.lookups.record(cwd.as_deref(), project);
         }
-        let healthy = self.observe_roots(project.as_deref(), &roots);
+        let healthy = self.observe_roots(project.as_ref(), &roots);
         let scan = discover::scan(
             self.fs.as_ref(),
             &roots,
@@ -660,7 +817,7 @@ impl LocalProvider {
             &self.cache,
             &ctx.cancel,
         );
-        (project, scan, healthy)
+        (project.map(|p| p.root), scan, healthy)
     }
 
     /// Discover candidates for a lookup.
@@ -715,7 +872,13 @@ impl LocalProvider {
         for file in scan.files {
             if let FileOutcome::Parsed(parsed) = file.outcome {
                 let root = &scan.roots[file.root].0;
-                candidates.push(candidate(root, &file.path, &file.base, parsed));
+                candidates.push(candidate(
+                    &self.config.provider_name,
+                    root,
+                    &file.path,
+                    &file.base,
+                    parsed,
+                ));
             }
         }
         Discovery {
@@ -851,12 +1014,14 @@ impl LocalProvider {
             &placement.path,
             self.config.max_skill_file_bytes,
         );
-        definition(placement, outcome)
+        definition(&self.config.provider_name, placement, outcome)
     }
 }
 
-/// The definition of a skill file at `placement` from a fresh read of it.
+/// The definition of a skill file at `placement` from a fresh read of it, for
+/// the provider named `provider`.
 fn definition(
+    provider: &str,
     placement: Placement,
     outcome: ReadOutcome,
 ) -> Result<Option<SkillDefinition>, LoadError> {
@@ -867,7 +1032,7 @@ fn definition(
         ReadOutcome::Invalid(reason) => return Err(LoadError::Invalid { path, reason }),
         ReadOutcome::Failed(reason) => return Err(LoadError::Io { path, reason }),
     };
-    let (summary, body, metadata) = summarize(parsed, placement.source, &placement.base);
+    let (summary, body, metadata) = summarize(parsed, provider, placement.source, &placement.base);
     Ok(Some(SkillDefinition {
         summary,
         content: body,
@@ -878,16 +1043,22 @@ fn definition(
 
 type Metadata = Option<serde_json::Map<String, serde_json::Value>>;
 
-/// The summary of a skill file parsed in a root of `source`, with resource base
-/// `base`, and the rest of the parse: its body and metadata.
-fn summarize(parsed: ParsedSkill, source: Source, base: &Path) -> (SkillSummary, String, Metadata) {
+/// The summary of a skill file of the provider named `provider`, parsed in a
+/// root of `source`, with resource base `base`, and the rest of the parse: its
+/// body and metadata.
+fn summarize(
+    parsed: ParsedSkill,
+    provider: &str,
+    source: Source,
+    base: &Path,
+) -> (SkillSummary, String, Metadata) {
     let summary = SkillSummary {
         name: parsed.name,
         description: parsed.description,
         when_to_use: parsed.when_to_use,
         invocation: parsed.invocation,
         source: source.as_str().to_string(),
-        provider: PROVIDER_NAME.to_string(),
+        provider: provider.to_string(),
         resource_base: Some(ResourceBase::Directory {
             path: path_string(base),
         }),
@@ -895,8 +1066,14 @@ fn summarize(parsed: ParsedSkill, source: Source, base: &Path) -> (SkillSummary,
     (summary, parsed.body, parsed.metadata)
 }
 
-fn candidate(root: &RootSpec, path: &Path, base: &Path, parsed: ParsedSkill) -> Candidate {
-    let (summary, _, metadata) = summarize(parsed, root.source, base);
+fn candidate(
+    provider: &str,
+    root: &RootSpec,
+    path: &Path,
+    base: &Path,
+    parsed: ParsedSkill,
+) -> Candidate {
+    let (summary, _, metadata) = summarize(parsed, provider, root.source, base);
     Candidate {
         summary,
         rank: root.rank(),
@@ -908,7 +1085,7 @@ fn candidate(root: &RootSpec, path: &Path, base: &Path, parsed: ParsedSkill) -> 
 
 impl NativeProvider for LocalProvider {
     fn name(&self) -> &str {
-        PROVIDER_NAME
+        &self.config.provider_name
     }
 
     fn list(&self, ctx: &LookupContext) -> (Observation, Vec<String>) {

@@ -1,22 +1,54 @@
 //! Skill roots: which directories are scanned for a lookup, with their source
 //! labels and ranks, and the project root of a `cwd`.
+//!
+//! Ranks (lower wins), in discovery order:
+//!
+//! | source | root | rank |
+//! |---|---|---|
+//! | `project-dsh` | `<dir>/.dsh/skills`, `<dir>` k levels below the project root (`nestedRoots`) | 100 / 2^k |
+//! | `project-agents` | `<dir>/.agents/skills`, likewise | 150 / 2^k |
+//! | `project-dsh` | `<project>/.dsh/skills` | 100 |
+//! | `project-agents` | `<project>/.agents/skills` | 200 |
+//! | `project-claude` | `<project>/.claude/skills` (`compatRoots: ['claude']`) | 225 |
+//! | (runtime skills of the registry) | | 250 |
+//! | `custom` | each of `customSkillDirs` | 300 |
+//! | `user-dsh` | `<dshHome>/skills` | 400 |
+//! | `user-agents` | `<agentsHome>/skills` | 500 |
+//! | `user-claude` | `~/.claude/skills` (`compatRoots: ['claude']`) | 550 |
+//! | `user-codex` | `$CODEX_HOME/skills` or `~/.codex/skills` (`compatRoots: ['codex']`) | 575 |
+//! | `bundled` | `bundledSkillDir` | 600 |
+//!
+//! Nested roots are nearest first: the directory of the lookup before its
+//! parent, each directory's `.dsh/skills` before its `.agents/skills`, all of
+//! them before the project root's own. Their ranks halve at each level, so
+//! they all stay between 0 and 100: every project root (nested or not) still
+//! outranks the registry's runtime skills (250), as the project root's own
+//! always did, and custom, user and bundled roots keep losing to them.
 
 use super::fs::SkillFs;
+use super::LocalConfig;
 use std::path::{Component, Path, PathBuf};
 
 /// Where a root comes from. The label is the candidate's `source`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Source {
-    /// `<project>/.dsh/skills`.
+    /// `<project>/.dsh/skills` (and, with nested roots, the same folder of
+    /// each directory from the lookup's `cwd` up to the project root).
     ProjectDsh,
-    /// `<project>/.agents/skills`.
+    /// `<project>/.agents/skills` (nested likewise).
     ProjectAgents,
+    /// `<project>/.claude/skills` (compatibility root `claude`).
+    ProjectClaude,
     /// One of `customSkillDirs`.
     Custom,
     /// `<dshHome>/skills`.
     UserDsh,
     /// `<agentsHome>/skills`.
     UserAgents,
+    /// `~/.claude/skills` (compatibility root `claude`).
+    UserClaude,
+    /// `$CODEX_HOME/skills` or `~/.codex/skills` (compatibility root `codex`).
+    UserCodex,
     /// `bundledSkillDir`.
     Bundled,
 }
@@ -27,29 +59,55 @@ impl Source {
         match self {
             Source::ProjectDsh => "project-dsh",
             Source::ProjectAgents => "project-agents",
+            Source::ProjectClaude => "project-claude",
             Source::Custom => "custom",
             Source::UserDsh => "user-dsh",
             Source::UserAgents => "user-agents",
+            Source::UserClaude => "user-claude",
+            Source::UserCodex => "user-codex",
             Source::Bundled => "bundled",
         }
     }
 
-    /// The rank of skills from this source (lower wins).
+    /// The rank of skills from this source (lower wins); for a nested
+    /// project root see [`nested_rank`].
     pub fn rank(self) -> f64 {
         match self {
             Source::ProjectDsh => 100.0,
             Source::ProjectAgents => 200.0,
+            Source::ProjectClaude => 225.0,
             Source::Custom => 300.0,
             Source::UserDsh => 400.0,
             Source::UserAgents => 500.0,
+            Source::UserClaude => 550.0,
+            Source::UserCodex => 575.0,
             Source::Bundled => 600.0,
         }
     }
 
     /// Whether the root depends on the lookup's project.
     pub fn is_project(self) -> bool {
-        matches!(self, Source::ProjectDsh | Source::ProjectAgents)
+        matches!(
+            self,
+            Source::ProjectDsh | Source::ProjectAgents | Source::ProjectClaude
+        )
     }
+}
+
+/// The rank of a `.dsh/skills` ([`Source::ProjectDsh`]) or `.agents/skills`
+/// ([`Source::ProjectAgents`]) root in a directory `depth` levels below the
+/// project root: 100 / 2^depth and 150 / 2^depth (50 and 75 one level down,
+/// 25 and 37.5 two levels down, ...), so a nearer directory's roots outrank
+/// a farther one's and every nested root outranks the project root's own
+/// (`depth` 0: the usual rank of `source`).
+pub fn nested_rank(source: Source, depth: usize) -> f64 {
+    let top = match source {
+        _ if depth == 0 => return source.rank(),
+        Source::ProjectDsh => 100.0,
+        Source::ProjectAgents => 150.0,
+        other => return other.rank(),
+    };
+    top / 2f64.powi(i32::try_from(depth).unwrap_or(i32::MAX))
 }
 
 /// One directory scanned for skills.
@@ -57,14 +115,22 @@ impl Source {
 pub struct RootSpec {
     /// Absolute root directory.
     pub path: PathBuf,
-    /// Source label and rank.
+    /// Source label.
     pub source: Source,
+    /// Rank of skills found in this root.
+    pub rank: f64,
 }
 
 impl RootSpec {
+    /// A root of `source` at `path`, with the source's rank.
+    pub fn new(path: PathBuf, source: Source) -> Self {
+        let rank = source.rank();
+        Self { path, source, rank }
+    }
+
     /// Rank of skills found in this root.
     pub fn rank(&self) -> f64 {
-        self.source.rank()
+        self.rank
     }
 
     /// Whether the `.system` child is skipped (only under the user DSH root).
@@ -138,45 +204,106 @@ pub fn project_root(fs: &dyn SkillFs, cwd: &Path) -> PathBuf {
     cwd.to_path_buf()
 }
 
-/// The two roots of a project, in rank order.
-pub fn project_roots(project: &Path) -> [RootSpec; 2] {
-    [
-        RootSpec {
-            path: project.join(".dsh").join("skills"),
-            source: Source::ProjectDsh,
-        },
-        RootSpec {
-            path: project.join(".agents").join("skills"),
-            source: Source::ProjectAgents,
-        },
-    ]
+/// The project of one lookup: its project root and the directory its project
+/// roots start from.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Project {
+    /// The project root (nearest ancestor of `cwd` holding `.git`, else `cwd`).
+    pub root: PathBuf,
+    /// The nearest directory whose project roots are scanned: with nested
+    /// roots, `cwd` itself (`.` and `..` resolved lexically) when it lies
+    /// below the project root; otherwise the project root. Lookups with the
+    /// same scope scan the same project roots (it keys them in the bounded
+    /// set of watched and recently used projects).
+    pub scope: PathBuf,
 }
 
-/// The roots of one lookup, in rank order.
-pub fn roots_for(config: &super::LocalConfig, project_root: Option<&Path>) -> Vec<RootSpec> {
-    let mut roots = Vec::with_capacity(5 + config.custom_skill_dirs.len());
-    if let Some(project) = project_root {
-        roots.extend(project_roots(project));
+impl Project {
+    /// The project of a lookup from `cwd` whose project root is `root`.
+    pub fn new(config: &LocalConfig, root: PathBuf, cwd: Option<&Path>) -> Self {
+        let scope = match cwd {
+            Some(cwd) if config.nested_roots => {
+                let (cwd, top) = (normalize(cwd), normalize(&root));
+                (cwd != top && cwd.starts_with(&top)).then_some(cwd)
+            }
+            _ => None,
+        };
+        Self {
+            scope: scope.unwrap_or_else(|| root.clone()),
+            root,
+        }
+    }
+}
+
+/// The project roots of `project`, in rank order: with nested roots,
+/// `.dsh/skills` and `.agents/skills` of each directory from its scope up to
+/// (not including) the project root, nearest first; then the project root's
+/// `.dsh/skills` and `.agents/skills` (unless the default roots are left
+/// out), then its `.claude/skills` (compatibility root `claude`).
+pub fn project_roots(config: &LocalConfig, project: &Project) -> Vec<RootSpec> {
+    let mut roots = Vec::new();
+    let root = &project.root;
+    if config.include_default_roots {
+        if project.scope != *root {
+            let top = normalize(root);
+            let depth = project
+                .scope
+                .strip_prefix(&top)
+                .map_or(0, |rest| rest.components().count());
+            for (level, dir) in project.scope.ancestors().take(depth).enumerate() {
+                for (folder, source) in [
+                    (".dsh", Source::ProjectDsh),
+                    (".agents", Source::ProjectAgents),
+                ] {
+                    roots.push(RootSpec {
+                        path: dir.join(folder).join("skills"),
+                        source,
+                        rank: nested_rank(source, depth - level),
+                    });
+                }
+            }
+        }
+        roots.push(RootSpec::new(
+            root.join(".dsh").join("skills"),
+            Source::ProjectDsh,
+        ));
+        roots.push(RootSpec::new(
+            root.join(".agents").join("skills"),
+            Source::ProjectAgents,
+        ));
+    }
+    if config.claude_home.is_some() {
+        roots.push(RootSpec::new(
+            root.join(".claude").join("skills"),
+            Source::ProjectClaude,
+        ));
+    }
+    roots
+}
+
+/// The roots of one lookup, in rank order: the [`project_roots`] of its
+/// project (when it has one), then the configured roots.
+pub fn roots_for(config: &LocalConfig, project: Option<&Project>) -> Vec<RootSpec> {
+    let mut roots = Vec::with_capacity(7 + config.custom_skill_dirs.len());
+    if let Some(project) = project {
+        roots.extend(project_roots(config, project));
     }
     for dir in &config.custom_skill_dirs {
-        roots.push(RootSpec {
-            path: dir.clone(),
-            source: Source::Custom,
-        });
+        roots.push(RootSpec::new(dir.clone(), Source::Custom));
     }
-    roots.push(RootSpec {
-        path: config.dsh_home.join("skills"),
-        source: Source::UserDsh,
-    });
-    roots.push(RootSpec {
-        path: config.agents_home.join("skills"),
-        source: Source::UserAgents,
-    });
+    let homes = [
+        (&config.dsh_home, Source::UserDsh),
+        (&config.agents_home, Source::UserAgents),
+        (&config.claude_home, Source::UserClaude),
+        (&config.codex_home, Source::UserCodex),
+    ];
+    for (home, source) in homes {
+        if let Some(home) = home {
+            roots.push(RootSpec::new(home.join("skills"), source));
+        }
+    }
     if let Some(bundled) = &config.bundled_skill_dir {
-        roots.push(RootSpec {
-            path: bundled.clone(),
-            source: Source::Bundled,
-        });
+        roots.push(RootSpec::new(bundled.clone(), Source::Bundled));
     }
     roots
 }
@@ -187,10 +314,7 @@ mod tests {
 
     #[test]
     fn affects_only_catalog_paths() {
-        let root = RootSpec {
-            path: PathBuf::from("/h/.dsh/skills"),
-            source: Source::UserDsh,
-        };
+        let root = RootSpec::new(PathBuf::from("/h/.dsh/skills"), Source::UserDsh);
         for yes in [
             "/h/.dsh/skills",
             "/h/.dsh",
@@ -211,10 +335,7 @@ mod tests {
         ] {
             assert!(!root.affects(Path::new(no)), "{no}");
         }
-        let custom = RootSpec {
-            path: PathBuf::from("/c"),
-            source: Source::Custom,
-        };
+        let custom = RootSpec::new(PathBuf::from("/c"), Source::Custom);
         assert!(custom.affects(Path::new("/c/.system/SKILL.md")));
     }
 }

@@ -22,7 +22,9 @@
 use super::discover::{self, file_outcome, parse_skill_text, FileScan, Item, Scan};
 use super::fs::{EntryKind, SkillFs};
 use super::order::sort_by_name;
-use super::{make_absolute, FileOutcome, LocalProvider, ReadOutcome, RootSpec, RootStatus, Source};
+use super::{
+    make_absolute, FileOutcome, LocalProvider, Project, ReadOutcome, RootSpec, RootStatus, Source,
+};
 use crate::cancel::CancelToken;
 use std::path::{Path, PathBuf};
 
@@ -249,16 +251,25 @@ impl ServiceScan {
 }
 
 impl LocalProvider {
-    /// Start discovery through a host filesystem service for a lookup whose
-    /// project root (found through the service, see [`project_probes`]) is
-    /// `project_root`. The roots are watched on the host as in a native scan.
-    pub fn begin_service_scan(&self, project_root: Option<&Path>) -> ServiceScan {
-        let project_root = project_root.map(make_absolute);
-        if let Some(project) = &project_root {
+    /// Start discovery through a host filesystem service for a lookup from
+    /// `cwd` whose project root (found through the service, see
+    /// [`project_probes`]) is `project_root`. The roots are watched on the
+    /// host as in a native scan.
+    pub fn begin_service_scan(
+        &self,
+        project_root: Option<&Path>,
+        cwd: Option<&Path>,
+    ) -> ServiceScan {
+        let cwd = cwd.map(make_absolute);
+        let project = project_root
+            .filter(|_| self.config.has_project_roots())
+            .map(|root| Project::new(&self.config, make_absolute(root), cwd.as_deref()));
+        if let Some(project) = &project {
             self.lookups.record(None, project);
         }
-        let roots = super::roots::roots_for(&self.config, project_root.as_deref());
-        let healthy = self.observe_roots(project_root.as_deref(), &roots);
+        let roots = super::roots::roots_for(&self.config, project.as_ref());
+        let healthy = self.observe_roots(project.as_ref(), &roots);
+        let project_root = project.map(|p| p.root);
         let statuses = vec![None; roots.len()];
         ServiceScan {
             project_root,
@@ -384,18 +395,19 @@ impl LocalProvider {
 
     /// Re-parse the skill file at `path` from a read through the service
     /// (what `get()` does with a service). The host checks first, with
-    /// [`LocalProvider::confine`], that `path` may be loaded (`project`: the
-    /// project root of the lookup, found through the service), and reads the
-    /// normalised path it returns. `Ok(None)`: the file is gone.
+    /// [`LocalProvider::confine_in`], that `path` may be loaded (`project`:
+    /// the project root of the lookup from `cwd`, found through the service),
+    /// and reads the normalised path it returns. `Ok(None)`: the file is gone.
     pub fn load_from_service(
         &self,
         path: &Path,
         project: Option<&Path>,
+        cwd: Option<&Path>,
         read: ServiceRead,
     ) -> Result<Option<crate::model::SkillDefinition>, super::LoadError> {
-        let placement = self.confine(path, project)?;
+        let placement = self.confine_in(path, project, cwd)?;
         let outcome = read_outcome(&read, self.config.max_skill_file_bytes);
-        super::definition(placement, outcome)
+        super::definition(&self.config.provider_name, placement, outcome)
     }
 }
 
@@ -455,7 +467,7 @@ mod tests {
         project: Option<&Path>,
         fault: &dyn Fn(&Path) -> Option<ServiceError>,
     ) -> crate::local::Discovery {
-        let mut scan = provider.begin_service_scan(project);
+        let mut scan = provider.begin_service_scan(project, None);
         let mut reads = Vec::new();
         for root in scan.service_roots() {
             let path = scan.roots()[root].path.clone();
@@ -534,7 +546,7 @@ mod tests {
     fn listing_is_classified_and_ordered() {
         let env = Env::new();
         let provider = env.provider(None);
-        let mut scan = provider.begin_service_scan(None);
+        let mut scan = provider.begin_service_scan(None, None);
         let user_dsh = scan
             .roots()
             .iter()
@@ -712,7 +724,7 @@ mod tests {
         let env = Env::new();
         write(&env.root.join("home/.agents/skills/a.md"), &skill("a"));
         let provider = env.provider(None);
-        let mut scan = provider.begin_service_scan(Some(&env.root));
+        let mut scan = provider.begin_service_scan(Some(&env.root), None);
         for root in scan.service_roots() {
             scan.root_failed(root, &error("FS_NOT_FOUND"));
         }
@@ -729,14 +741,14 @@ mod tests {
         let provider = env.provider(None);
         let file = env.root.join("home/.dsh/skills/a.md");
         let d = provider
-            .load_from_service(&file, None, ServiceRead::Text(skill("a")))
+            .load_from_service(&file, None, None, ServiceRead::Text(skill("a")))
             .expect("load")
             .expect("definition");
         assert_eq!(d.summary.name, "a");
         assert_eq!(d.summary.source, "user-dsh");
         assert_eq!(d.content, "Body of a.");
         assert_eq!(d.path, Some(file.display().to_string()));
-        let load = |read| provider.load_from_service(&file, None, read);
+        let load = |read| provider.load_from_service(&file, None, None, read);
         assert_eq!(load(ServiceRead::Error(error("FS_NOT_FOUND"))), Ok(None));
         assert_eq!(load(ServiceRead::Error(error("ENOENT"))), Ok(None));
         assert_eq!(load(ServiceRead::Absent), Ok(None));
@@ -756,11 +768,16 @@ mod tests {
         let project = env.root.join("project");
         let in_project = project.join(".agents/skills/p.md");
         assert!(matches!(
-            provider.load_from_service(&in_project, None, ServiceRead::Text(skill("p"))),
+            provider.load_from_service(&in_project, None, None, ServiceRead::Text(skill("p"))),
             Err(crate::local::LoadError::Outside(_))
         ));
         let d = provider
-            .load_from_service(&in_project, Some(&project), ServiceRead::Text(skill("p")))
+            .load_from_service(
+                &in_project,
+                Some(&project),
+                None,
+                ServiceRead::Text(skill("p")),
+            )
             .expect("load")
             .expect("definition");
         assert_eq!(d.summary.source, "project-agents");
@@ -768,6 +785,7 @@ mod tests {
             provider.load_from_service(
                 Path::new("/etc/passwd.md"),
                 Some(&project),
+                None,
                 ServiceRead::Text(skill("x"))
             ),
             Err(crate::local::LoadError::Outside(_))

@@ -225,8 +225,8 @@ fn env_defaults_and_overrides() {
     let c = LocalOptions::default()
         .resolve_with(&vars(&[("HOME", "/home/u")]))
         .expect("config");
-    assert_eq!(c.dsh_home, PathBuf::from("/home/u/.dsh"));
-    assert_eq!(c.agents_home, PathBuf::from("/home/u/.agents"));
+    assert_eq!(c.dsh_home, Some(PathBuf::from("/home/u/.dsh")));
+    assert_eq!(c.agents_home, Some(PathBuf::from("/home/u/.agents")));
     assert_eq!(c.bundled_skill_dir, None);
     assert_eq!(c.max_skill_file_bytes, 1024 * 1024);
     assert_eq!(c.watch, WatchConfig::default());
@@ -239,8 +239,8 @@ fn env_defaults_and_overrides() {
             ("DSH_BUNDLED_SKILL_DIR", "/b"),
         ]))
         .expect("config");
-    assert_eq!(c.dsh_home, PathBuf::from("/d"));
-    assert_eq!(c.agents_home, PathBuf::from("/a"));
+    assert_eq!(c.dsh_home, Some(PathBuf::from("/d")));
+    assert_eq!(c.agents_home, Some(PathBuf::from("/a")));
     assert_eq!(c.bundled_skill_dir, Some(PathBuf::from("/b")));
 
     // Empty variables count as unset; explicit options win over variables.
@@ -256,8 +256,8 @@ fn env_defaults_and_overrides() {
         ("DSH_BUNDLED_SKILL_DIR", "/b"),
     ]))
     .expect("config");
-    assert_eq!(c.dsh_home, PathBuf::from("/home/u/.dsh"));
-    assert_eq!(c.agents_home, PathBuf::from("/explicit"));
+    assert_eq!(c.dsh_home, Some(PathBuf::from("/home/u/.dsh")));
+    assert_eq!(c.agents_home, Some(PathBuf::from("/explicit")));
     assert_eq!(c.bundled_skill_dir, Some(PathBuf::from("/bundled")));
 
     let e = LocalOptions {
@@ -1432,3 +1432,5 @@ fn a_racy_stamp_is_never_trusted() {
     };
     assert!(!racy.settled_before(std::time::SystemTime::now(), TIMESTAMP_GRANULARITY));
 }
+
+mod opt_in_roots;

@@ -2,8 +2,10 @@
 //! [`RootObserver`] seam.
 //!
 //! Every discovery tells the watcher which roots it is about to read: shared
-//! roots (custom, user, bundled) are watched once; the project's roots go into
-//! the least-recently-observed project set. Changes invalidate the provider's
+//! roots (custom, user, compatibility, bundled) are watched once; the
+//! project's roots go into the least-recently-observed project set, keyed by
+//! the lookup's project scope (its project root, or with nested roots the
+//! lookup directory, whose nested roots differ from its neighbours'). Changes invalidate the provider's
 //! registration; warnings are kept for the next discovery to report.
 
 use super::{RootKind, RootSpec, SkillWatcher, WatchConfig};
