@@ -215,18 +215,7 @@ const WARNING_KINDS = [
  * Problems of the package the soak finds today. Counted and reported; failures only
  * with `--strict`.
  */
-const KNOWN_PROBLEMS = [
-  {
-    // When a lookup starts watching a new project, the watcher re-applies the
-    // watches of every root from its last scan; a directory deleted since (its
-    // event still in the coalescing window) fails with ENOENT, counts as a failed
-    // watch, and that lookup is reported incomplete with this warning (until the
-    // watcher's next batch, ~10-60 ms). Reproduction: list project A, remove a
-    // bundle dir of a custom root, list project B at once.
-    kind: 'known problem: a directory deleted just before a lookup in a new project makes it incomplete',
-    re: /^skill root watching is not healthy; skill discovery is incomplete$/,
-  },
-]
+const KNOWN_PROBLEMS = []
 const warningCounts = new Map()
 let phase = 'churn' // 'churn' | 'settling' | 'quiet'
 

@@ -456,12 +456,26 @@ impl Inner {
                 state.activity(Instant::now());
             }
         }
-        if sync {
-            self.sync_roots(&mut state);
+        let mut vanished = if sync {
+            self.sync_roots(&mut state)
         } else if retry {
-            self.apply(&mut state);
+            self.apply(&mut state)
         } else {
             return;
+        };
+        // A directory deleted since its root's last scan (its event not handled
+        // yet) cannot be watched: rescan the roots that wanted it now, so this
+        // lookup watches the layout as it is instead of reporting it unhealthy.
+        // Bounded: a directory that keeps vanishing is left to the retry timer.
+        for _ in 0..3 {
+            if !vanished {
+                break;
+            }
+            if self.rescan_dirty(&mut state) {
+                state.change = true;
+                state.activity(Instant::now());
+            }
+            vanished = self.apply(&mut state);
         }
         self.finish_sync(state);
         if let Some(evicted) = evicted {
@@ -490,8 +504,9 @@ impl Inner {
     }
 
     /// Recompute the wanted roots from the shared roots and the watched projects,
-    /// scan new ones, forget old ones, and apply the watch diff.
-    fn sync_roots(&self, state: &mut State) {
+    /// scan new ones, forget old ones, and apply the watch diff. Returns what
+    /// [`Self::apply`] returns.
+    fn sync_roots(&self, state: &mut State) -> bool {
         let mut wanted: HashMap<PathBuf, RootKind> = HashMap::new();
         let specs = state
             .shared
@@ -515,7 +530,7 @@ impl Inner {
                 state.roots.insert(path, scanned);
             }
         }
-        self.apply(state);
+        self.apply(state)
     }
 
     /// Scan a root once the directory that scan lists is watched (the root
@@ -602,8 +617,10 @@ impl Inner {
         changed
     }
 
-    /// Bring the OS watches in line with what the roots' scans want.
-    fn apply(&self, state: &mut State) {
+    /// Bring the OS watches in line with what the roots' scans want. Returns
+    /// whether a wanted directory had vanished since its root's scan (that root
+    /// is marked dirty).
+    fn apply(&self, state: &mut State) -> bool {
         let size = state
             .roots
             .values()
@@ -653,6 +670,7 @@ impl Inner {
             self.create_backend(state);
         }
         let mut missing = false;
+        let mut vanished = false;
         let mut new = Vec::new();
         for (path, roles) in wanted {
             match state.watched.get_mut(&path) {
@@ -661,7 +679,7 @@ impl Inner {
             }
         }
         let Some(results) = state.try_watch_all(&new) else {
-            return;
+            return false;
         };
         state.watched.reserve(new.len());
         for ((path, roles), result) in new.into_iter().zip(results) {
@@ -678,6 +696,9 @@ impl Inner {
                     // report it). Until then it counts as failed, so a path that
                     // keeps vanishing is retried with backoff, not in a loop.
                     tracing::debug!(path = %path.display(), "vanished before it could be watched");
+                    let owners = state.owners(&path);
+                    state.dirty.extend(owners);
+                    vanished = true;
                     if state.failed.insert(path, String::new()).is_none() {
                         missing = true;
                     }
@@ -692,9 +713,9 @@ impl Inner {
             }
         }
         if missing {
-            state.dirty_all = true;
             state.activity(Instant::now());
         }
+        vanished
     }
 
     fn create_backend(&self, state: &mut State) {
@@ -1126,6 +1147,21 @@ impl State {
     /// A file being written: publish at its close or at `deadline`.
     fn hold(&mut self, path: &Path, deadline: Instant) {
         self.pending.insert(path.to_path_buf(), deadline);
+    }
+
+    /// The roots whose last scan wants `dir` watched (as the root itself, one
+    /// of its bundles, a symlink target's directory, or its nearest ancestor).
+    fn owners(&self, dir: &Path) -> Vec<PathBuf> {
+        self.roots
+            .iter()
+            .filter(|(path, root)| {
+                path.as_path() == dir
+                    || root.bundles.iter().any(|b| b == dir)
+                    || root.targets.iter().any(|(d, _)| d == dir)
+                    || root.ancestor.as_ref().is_some_and(|(a, _)| a == dir)
+            })
+            .map(|(path, _)| path.clone())
+            .collect()
     }
 
     fn drop_watch(&mut self, path: &Path) {

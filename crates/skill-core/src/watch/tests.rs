@@ -427,6 +427,29 @@ fn changes_right_after_a_scan_are_seen() {
 }
 
 #[test]
+fn a_bundle_deleted_right_after_its_scan_leaves_the_lookup_healthy() {
+    // The bundle's deletion is not handled yet when the lookup watches what the
+    // scan found: the lookup rescans that root itself instead of reporting the
+    // watching unhealthy (and its discovery incomplete) until the next batch.
+    let h = harness(fast_config());
+    let project = h.base().join("p");
+    let root = project.join(".agents/skills");
+    let bundle = write_bundle(&root, "x");
+    let gone = bundle.clone();
+    h.watcher.inner.lock().after_scan = Some(Box::new(move || {
+        fs::remove_dir_all(&gone).expect("rm bundle");
+    }));
+    h.watcher
+        .observe_project(&project, &[RootSpec::plain(&root)]);
+    assert!(h.watcher.healthy());
+    assert_eq!(h.watcher.watched_paths(), vec![root.clone()]);
+    assert!(h.warnings.lock().expect("lock").is_empty());
+    h.expect_change("a bundle created afterwards", || {
+        write_bundle(&root, "y");
+    });
+}
+
+#[test]
 fn root_created_together_with_a_skill_is_seen() {
     let h = harness(fast_config());
     let project = h.base().join("p");
