@@ -547,6 +547,60 @@ describe('dsh-skills explain and overrides', () => {
   })
 })
 
+describe('dsh-skills catalog budget', () => {
+  it('renders the budgeted catalog with --budget and --pin, prints its report, and doctor warns when the budget cuts', () => {
+    const catalog = require('../lib/catalog.js')
+    const snapshot = JSON.parse(run(['list', '--json', '--quiet', ...roots]).stdout)
+    const options = { budget: 300, pinned: ['release-notes'] }
+    const expected = catalog.renderCatalog(snapshot.skills, options)
+    expect(expected.report.full).toBeLessThan(expected.report.total)
+
+    const json = JSON.parse(run(['catalog', '--json', '--quiet', ...roots, '--budget', '300', '--pin', 'release-notes']).stdout)
+    expect(json).toEqual({
+      complete: true,
+      message: catalog.renderCatalogMessage(snapshot.skills, options),
+      entries: expected.entries,
+      digest: expected.digest,
+      report: expected.report,
+    })
+    expect(json.entries).toContain(snapshot.skills.find((s: { name: string }) => s.name === 'release-notes').description)
+
+    const text = run(['catalog', '--quiet', ...roots, '--budget', '300', '--pin', 'release-notes'])
+    expect(text.code).toBe(0)
+    const { total, full } = expected.report
+    expect(text.stdout).toContain(`${json.message}\n\ndigest: ${json.digest}\n`)
+    expect(text.stdout).toMatch(new RegExp(`\nbudget 300: ${total} skills, ${full} in full, .*; entries ${expected.report.chars} characters\n$`))
+
+    // Without --budget, nothing changes: no report, the default bytes.
+    const plain = JSON.parse(run(['catalog', '--json', '--quiet', ...roots]).stdout)
+    expect(plain).not.toHaveProperty('report')
+    expect(plain.digest).toBe(catalog.catalogDigest(snapshot.skills))
+
+    const doctor = run(['doctor', ...roots, '--budget', '300'])
+    expect(doctor.code).toBe(1) // the example's broken files, not the budget
+    expect(doctor.stdout).toMatch(/\nwarning: the catalog does not fit the budget 300: /)
+    const fits = run(['doctor', ...roots, '--budget', '100000', '--json'])
+    expect(JSON.parse(fits.stdout).budget).toMatchObject({ budget: 100000, cuts: false, report: { full: total, total } })
+
+    const unknown = run(['catalog', '--quiet', ...roots, '--budget', '300', '--pin', 'release-note'])
+    expect(unknown.code).toBe(0)
+    const warned = run(['catalog', ...roots, '--budget', '300', '--pin', 'release-note'])
+    expect(warned.stderr).toContain('--pin release-note: no model-invocable skill of that name; did you mean release-notes?')
+    expect(unknown.stderr).toBe('')
+
+    for (const [args, message] of [
+      [['catalog', '--budget', '0'], '--budget must be a positive integer (got "0")'],
+      [['catalog', '--budget', '1e3'], '--budget must be a positive integer (got "1e3")'],
+      [['catalog', '--pin', 'release-notes'], '--pin has no effect without --budget'],
+      [['list', '--budget', '300'], 'list does not take --budget'],
+    ] as const) {
+      const result = run([...args, ...roots])
+      expectOneLineError(result, 2)
+      expect(result.stderr).toContain(message)
+    }
+  })
+})
+
 /** An in-memory stream, optionally posing as a terminal of `columns` columns. */
 function stream(tty?: { columns: number }) {
   const chunks: string[] = []

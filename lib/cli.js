@@ -81,6 +81,18 @@ const OPTIONS = {
     help: 'scan only --skill-dir, --bundled-dir and --compat roots (not the project .dsh/.agents roots, the user roots or $DSH_BUNDLED_SKILL_DIR)',
   },
   'max-length': { type: 'string', value: 'N', help: 'catalog description limit (default 500, minimum 3)' },
+  budget: {
+    type: 'string',
+    value: 'N',
+    help: 'most characters the catalog entries may take: descriptions are shortened fairly, then shown by name only, then skills left out with a count (default: no budget)',
+  },
+  pin: {
+    type: 'string',
+    value: 'NAME',
+    multiple: true,
+    key: 'pinned',
+    help: 'keep skill NAME\'s full description under --budget (first pinned has the highest priority); repeatable',
+  },
   off: {
     type: 'string',
     value: '[SOURCE:]NAME',
@@ -131,6 +143,8 @@ const ROOTS = [
 const COMPAT_ROOTS = ['claude', 'codex']
 /** The options that add override rules, in command-line order. */
 const OVERRIDES = ['off', 'user-only', 'model-only', 'on']
+/** The options that lay out the catalog. */
+const LAYOUT = ['max-length', 'budget', 'pin']
 
 const COMMANDS = {
   list: {
@@ -141,8 +155,8 @@ const COMMANDS = {
   },
   catalog: {
     summary: 'the exact model-facing catalog message and its sha256 digest',
-    options: [...ROOTS, ...OVERRIDES, 'max-length', 'json', 'quiet'],
-    json: '{ complete, message, entries, digest }, byte-exact',
+    options: [...ROOTS, ...OVERRIDES, ...LAYOUT, 'json', 'quiet'],
+    json: '{ complete, message, entries, digest } (and report with --budget), byte-exact',
     run: commandCatalog,
   },
   show: {
@@ -169,14 +183,15 @@ const COMMANDS = {
     details:
       'Ignored, not counted as problems: folders without SKILL.md (node_modules/, .git/, ...),\n' +
       'dot-directories, and flat .md files without frontmatter (README.md). Broken: a\n' +
-      'SKILL.md, or a flat .md file with frontmatter, that does not load.',
-    options: [...ROOTS, 'json'],
+      'SKILL.md, or a flat .md file with frontmatter, that does not load.\n' +
+      'With --budget: a warning (not a failure) when the budget cuts the catalog.',
+    options: [...ROOTS, ...LAYOUT, 'json'],
     json: 'the diagnosis, each file with its verdict and hints',
     run: commandDoctor,
   },
   watch: {
     summary: 'print a replacement catalog each time the catalog changes, until Ctrl-C',
-    options: [...ROOTS, ...OVERRIDES, 'max-length', 'poll', 'json', 'quiet'],
+    options: [...ROOTS, ...OVERRIDES, ...LAYOUT, 'poll', 'json', 'quiet'],
     json: 'one JSON object per line and catalog change: { kind, digest, added, removed, changed }',
     run: commandWatch,
   },
@@ -255,6 +270,7 @@ function parseArgs(argv) {
   const options = {
     skillDirs: [],
     compat: [],
+    pinned: [],
     overrides: [],
     json: false,
     poll: false,
@@ -293,6 +309,17 @@ function parseArgs(argv) {
       throw new UsageError(`--max-length must be an integer >= 3 (got ${JSON.stringify(text)})`, command)
     }
     options.maxLength = n
+  }
+  if (options.budget !== undefined) {
+    const text = options.budget
+    const n = Number(text)
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < 1) {
+      throw new UsageError(`--budget must be a positive integer (got ${JSON.stringify(text)})`, command)
+    }
+    options.budget = n
+  }
+  if (options.pinned.length && options.budget === undefined) {
+    throw new UsageError('--pin has no effect without --budget', command)
   }
   options.compat = compatRoots(options.compat, command)
   if (options.noDefaultRoots) {
@@ -562,28 +589,56 @@ async function commandList(session) {
   return 0
 }
 
+/** The catalog layout options given on the command line (`maxLength` alone without a budget). */
+function layout(options) {
+  if (options.budget === undefined) return options.maxLength
+  return { maxLength: options.maxLength, budget: options.budget, pinned: options.pinned }
+}
+
 function renderCatalog(session, skills) {
   const { catalog, options } = session
-  const maxLength = options.maxLength
   const visible = skills.filter((skill) => skill.invocation.modelInvocable)
-  const entries = catalog.renderCatalogEntries(skills, maxLength)
-  const digest = catalog.catalogDigest(skills, maxLength)
-  const message = visible.length ? catalog.renderCatalogMessage(skills, maxLength) : null
-  return { entries, digest, message, count: visible.length }
+  const { entries, digest, report } = catalog.renderCatalog(skills, layout(options))
+  const message = visible.length ? catalog.renderCatalogMessage(skills, layout(options)) : null
+  return { entries, digest, message, count: visible.length, report }
+}
+
+/** One line about what a budget did to the catalog (`report` of `renderCatalog`). */
+function budgetLine(budget, report) {
+  const parts = [`${report.full} in full`]
+  if (report.shortened) parts.push(`${report.shortened} shortened`)
+  if (report.nameOnly) parts.push(`${report.nameOnly} by name only`)
+  if (report.omitted) parts.push(`${report.omitted} left out`)
+  const skills = report.total === 1 ? '1 skill' : `${report.total} skills`
+  return `budget ${budget}: ${skills}, ${parts.join(', ')}; entries ${report.chars} characters`
+}
+
+/** `--pin` names that are not model-invocable skills of the catalog (they have no effect). */
+function warnUnknownPins(session, skills) {
+  const { io, options } = session
+  if (options.quiet || !options.pinned.length) return
+  const names = skills.filter((skill) => skill.invocation.modelInvocable).map((skill) => skill.name)
+  for (const name of new Set(options.pinned)) {
+    if (!names.includes(name)) {
+      io.err.line(`dsh-skills: warning: --pin ${name}: no model-invocable skill of that name${didYouMean(closest(name, names))}`)
+    }
+  }
 }
 
 async function commandCatalog(session) {
   const { io, options } = session
   const snapshot = await session.snapshot()
   const rendered = renderCatalog(session, snapshot.skills)
+  warnUnknownPins(session, snapshot.skills)
+  const budgeted = options.budget !== undefined
   if (options.json) {
-    io.stdout.write(
-      json({ complete: snapshot.complete, message: rendered.message, entries: rendered.entries, digest: rendered.digest }),
-    )
+    const { message, entries, digest, report } = rendered
+    io.stdout.write(json({ complete: snapshot.complete, message, entries, digest, ...(budgeted ? { report } : {}) }))
   } else if (rendered.message === null) {
     io.err.line('dsh-skills: no model-invocable skills: no catalog would be published')
   } else {
     io.out.text(`${rendered.message}\n\ndigest: ${rendered.digest}\n`)
+    if (budgeted) io.out.line(budgetLine(options.budget, rendered.report))
   }
   if (!snapshot.complete) {
     io.err.line('dsh-skills: discovery was incomplete: a harness would keep its previous catalog')
@@ -816,17 +871,34 @@ async function commandDoctor(session) {
   const diagnosis = await diagnose(session)
   addDepthHints(diagnosis)
   const counts = countVerdicts(diagnosis.files)
-  if (options.json) io.stdout.write(json(diagnosis))
-  else formatDoctor(session, diagnosis, io.out)
+  let budget
+  if (options.budget !== undefined) {
+    const snapshot = await session.snapshot()
+    warnUnknownPins(session, snapshot.skills)
+    const { report } = renderCatalog(session, snapshot.skills)
+    budget = { budget: options.budget, report, cuts: report.full < report.total }
+  }
+  if (options.json) {
+    io.stdout.write(json(budget ? { ...diagnosis, budget } : diagnosis))
+  } else {
+    formatDoctor(session, diagnosis, io.out)
+    if (budget?.cuts) {
+      io.out.styled(`warning: the catalog does not fit the ${budgetLine(budget.budget, budget.report)}`, 'yellow')
+    } else if (budget) {
+      io.out.line(`The catalog fits the ${budgetLine(budget.budget, budget.report)}`)
+    }
+  }
   return counts.broken > 0 || !diagnosis.complete ? 1 : 0
 }
 
-/** Catalog entries by skill name (the model-visible line of each). */
+/** Catalog entries by skill name (the model-visible line of each; a skill a budget left out has none). */
 function entriesByName(session, skills) {
-  const visible = skills.filter((skill) => skill.invocation.modelInvocable)
-  const lines = session.catalog.renderCatalogEntries(visible, session.options.maxLength).split('\n')
-  const sorted = [...visible].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  return new Map(sorted.map((skill, i) => [skill.name, lines[i]]))
+  const entries = new Map()
+  for (const line of session.catalog.renderCatalogEntries(skills, layout(session.options)).split('\n')) {
+    const name = /^- `([^`]+)`/.exec(line)?.[1]
+    if (name !== undefined) entries.set(name, line)
+  }
+  return entries
 }
 
 /** Names added, removed and changed between two catalogs (`entriesByName` maps). */
@@ -861,7 +933,9 @@ async function commandWatch(session) {
           snapshot,
           visibleDigest,
           published,
-          maxLength: options.maxLength,
+          ...(options.budget === undefined
+            ? { maxLength: options.maxLength }
+            : { maxLength: options.maxLength, budget: options.budget, pinned: options.pinned }),
         })
         if (plan.kind !== 'initial' && plan.kind !== 'replacement') continue
         const { digest } = renderCatalog(session, snapshot.skills)
@@ -872,8 +946,8 @@ async function commandWatch(session) {
         } else {
           const message =
             plan.kind === 'initial'
-              ? catalog.renderCatalogMessage(snapshot.skills, options.maxLength)
-              : catalog.renderCatalogUpdate(snapshot.skills, options.maxLength)
+              ? catalog.renderCatalogMessage(snapshot.skills, layout(options))
+              : catalog.renderCatalogUpdate(snapshot.skills, layout(options))
           io.out.text(`# ${plan.kind} catalog, digest ${digest}\n${message}\n\n`)
         }
         published = true
