@@ -798,7 +798,11 @@ impl LocalProvider {
     /// scan is seen. Its project roots are keyed by the project's scope.
     fn observe_roots(&self, project: Option<&Project>, roots: &[RootSpec]) -> bool {
         match self.observer() {
-            Some(o) if !self.is_closed() => o.observed(project.map(|p| p.scope.as_path()), roots),
+            // Closed meanwhile (`close` marks the provider closed before it
+            // closes the watcher): not watching is not a watching problem.
+            Some(o) if !self.is_closed() => {
+                o.observed(project.map(|p| p.scope.as_path()), roots) || self.is_closed()
+            }
             _ => true,
         }
     }

@@ -456,27 +456,14 @@ impl Inner {
                 state.activity(Instant::now());
             }
         }
-        let mut vanished = if sync {
+        let vanished = if sync {
             self.sync_roots(&mut state)
         } else if retry {
             self.apply(&mut state)
         } else {
             return;
         };
-        // A directory deleted since its root's last scan (its event not handled
-        // yet) cannot be watched: rescan the roots that wanted it now, so this
-        // lookup watches the layout as it is instead of reporting it unhealthy.
-        // Bounded: a directory that keeps vanishing is left to the retry timer.
-        for _ in 0..3 {
-            if !vanished {
-                break;
-            }
-            if self.rescan_dirty(&mut state) {
-                state.change = true;
-                state.activity(Instant::now());
-            }
-            vanished = self.apply(&mut state);
-        }
+        self.settle_vanished(&mut state, vanished);
         self.finish_sync(state);
         if let Some(evicted) = evicted {
             tracing::debug!(project = %evicted.display(), "project evicted from the watched set");
@@ -487,10 +474,37 @@ impl Inner {
         }
     }
 
+    /// A directory deleted since its root's last scan (its event not handled
+    /// yet) cannot be watched, and [`Self::apply`] marked the roots that wanted
+    /// it dirty: rescan them now and apply again, so the watch set matches the
+    /// disk before health is judged, instead of reporting watching unhealthy
+    /// (and lookups incomplete) until the next batch. Bounded: a directory that
+    /// keeps vanishing is left to the retry timer.
+    fn settle_vanished(&self, state: &mut State, mut vanished: bool) {
+        for _ in 0..3 {
+            if !vanished {
+                return;
+            }
+            if self.rescan_dirty(state) {
+                state.change = true;
+                state.activity(Instant::now());
+            }
+            vanished = self.apply(state);
+        }
+    }
+
     /// After a synchronous change of the wanted set: record health, emit warnings,
     /// make the thread pick up new deadlines.
     fn finish_sync(&self, mut state: MutexGuard<'_, State>) {
         let healthy = state.compute_healthy();
+        if !healthy {
+            tracing::debug!(
+                failed = ?state.failed.keys().collect::<Vec<_>>(),
+                unreadable = ?state.roots.iter().filter(|(_, r)| r.error.is_some()).map(|(p, _)| p).collect::<Vec<_>>(),
+                backend = state.backend.is_some(),
+                "skill root watching unhealthy"
+            );
+        }
         self.healthy.store(healthy, Ordering::SeqCst);
         if !healthy && state.retry_at.is_none() {
             state.retry_at = Some(Instant::now() + state.backoff);
@@ -873,8 +887,20 @@ impl Inner {
             Change::Created(known) => {
                 let (dir, link) = match std::fs::symlink_metadata(path) {
                     Ok(meta) => (meta.is_dir(), meta.file_type().is_symlink()),
-                    // Gone again: nothing to publish.
-                    Err(_) => return,
+                    // Gone again before this event was handled. A lookup may
+                    // have listed it meanwhile (and its catalog be cached),
+                    // and the root's last scan does not know it, so its
+                    // removal would not publish: publish now when it could
+                    // have been a skill (a directory, a `.md` file, or of
+                    // unknown type; hidden entries never are).
+                    Err(_) => {
+                        let hidden = name.as_encoded_bytes().starts_with(b".");
+                        if !hidden && (md || known != Some(false)) {
+                            state.dirty.insert(root.to_path_buf());
+                            state.publish(path, now);
+                        }
+                        return;
+                    }
                 };
                 if dir || link || known == Some(true) {
                     state.dirty.insert(root.to_path_buf());
@@ -889,9 +915,15 @@ impl Inner {
                     .roots
                     .get(root)
                     .is_some_and(|r| r.entries.contains(name));
+                // Renamed: moved in (a directory or link there now), or moved
+                // out. An entry moved out that the last scan does not know
+                // may have been moved in since (and listed by a lookup) with
+                // its arrival not handled yet: publish unless hidden.
                 let now_entry = change == Change::Renamed
-                    && std::fs::symlink_metadata(path)
-                        .is_ok_and(|m| m.is_dir() || m.file_type().is_symlink());
+                    && match std::fs::symlink_metadata(path) {
+                        Ok(m) => m.is_dir() || m.file_type().is_symlink(),
+                        Err(_) => !name.as_encoded_bytes().starts_with(b"."),
+                    };
                 if md || known || now_entry {
                     state.pending.remove(path);
                     state.dirty.insert(root.to_path_buf());
@@ -983,8 +1015,17 @@ impl Inner {
         if state.rescan_needed() && self.rescan_dirty(&mut state) {
             state.change = true;
         }
-        self.apply(&mut state);
+        let vanished = self.apply(&mut state);
+        self.settle_vanished(&mut state, vanished);
         let healthy = state.compute_healthy();
+        if !healthy {
+            tracing::debug!(
+                failed = ?state.failed.keys().collect::<Vec<_>>(),
+                unreadable = ?state.roots.iter().filter(|(_, r)| r.error.is_some()).map(|(p, _)| p).collect::<Vec<_>>(),
+                backend = state.backend.is_some(),
+                "skill root watching unhealthy"
+            );
+        }
         self.healthy.store(healthy, Ordering::SeqCst);
         if healthy {
             state.backoff = RETRY_FIRST;

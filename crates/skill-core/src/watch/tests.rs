@@ -450,6 +450,40 @@ fn a_bundle_deleted_right_after_its_scan_leaves_the_lookup_healthy() {
 }
 
 #[test]
+fn a_bundle_gone_before_its_arrival_is_handled_still_publishes() {
+    // A lookup may list a bundle that comes and goes while the watcher is busy;
+    // the root's last scan never knew it, so only its arrival can publish.
+    let h = harness(fast_config());
+    let root = h.base().join("skills");
+    let outside = h.base().join("outside");
+    fs::create_dir(&root).expect("mkdir");
+    fs::create_dir(&outside).expect("mkdir");
+    h.watcher.watch_shared(&[RootSpec::plain(&root)]);
+    h.expect_change("created and removed while the watcher was busy", || {
+        let _busy = h.watcher.inner.lock();
+        write_bundle(&root, "brief");
+        fs::remove_dir_all(root.join("brief")).expect("rm");
+    });
+    let moved = write_bundle(&outside, "visitor");
+    h.expect_change("moved in and out again while the watcher was busy", || {
+        let _busy = h.watcher.inner.lock();
+        fs::rename(&moved, root.join("visitor")).expect("move in");
+        fs::rename(root.join("visitor"), outside.join("gone")).expect("move out");
+    });
+    // Hidden entries never are skills.
+    h.clear_triggers();
+    fs::create_dir(root.join(".tmp")).expect("mkdir");
+    fs::remove_dir(root.join(".tmp")).expect("rmdir");
+    let sentinel = root.join("sentinel.md");
+    h.settle(&sentinel);
+    assert!(
+        h.triggers().iter().all(|p| p == &sentinel),
+        "{:?}",
+        h.triggers()
+    );
+}
+
+#[test]
 fn root_created_together_with_a_skill_is_seen() {
     let h = harness(fast_config());
     let project = h.base().join("p");
