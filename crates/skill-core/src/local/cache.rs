@@ -20,7 +20,6 @@ use super::discover::{bytes_outcome, read_outcome, ReadOutcome};
 use super::fs::{FileRead, FileStamp, SkillFs, StampedRead, TIMESTAMP_GRANULARITY};
 use crate::frontmatter::ParsedSkill;
 use lru::LruCache;
-use std::num::NonZeroUsize;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -28,9 +27,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 /// Files kept at most.
-pub const MAX_ENTRIES: usize = 8192;
+pub const MAX_ENTRIES: usize = 32_768;
 /// Bytes kept at most (frontmatter fields and reasons, not bodies).
-pub const MAX_BYTES: usize = 16 * 1024 * 1024;
+pub const MAX_BYTES: usize = 32 * 1024 * 1024;
 /// Bookkeeping counted per entry on top of its strings.
 const ENTRY_OVERHEAD: usize = 256;
 
@@ -61,6 +60,7 @@ struct State {
 /// Parsed skill files by path and stamp; see the module docs.
 pub struct ParseCache {
     state: Mutex<State>,
+    max_entries: usize,
     max_bytes: usize,
     granularity: Duration,
     hits: AtomicU64,
@@ -127,10 +127,13 @@ impl ParseCache {
     /// [`FileStamp::settled_before`]).
     pub fn new(max_entries: usize, max_bytes: usize, granularity: Duration) -> Self {
         Self {
+            // Unbounded by the LRU itself (which would allocate room for every
+            // entry up front): `keep` enforces both bounds.
             state: Mutex::new(State {
-                entries: LruCache::new(NonZeroUsize::new(max_entries).unwrap_or(NonZeroUsize::MIN)),
+                entries: LruCache::unbounded(),
                 bytes: 0,
             }),
+            max_entries: max_entries.max(1),
             max_bytes,
             granularity,
             hits: AtomicU64::new(0),
@@ -261,7 +264,7 @@ impl ParseCache {
             state.bytes -= old.weight;
         }
         state.bytes += weight;
-        while state.bytes > self.max_bytes {
+        while state.bytes > self.max_bytes || state.entries.len() > self.max_entries {
             match state.entries.pop_lru() {
                 Some((_, old)) => state.bytes -= old.weight,
                 None => break,
