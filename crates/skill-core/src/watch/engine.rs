@@ -892,10 +892,9 @@ impl Inner {
                     // and the root's last scan does not know it, so its
                     // removal would not publish: publish now when it could
                     // have been a skill (a directory, a `.md` file, or of
-                    // unknown type; hidden entries never are).
+                    // unknown type).
                     Err(_) => {
-                        let hidden = name.as_encoded_bytes().starts_with(b".");
-                        if !hidden && (md || known != Some(false)) {
+                        if md || known != Some(false) {
                             state.dirty.insert(root.to_path_buf());
                             state.publish(path, now);
                         }
@@ -918,12 +917,10 @@ impl Inner {
                 // Renamed: moved in (a directory or link there now), or moved
                 // out. An entry moved out that the last scan does not know
                 // may have been moved in since (and listed by a lookup) with
-                // its arrival not handled yet: publish unless hidden.
+                // its arrival not handled yet: publish.
                 let now_entry = change == Change::Renamed
-                    && match std::fs::symlink_metadata(path) {
-                        Ok(m) => m.is_dir() || m.file_type().is_symlink(),
-                        Err(_) => !name.as_encoded_bytes().starts_with(b"."),
-                    };
+                    && std::fs::symlink_metadata(path)
+                        .map_or(true, |m| m.is_dir() || m.file_type().is_symlink());
                 if md || known || now_entry {
                     state.pending.remove(path);
                     state.dirty.insert(root.to_path_buf());

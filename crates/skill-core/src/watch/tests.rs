@@ -470,17 +470,6 @@ fn a_bundle_gone_before_its_arrival_is_handled_still_publishes() {
         fs::rename(&moved, root.join("visitor")).expect("move in");
         fs::rename(root.join("visitor"), outside.join("gone")).expect("move out");
     });
-    // Hidden entries never are skills.
-    h.clear_triggers();
-    fs::create_dir(root.join(".tmp")).expect("mkdir");
-    fs::remove_dir(root.join(".tmp")).expect("rmdir");
-    let sentinel = root.join("sentinel.md");
-    h.settle(&sentinel);
-    assert!(
-        h.triggers().iter().all(|p| p == &sentinel),
-        "{:?}",
-        h.triggers()
-    );
 }
 
 #[test]
