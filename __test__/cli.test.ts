@@ -389,7 +389,7 @@ describe('dsh-skills command line', () => {
 
   it('rejects flags that do not apply to the command', () => {
     for (const [args, message] of [
-      [['doctor', '--max-length', '10'], 'doctor does not take --max-length (see: dsh-skills help doctor)'],
+      [['doctor', '--poll'], 'doctor does not take --poll (see: dsh-skills help doctor)'],
       [['list', '--poll'], 'list does not take --poll'],
       [['doctor', '--quiet'], 'doctor does not take --quiet'],
       [['demo', '--skill-dir', '.'], 'demo does not take --skill-dir'],
