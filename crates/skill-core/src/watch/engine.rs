@@ -498,12 +498,7 @@ impl Inner {
     fn finish_sync(&self, mut state: MutexGuard<'_, State>) {
         let healthy = state.compute_healthy();
         if !healthy {
-            tracing::debug!(
-                failed = ?state.failed.keys().collect::<Vec<_>>(),
-                unreadable = ?state.roots.iter().filter(|(_, r)| r.error.is_some()).map(|(p, _)| p).collect::<Vec<_>>(),
-                backend = state.backend.is_some(),
-                "skill root watching unhealthy"
-            );
+            state.log_unhealthy();
         }
         self.healthy.store(healthy, Ordering::SeqCst);
         if !healthy && state.retry_at.is_none() {
@@ -1016,12 +1011,7 @@ impl Inner {
         self.settle_vanished(&mut state, vanished);
         let healthy = state.compute_healthy();
         if !healthy {
-            tracing::debug!(
-                failed = ?state.failed.keys().collect::<Vec<_>>(),
-                unreadable = ?state.roots.iter().filter(|(_, r)| r.error.is_some()).map(|(p, _)| p).collect::<Vec<_>>(),
-                backend = state.backend.is_some(),
-                "skill root watching unhealthy"
-            );
+            state.log_unhealthy();
         }
         self.healthy.store(healthy, Ordering::SeqCst);
         if healthy {
@@ -1185,6 +1175,16 @@ impl State {
     /// A file being written: publish at its close or at `deadline`.
     fn hold(&mut self, path: &Path, deadline: Instant) {
         self.pending.insert(path.to_path_buf(), deadline);
+    }
+
+    /// Why watching is unhealthy, at debug level.
+    fn log_unhealthy(&self) {
+        tracing::debug!(
+            failed = ?self.failed.keys().collect::<Vec<_>>(),
+            unreadable = ?self.roots.iter().filter(|(_, r)| r.error.is_some()).map(|(p, _)| p).collect::<Vec<_>>(),
+            backend = self.backend.is_some(),
+            "skill root watching unhealthy"
+        );
     }
 
     /// The roots whose last scan wants `dir` watched (as the root itself, one
