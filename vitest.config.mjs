@@ -6,6 +6,9 @@ export default defineConfig({
     // Native addons and real filesystem watchers: run files in child processes,
     // and give loaded 2-core machines room on bounded waits.
     pool: 'forks',
+    // Two at a time even on 2 cores (the default would be one): most files wait
+    // on child processes, the disk or watcher events, not on the CPU.
+    maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
