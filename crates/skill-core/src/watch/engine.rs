@@ -96,14 +96,20 @@ fn scan_root(path: &Path, kind: RootKind, follow_symlinks: bool) -> RootState {
             return state;
         }
     }
-    state.exists = true;
     let dir = match std::fs::read_dir(path) {
         Ok(dir) => dir,
+        // Removed between the two calls: missing, not broken.
+        Err(e) if is_missing(&e) => {
+            state.ancestor = nearest_ancestor(path);
+            return state;
+        }
         Err(e) => {
+            state.exists = true;
             state.error = Some(format!("cannot list skill root {}: {e}", path.display()));
             return state;
         }
     };
+    state.exists = true;
     for entry in dir {
         let Ok(entry) = entry else { continue };
         let name = entry.file_name();
