@@ -1095,6 +1095,29 @@ async function converge(world, cwds, tLast, threadsAtStop) {
 }
 
 /**
+ * Where a stale catalog comes from: the local provider listed directly (no
+ * registry cache), the same lookup again, and the lookup after invalidating
+ * the local provider. Appended to the failure.
+ */
+async function staleness(world, cwd, expected) {
+  const localOnly = (skills) => skills.filter((s) => s.provider === 'local')
+  const wantLocal = localOnly(expected)
+  const summarize = (diffs) => (diffs.length === 0 ? 'matches' : `differs (${diffs.length})`)
+  try {
+    const direct = await world.local.list({ cwd })
+    const listed = new Map()
+    for (const c of direct.candidates) if (!listed.has(c.name)) listed.set(c.name, c)
+    const directDiffs = wantLocal.filter((s) => listed.get(s.name)?.description !== s.description)
+    const again = diffCatalog(await world.registry.snapshot({ cwd }), expected)
+    world.registry.invalidateProvider(world.local)
+    const after = diffCatalog(await world.registry.snapshot({ cwd }), expected)
+    return ` [direct local list: ${summarize(directDiffs)}; same lookup again: ${summarize(again)}; after invalidating the local provider: ${summarize(after)}]`
+  } catch (error) {
+    return ` [diagnosis failed: ${error?.message ?? error}]`
+  }
+}
+
+/**
  * The quiet-phase checks after convergence: every other cwd (the focus projects'
  * `sub` dirs, cached during churn, and the unwatched projects), and `get()`.
  */
@@ -1110,7 +1133,7 @@ async function verifyQuiet(world, focusCwds) {
         const diffs = diffCatalog(await world.registry.snapshot({ cwd }), expected)
         const stale = diffs.filter((d) => d !== 'snapshot incomplete')
         if (stale.length > 0) {
-          fail('stale catalog while quiet (cwd not polled for convergence)', `${cwd}: ${stale.slice(0, 3).join('; ')}`)
+          fail('stale catalog while quiet (cwd not polled for convergence)', `${cwd}: ${stale.slice(0, 3).join('; ')}${await staleness(world, cwd, expected)}`)
           break
         }
         if (diffs.length === 0) break
