@@ -1104,6 +1104,29 @@ async function staleness(world, cwd, expected) {
   const wantLocal = localOnly(expected)
   const summarize = (diffs) => (diffs.length === 0 ? 'matches' : `differs (${diffs.length})`)
   try {
+    // The newest change on disk behind the differing skills, against the last
+    // change notification: after it, no notification followed the change (a
+    // missed publication); before it, the catalog survived one.
+    const snap = await world.registry.snapshot({ cwd })
+    const got = new Map(snap.skills.map((s) => [s.name, s]))
+    const times = []
+    for (const want of wantLocal) {
+      const have = got.get(want.name)
+      if (have && summaryKey(have) === summaryKey(want)) continue
+      for (const base of [want.resourceBase?.path, have?.resourceBase?.path]) {
+        if (typeof base !== 'string') continue
+        for (const p of [base, path.join(base, 'SKILL.md'), path.dirname(base)]) {
+          try {
+            times.push(fs.statSync(p).ctimeMs)
+          } catch {}
+        }
+      }
+    }
+    const lastChange = world.changeTimes.length ? performance.timeOrigin + world.changeTimes.at(-1) : undefined
+    const timing =
+      times.length && lastChange !== undefined
+        ? `newest file change ${(Math.max(...times) - lastChange).toFixed(1)} ms after the last change notification; `
+        : ''
     const direct = await world.local.list({ cwd })
     const listed = new Map()
     for (const c of direct.candidates) if (!listed.has(c.name)) listed.set(c.name, c)
@@ -1111,7 +1134,7 @@ async function staleness(world, cwd, expected) {
     const again = diffCatalog(await world.registry.snapshot({ cwd }), expected)
     world.registry.invalidateProvider(world.local)
     const after = diffCatalog(await world.registry.snapshot({ cwd }), expected)
-    return ` [direct local list: ${summarize(directDiffs)}; same lookup again: ${summarize(again)}; after invalidating the local provider: ${summarize(after)}]`
+    return ` [${timing}direct local list: ${summarize(directDiffs)}; same lookup again: ${summarize(again)}; after invalidating the local provider: ${summarize(after)}]`
   } catch (error) {
     return ` [diagnosis failed: ${error?.message ?? error}]`
   }
