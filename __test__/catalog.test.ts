@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
+import { mulberry32 } from './helpers'
 
 const require = createRequire(import.meta.url)
 const catalog = require('../lib/catalog.js') as typeof import('../types/catalog')
@@ -60,17 +61,6 @@ function parseEntries(message: string): string[] | undefined {
 // ---------------------------------------------------------------------------
 // Property-style corpus from a seeded PRNG.
 // ---------------------------------------------------------------------------
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Every character JS `\s` matches. */
 const JS_WHITESPACE = [

@@ -14,7 +14,8 @@ import os from 'node:os'
 import path from 'node:path'
 import type { LocalSkillProvider as LocalSkillProviderType, LocalSkillProviderConfig } from '../types/local'
 import type { SkillCandidate } from '../types/skill'
-import { canon, CYCLIC, frontmatter, Gen, KNOWN_DIFFERENCES, mutate, oracle, rng } from './yaml-corpus'
+import { canon, CYCLIC, frontmatter, Gen, KNOWN_DIFFERENCES, mutate, oracle } from './yaml-corpus'
+import { mulberry32 } from './helpers'
 
 const require = createRequire(import.meta.url)
 const { LocalSkillProvider } = require('../lib/local.js') as {
@@ -30,7 +31,7 @@ describe('frontmatter against the JS yaml package', () => {
   it('accepts, skips and extracts like yaml.parse + SPEC §3 on a seeded corpus of 12,000 files', async () => {
     const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-yaml-diff-')))
     temps.push(root)
-    const g = new Gen(rng(20261201))
+    const g = new Gen(mulberry32(20261201))
     const files: { file: string; text: string; yaml: string }[] = []
     const COUNT = 6000
     for (let i = 0; i < COUNT; i++) {

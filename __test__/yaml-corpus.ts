@@ -4,18 +4,6 @@
 // the rules of SPEC §3 on top).
 import { parse as parseYaml } from 'yaml'
 
-/** mulberry32: small, seeded, good enough for test data. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
-
 export class Gen {
   constructor(readonly next: () => number) {}
   below(n: number): number {

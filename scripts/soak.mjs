@@ -1131,7 +1131,7 @@ async function staleness(world, cwd, expected) {
     const listed = new Map()
     for (const c of direct.candidates) if (!listed.has(c.name)) listed.set(c.name, c)
     const directDiffs = wantLocal.filter((s) => listed.get(s.name)?.description !== s.description)
-    const again = diffCatalog(await world.registry.snapshot({ cwd }), expected)
+    const again = diffCatalog(snap, expected)
     world.registry.invalidateProvider(world.local)
     const after = diffCatalog(await world.registry.snapshot({ cwd }), expected)
     return ` [${timing}direct local list: ${summarize(directDiffs)}; same lookup again: ${summarize(again)}; after invalidating the local provider: ${summarize(after)}]`
