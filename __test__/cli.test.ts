@@ -616,7 +616,7 @@ function stream(tty?: { columns: number }) {
 }
 
 async function runInProcess(args: string[], env: NodeJS.ProcessEnv, tty?: { columns: number }) {
-  const { main } = require('../lib/cli.js') as {
+  const { main } = require('../lib/cli/index.js') as {
     main(argv: string[], io: object): Promise<number>
   }
   const stdout = stream(tty)

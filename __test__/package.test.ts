@@ -70,7 +70,7 @@ describe('the packed package', () => {
       'index.d.ts',
       'cordis.mjs',
       'lib/cordis.js',
-      'lib/cli.js',
+      'lib/cli/index.js',
       'types/cordis.d.ts',
       'bin/dsh-skills.js',
       'binding.js',

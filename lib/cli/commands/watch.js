@@ -1,0 +1,85 @@
+'use strict'
+// `dsh-skills watch`: a replacement catalog each time the catalog changes.
+
+const { firstLine } = require('../errors.js')
+const { shown } = require('../format.js')
+const { layout, renderCatalog, entriesByName, catalogChanges } = require('../catalog-view.js')
+
+async function run(session) {
+  const { io, catalog, options } = session
+  let published = false
+  let visibleDigest
+  let visibleEntries = new Map()
+  let running = false
+  let again = false
+  let stopped = false
+
+  const refresh = async () => {
+    if (running) {
+      again = true
+      return
+    }
+    running = true
+    try {
+      do {
+        again = false
+        const snapshot = await session.snapshot()
+        if (stopped) return
+        const plan = catalog.planCatalogStep({
+          snapshot,
+          visibleDigest,
+          published,
+          ...(options.budget === undefined
+            ? { maxLength: options.maxLength }
+            : { maxLength: options.maxLength, budget: options.budget, pinned: options.pinned }),
+        })
+        if (plan.kind !== 'initial' && plan.kind !== 'replacement') continue
+        const { digest } = renderCatalog(session, snapshot.skills)
+        const entries = entriesByName(session, snapshot.skills)
+        if (options.json) {
+          const changes = catalogChanges(visibleEntries, entries)
+          io.stdout.write(`${JSON.stringify({ kind: plan.kind, digest, ...changes })}\n`)
+        } else {
+          const message =
+            plan.kind === 'initial'
+              ? catalog.renderCatalogMessage(snapshot.skills, layout(options))
+              : catalog.renderCatalogUpdate(snapshot.skills, layout(options))
+          io.out.text(`# ${plan.kind} catalog, digest ${digest}\n${message}\n\n`)
+        }
+        published = true
+        visibleDigest = digest
+        visibleEntries = entries
+      } while (again && !stopped)
+    } catch (error) {
+      io.err.line(`dsh-skills: catalog refresh failed: ${firstLine(error)}`)
+    } finally {
+      running = false
+    }
+  }
+
+  return new Promise((resolve) => {
+    // The native watchers do not keep Node alive on purpose: this timer does,
+    // until Ctrl-C.
+    const keepAlive = setInterval(() => {}, 1 << 30)
+    const unsubscribe = session.registry.onChange(() => {
+      refresh()
+    })
+    const stop = () => {
+      if (stopped) return
+      stopped = true
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      unsubscribe()
+      clearInterval(keepAlive)
+      session.dispose().then(() => resolve(0))
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+    if (!options.quiet) io.err.line(`dsh-skills: watching skills for ${shown(session.cwd)} (Ctrl-C to stop)`)
+    refresh().then(() => {
+      if (!published && !stopped && !options.quiet) io.err.line('dsh-skills: no model-invocable skills yet')
+    })
+  })
+}
+
+module.exports = { run }

@@ -1,0 +1,136 @@
+'use strict'
+// One run's registry and local provider, configured from the command line.
+
+const fs = require('node:fs')
+const path = require('node:path')
+const { UsageError, CliError, firstLine } = require('./errors.js')
+const { OPTIONS } = require('./spec.js')
+const { camel, overrideFlag } = require('./args.js')
+
+/** The package API, or a one-line failure when the addon does not load. */
+function loadPackage() {
+  try {
+    return {
+      api: require('../../index.js'),
+      catalog: require('../catalog.js'),
+    }
+  } catch (error) {
+    throw new CliError(`cannot load @deepseek-ai/dsh-skill-native: ${firstLine(error)}`)
+  }
+}
+
+/** `dir` as an absolute path; a usage error unless it is an existing directory. */
+function existingDir(dir, flag) {
+  const problem = dirProblem(dir)
+  if (problem) throw new UsageError(`${flag}: ${problem}: ${dir}`)
+  return path.resolve(dir)
+}
+
+/** Why `dir` is not an existing directory, or undefined when it is one. */
+function dirProblem(dir) {
+  let stat
+  try {
+    stat = fs.statSync(path.resolve(dir))
+  } catch {
+    return 'no such directory'
+  }
+  return stat.isDirectory() ? undefined : 'not a directory'
+}
+
+/**
+ * The local provider configuration from the command line.
+ * @param {ReturnType<typeof import('./args.js').parseArgs>['options']} options
+ */
+function providerConfig(options) {
+  const config = {}
+  if (options.dshHome !== undefined) config.dshHome = path.resolve(options.dshHome)
+  if (options.agentsHome !== undefined) config.agentsHome = path.resolve(options.agentsHome)
+  if (options.skillDirs.length) config.customSkillDirs = options.skillDirs.map((dir) => path.resolve(dir))
+  if (options.bundledDir !== undefined) config.bundledSkillDir = path.resolve(options.bundledDir)
+  if (options.nestedRoots) config.nestedRoots = true
+  if (options.compat.length) config.compatRoots = options.compat
+  if (options.providerName !== undefined) config.providerName = options.providerName
+  if (options.noDefaultRoots) config.includeDefaultRoots = false
+  return config
+}
+
+/** Warnings for directory options that name nothing usable (`--cwd` is an error instead). */
+function checkDirOptions(options, warn) {
+  for (const [name, spec] of Object.entries(OPTIONS)) {
+    if (spec.dir !== 'warn') continue
+    const value = options[camel(name)]
+    for (const dir of name === 'skill-dir' ? options.skillDirs : value === undefined ? [] : [value]) {
+      const problem = dirProblem(dir)
+      if (problem) warn(`--${name} ${dir}: ${problem}`)
+    }
+  }
+}
+
+/** A rejected override rule, told by its flag (`overrides[1].name …` → `--off Foo: name …`). */
+function overrideProblem(message, overrides) {
+  const match = /^overrides\[(\d+)\]\.(.*)$/.exec(message)
+  const rule = match ? overrides[Number(match[1])] : undefined
+  return rule ? `${overrideFlag(rule)}: ${match[2]}` : message
+}
+
+class Session {
+  /**
+   * @param {ReturnType<typeof import('./args.js').parseArgs>['options']} options
+   * @param {{ stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, out: import('./term.js').Output, err: import('./term.js').Output }} io
+   * @param {{ watch?: boolean, printWarnings?: boolean, config?: object }} [mode]
+   */
+  constructor(options, io, mode = {}) {
+    this.cwd = options.cwd !== undefined ? existingDir(options.cwd, '--cwd') : process.cwd()
+    const { api, catalog } = loadPackage()
+    this.api = api
+    this.catalog = catalog
+    this.io = io
+    this.options = options
+    this.warnings = []
+    const printWarnings = mode.printWarnings !== false && !options.quiet
+    // Each distinct warning is printed once (watch re-lists on every change).
+    const printed = new Set()
+    const logger = {
+      warn: (message) => {
+        this.warnings.push(message)
+        if (!printWarnings || printed.has(message)) return
+        printed.add(message)
+        io.err.warning(message)
+      },
+    }
+    if (!mode.config && !options.quiet) checkDirOptions(options, (message) => io.err.warning(message))
+    const overrides = options.overrides ?? []
+    try {
+      this.registry = new api.SkillRegistry({ logger, ...(overrides.length ? { overrides } : {}) })
+    } catch (error) {
+      throw new UsageError(overrideProblem(firstLine(error), overrides))
+    }
+    try {
+      this.provider = this.registry.registerLocalProvider({
+        ...(mode.config ?? providerConfig(options)),
+        watch: mode.watch === true,
+        ...(mode.watch && options.poll ? { watchUsePolling: true } : {}),
+        logger,
+      })
+    } catch (error) {
+      throw new CliError(`invalid skill roots: ${firstLine(error)}`)
+    }
+  }
+
+  lookup() {
+    return { cwd: this.cwd }
+  }
+
+  snapshot() {
+    return this.registry.snapshot(this.lookup())
+  }
+
+  dispose() {
+    this.disposed ??= Promise.resolve()
+      .then(() => this.provider.dispose())
+      .catch(() => {})
+    return this.disposed
+  }
+}
+
+module.exports = { Session, loadPackage, dirProblem, providerConfig }
