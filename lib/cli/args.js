@@ -6,12 +6,27 @@ const util = require('node:util')
 const { UsageError } = require('./errors.js')
 const { OPTIONS, GLOBAL, COMPAT_ROOTS, COMMANDS } = require('./spec.js')
 
+/** The `util.parseArgs` name of an option's second short form (`-V`), and back. */
+const ALIAS_PREFIX = 'alias:'
 const PARSE_OPTIONS = Object.fromEntries(
-  Object.entries(OPTIONS).map(([name, o]) => [
-    name,
-    { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple || o.override ? { multiple: true } : {}) },
+  Object.entries(OPTIONS).flatMap(([name, o]) => [
+    [
+      name,
+      { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple || o.override ? { multiple: true } : {}) },
+    ],
+    ...(o.alias ? [[`${ALIAS_PREFIX}${name}`, { type: o.type, short: o.alias }]] : []),
   ]),
 )
+
+/** The option a token names (`-V` names `version`), or undefined for an unknown one. */
+function optionOf(token) {
+  const long = token.rawName.startsWith('--')
+  if (token.name.startsWith(ALIAS_PREFIX)) return long ? undefined : token.name.slice(ALIAS_PREFIX.length)
+  const spec = OPTIONS[token.name]
+  // `--h` is not `-h`.
+  if (!spec || (long && spec.short === token.name)) return undefined
+  return token.name
+}
 
 /** Edit distance counting a swap of two neighbours as one edit, for "did you mean". */
 function distance(a, b) {
@@ -73,32 +88,40 @@ function parseArgs(argv) {
     json: false,
     poll: false,
     quiet: false,
+    verbose: false,
     help: false,
     version: false,
   }
   for (const token of tokens) {
     if (token.kind !== 'option') continue
     const flag = token.rawName
-    const spec = OPTIONS[token.name]
-    if (!spec || (token.rawName.startsWith('--') && spec.short === token.name)) {
-      const known = Object.keys(OPTIONS).map((name) => `--${name}`)
+    const name = optionOf(token)
+    if (name === undefined) {
+      const known = Object.keys(OPTIONS).map((option) => `--${option}`)
       const hint = flag.startsWith('--') ? closest(flag, known) : undefined
       throw new UsageError(`unknown option ${flag}${didYouMean(hint)}`, command)
     }
-    const long = `--${token.name}`
-    if (!allowed.has(token.name)) throw new UsageError(`${command} does not take ${long}`, command)
+    const spec = OPTIONS[name]
+    const long = `--${name}`
+    if (!allowed.has(name)) throw new UsageError(`${command} does not take ${long}`, command)
     if (spec.type === 'boolean') {
       if (token.value !== undefined) throw new UsageError(`${long} takes no value`, command)
-      options[camel(token.name)] = true
+      options[camel(name)] = true
       continue
     }
     const value = token.value
     if (value === undefined || value === '' || (!token.inlineValue && value.startsWith('-'))) {
       throw new UsageError(`${long} needs a value (${spec.value})`, command)
     }
+    if (spec.choices && !spec.choices.includes(value)) {
+      throw new UsageError(
+        `${long} takes ${spec.choices.join(', ')} (got ${JSON.stringify(value)})${didYouMean(closest(value, spec.choices))}`,
+        command,
+      )
+    }
     if (spec.override) options.overrides.push(overrideRule(value, spec.override))
     else if (spec.multiple) options[spec.key].push(value)
-    else options[camel(token.name)] = value
+    else options[camel(name)] = value
   }
   if (options.maxLength !== undefined) {
     const text = options.maxLength

@@ -11,8 +11,14 @@ class UsageError extends Error {
   }
 }
 
-/** A failure to report as one line on stderr, exit code 1. */
-class CliError extends Error {}
+/** A failure to report on stderr, exit code 1: one line, then indented details if any. */
+class CliError extends Error {
+  /** @param {string} message @param {string[]} [details] lines printed under the message */
+  constructor(message, details = []) {
+    super(message)
+    this.details = details
+  }
+}
 
 /** The first line of a thrown value's message. */
 function firstLine(error) {

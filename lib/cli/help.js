@@ -25,13 +25,19 @@ function optionLines(names) {
   return helpRows(
     names.map((name) => {
       const spec = OPTIONS[name]
-      return [`${spec.short ? `-${spec.short}, ` : ''}--${name}${spec.value ? ` ${spec.value}` : ''}`, spec.help]
+      const shorts = [spec.short, spec.alias].filter(Boolean).map((short) => `-${short}, `).join('')
+      return [`${shorts}--${name}${spec.value ? ` ${spec.value}` : ''}`, spec.help]
     }),
   )
 }
 
+/** The commands the help lists (`demo` only in a source checkout). */
+function listedCommands() {
+  return Object.entries(COMMANDS).filter(([, c]) => !c.hidden)
+}
+
 function commandLines() {
-  return helpRows(Object.entries(COMMANDS).map(([name, c]) => [c.args ? `${name} ${c.args}` : name, c.summary]))
+  return helpRows(listedCommands().map(([name, c]) => [c.args ? `${name} ${c.args}` : name, c.summary]))
 }
 
 const HELP = `Usage: dsh-skills <command> [options]
@@ -47,7 +53,16 @@ ${optionLines(Object.keys(OPTIONS))}
 
 Run \`dsh-skills help COMMAND\` (or \`dsh-skills COMMAND --help\`) for one command.
 Relative paths are resolved against the current directory.
-Exit codes: 0 success, 1 failure or doctor found a broken skill, 2 usage error.
+Exit codes: 0 success, 1 failure or doctor found a broken skill, 2 usage error,
+130 watch stopped by Ctrl-C.
+`
+
+/** What a bare `dsh-skills` prints (on stderr, exit code 2): the usage line and the commands. */
+const USAGE = `Usage: dsh-skills <command> [options]
+Commands: ${listedCommands()
+  .map(([name]) => name)
+  .join(', ')}
+Run \`dsh-skills --help\` for what each command does and its options.
 `
 
 /** The help of one command. */
@@ -63,4 +78,4 @@ function commandHelp(name) {
   )
 }
 
-module.exports = { HELP, commandHelp, helpRows }
+module.exports = { HELP, USAGE, commandHelp, helpRows }

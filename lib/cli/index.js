@@ -19,7 +19,7 @@ const term = require('./term.js')
 const { UsageError, CliError, firstLine } = require('./errors.js')
 const { OPTIONS, COMMANDS } = require('./spec.js')
 const { parseArgs, closest, didYouMean } = require('./args.js')
-const { HELP, commandHelp } = require('./help.js')
+const { HELP, USAGE, commandHelp } = require('./help.js')
 const { Session } = require('./session.js')
 
 /**
@@ -36,6 +36,10 @@ async function main(argv, streams = {}) {
   let session
   try {
     const { command, args, options } = parseArgs(argv)
+    if (options.color !== undefined) {
+      io.out = term.output(stdout, env, options.color)
+      io.err = term.output(stderr, env, options.color)
+    }
     if (options.version) {
       stdout.write(`${require('../../package.json').version}\n`)
       return 0
@@ -54,19 +58,19 @@ async function main(argv, streams = {}) {
       return 0
     }
     if (command === undefined) {
-      stderr.write(HELP)
+      stderr.write(USAGE)
       return 2
     }
     if (!COMMANDS[command].args && args.length) {
       throw new UsageError(`${command} takes no arguments (got "${args[0]}")`, command)
     }
     if (command === 'demo') return await COMMANDS.demo.run(options, io)
+    if (command === 'completion') return COMMANDS.completion.run(args, io)
+    session = new Session(options, io, { watch: command === 'watch' })
+    const code = await COMMANDS[command].run(session, args)
     // doctor reports the warnings itself; show is about one skill.
-    session = new Session(options, io, {
-      watch: command === 'watch',
-      printWarnings: command !== 'doctor' && command !== 'show',
-    })
-    return await COMMANDS[command].run(session, args)
+    if (command !== 'doctor' && command !== 'show') session.reportWarnings()
+    return code
   } catch (error) {
     if (error instanceof UsageError) {
       const see = error.command ? `dsh-skills help ${error.command}` : 'dsh-skills --help'
@@ -75,6 +79,7 @@ async function main(argv, streams = {}) {
     }
     if (error instanceof CliError) {
       io.err.line(`dsh-skills: ${error.message}`)
+      for (const detail of error.details) io.err.line(`  ${detail}`)
       return 1
     }
     // Not a user mistake: keep the details available without flooding users.
@@ -85,6 +90,5 @@ async function main(argv, streams = {}) {
     if (session) await session.dispose()
   }
 }
-
 
 module.exports = { main, parseArgs, HELP, COMMANDS, OPTIONS }

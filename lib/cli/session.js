@@ -6,6 +6,7 @@ const path = require('node:path')
 const { UsageError, CliError, firstLine } = require('./errors.js')
 const { OPTIONS } = require('./spec.js')
 const { camel, overrideFlag } = require('./args.js')
+const { printWarnings } = require('./warnings.js')
 
 /** The package API, or a one-line failure when the addon does not load. */
 function loadPackage() {
@@ -66,6 +67,25 @@ function checkDirOptions(options, warn) {
   }
 }
 
+/** The command-line flag of each local provider option. */
+const FLAG_OF_CONFIG = {
+  providerName: '--provider-name',
+  customSkillDirs: '--skill-dir',
+  dshHome: '--dsh-home',
+  agentsHome: '--agents-home',
+  bundledSkillDir: '--bundled-dir',
+  nestedRoots: '--nested-roots',
+  compatRoots: '--compat',
+  includeDefaultRoots: '--no-default-roots',
+}
+
+/** A rejected provider option, told by its flag (`providerName must …` → `--provider-name: must …`). */
+function configProblem(message) {
+  const match = /^(\w+)(?:\[\d+\])? (.*)$/.exec(message)
+  const flag = match ? FLAG_OF_CONFIG[match[1]] : undefined
+  return flag ? `${flag}: ${match[2]}` : undefined
+}
+
 /** A rejected override rule, told by its flag (`overrides[1].name …` → `--off Foo: name …`). */
 function overrideProblem(message, overrides) {
   const match = /^overrides\[(\d+)\]\.(.*)$/.exec(message)
@@ -77,7 +97,7 @@ class Session {
   /**
    * @param {ReturnType<typeof import('./args.js').parseArgs>['options']} options
    * @param {{ stdout: NodeJS.WritableStream, stderr: NodeJS.WritableStream, out: import('./term.js').Output, err: import('./term.js').Output }} io
-   * @param {{ watch?: boolean, printWarnings?: boolean, config?: object }} [mode]
+   * @param {{ watch?: boolean, config?: object }} [mode]
    */
   constructor(options, io, mode = {}) {
     this.cwd = options.cwd !== undefined ? existingDir(options.cwd, '--cwd') : process.cwd()
@@ -86,16 +106,16 @@ class Session {
     this.catalog = catalog
     this.io = io
     this.options = options
+    /** Each distinct warning the library logged, in order (watch re-lists on every change). */
     this.warnings = []
-    const printWarnings = mode.printWarnings !== false && !options.quiet
-    // Each distinct warning is printed once (watch re-lists on every change).
-    const printed = new Set()
+    /** How many of them `reportWarnings` printed. */
+    this.reported = 0
+    const seen = new Set()
     const logger = {
       warn: (message) => {
+        if (seen.has(message)) return
+        seen.add(message)
         this.warnings.push(message)
-        if (!printWarnings || printed.has(message)) return
-        printed.add(message)
-        io.err.warning(message)
       },
     }
     if (!mode.config && !options.quiet) checkDirOptions(options, (message) => io.err.warning(message))
@@ -113,8 +133,22 @@ class Session {
         logger,
       })
     } catch (error) {
+      const problem = configProblem(firstLine(error))
+      if (problem) throw new UsageError(problem)
       throw new CliError(`invalid skill roots: ${firstLine(error)}`)
     }
+  }
+
+  /**
+   * Print the warnings logged since the last call on stderr (nothing with
+   * `--quiet`): see `warnings.js`.
+   * @param {string[]} [covered] kinds the command's own summary already counts
+   */
+  reportWarnings(covered) {
+    const fresh = this.warnings.slice(this.reported)
+    this.reported = this.warnings.length
+    if (this.options.quiet || fresh.length === 0) return
+    printWarnings(fresh, this.io.err, { verbose: this.options.verbose, covered })
   }
 
   lookup() {

@@ -2,9 +2,17 @@
 // The command table and the option table of `dsh-skills`: adding a command or
 // a flag is one entry here plus its handler (a module of `commands/`).
 
+const fs = require('node:fs')
+const path = require('node:path')
+
+/** The example workspace of `demo`: part of a source checkout, not of the published package. */
+const EXAMPLE_WORKSPACE = path.resolve(__dirname, '..', '..', 'examples', 'workspace')
+
 /**
  * Every option. `key` is the property in the parsed options; `dir` marks a
- * directory option (`'error'`: must exist; `'warn'`: a warning when missing).
+ * directory option (`'error'`: must exist; `'warn'`: a warning when missing);
+ * `choices` lists the values a string option takes; `alias` is a second
+ * short form.
  */
 const OPTIONS = {
   cwd: {
@@ -95,13 +103,23 @@ const OPTIONS = {
   },
   poll: { type: 'boolean', help: 'poll instead of native filesystem events' },
   json: { type: 'boolean', help: 'machine-readable output' },
-  quiet: { type: 'boolean', short: 'q', help: 'do not print warnings on stderr' },
+  quiet: { type: 'boolean', short: 'q', help: 'do not print warnings, hints or the summary on stderr' },
+  verbose: {
+    type: 'boolean',
+    help: 'print every warning on stderr (default: a count of each kind after the output)',
+  },
+  color: {
+    type: 'string',
+    value: 'WHEN',
+    choices: ['auto', 'always', 'never'],
+    help: 'colour the output: auto (on a terminal, unless NO_COLOR is set), always or never',
+  },
   help: { type: 'boolean', short: 'h', help: 'show help (for a command: dsh-skills help COMMAND)' },
-  version: { type: 'boolean', short: 'v', help: 'show the package version' },
+  version: { type: 'boolean', short: 'v', alias: 'V', help: 'show the package version' },
 }
 
 /** Options every command accepts. */
-const GLOBAL = ['help', 'version']
+const GLOBAL = ['color', 'help', 'version']
 
 /** The options that choose the skill roots. */
 const ROOTS = [
@@ -131,13 +149,17 @@ const handler = (file) => (...args) => require(`./commands/${file}.js`).run(...a
 const COMMANDS = {
   list: {
     summary: 'skills that won their name: name, source, provider, invocation',
-    options: [...ROOTS, ...OVERRIDES, 'json', 'quiet'],
+    details:
+      'After the table, one line on stderr counts what discovery found (loaded,\n' +
+      'shadowed, broken, ignored) and points at doctor when a skill is broken or\n' +
+      'none is listed; hints name skill folders of other tools that are not read.',
+    options: [...ROOTS, ...OVERRIDES, 'json', 'quiet', 'verbose'],
     json: 'the snapshot: { skills, complete }',
     run: handler('list'),
   },
   catalog: {
     summary: 'the exact model-facing catalog message and its sha256 digest',
-    options: [...ROOTS, ...OVERRIDES, ...LAYOUT, 'json', 'quiet'],
+    options: [...ROOTS, ...OVERRIDES, ...LAYOUT, 'json', 'quiet', 'verbose'],
     json: '{ complete, message, entries, digest } (and report with --budget), byte-exact',
     run: handler('catalog'),
   },
@@ -156,7 +178,7 @@ const COMMANDS = {
       'ranks win; at the same rank, runtime skills come first, then providers in\n' +
       "registration order, then each provider's own order. --off, --user-only,\n" +
       '--model-only and --on apply before the merge.',
-    options: [...ROOTS, ...OVERRIDES, 'json', 'quiet'],
+    options: [...ROOTS, ...OVERRIDES, 'json', 'quiet', 'verbose'],
     json: '{ name, complete, winner, losers }',
     run: handler('explain'),
   },
@@ -166,14 +188,16 @@ const COMMANDS = {
       'Ignored, not counted as problems: folders without SKILL.md (node_modules/, .git/, ...),\n' +
       'dot-directories, and flat .md files without frontmatter (README.md). Broken: a\n' +
       'SKILL.md, or a flat .md file with frontmatter, that does not load.\n' +
-      'With --budget: a warning (not a failure) when the budget cuts the catalog.',
-    options: [...ROOTS, ...LAYOUT, 'json'],
+      'With --budget: a warning (not a failure) when the budget cuts the catalog.\n' +
+      'With --off, --user-only, --model-only, --on: what each flag does to a loaded skill.',
+    options: [...ROOTS, ...OVERRIDES, ...LAYOUT, 'json', 'quiet'],
     json: 'the diagnosis, each file with its verdict and hints',
     run: handler('doctor'),
   },
   watch: {
     summary: 'print a replacement catalog each time the catalog changes, until Ctrl-C',
-    options: [...ROOTS, ...OVERRIDES, ...LAYOUT, 'poll', 'json', 'quiet'],
+    details: 'Each catalog printed is headed by what changed (skills added, removed, changed).\nCtrl-C stops it with exit code 130 (SIGTERM: 143).',
+    options: [...ROOTS, ...OVERRIDES, ...LAYOUT, 'poll', 'json', 'quiet', 'verbose'],
     json: 'one JSON object per line and catalog change: { kind, digest, added, removed, changed }',
     run: handler('watch'),
   },
@@ -181,7 +205,19 @@ const COMMANDS = {
     summary: 'tour of examples/workspace (source checkout only): list, catalog and doctor with the example\'s own roots; exits 0',
     options: ['json'],
     json: '{ config, snapshot, catalog, diagnosis }',
+    // Listed only where it works: a source checkout.
+    hidden: !fs.existsSync(path.join(EXAMPLE_WORKSPACE, '.agents')),
     run: handler('demo'),
+  },
+  completion: {
+    args: 'SHELL',
+    summary: 'a completion script for bash, zsh or fish, printed on stdout',
+    details:
+      'bash: eval "$(dsh-skills completion bash)" in ~/.bashrc\n' +
+      'zsh:  eval "$(dsh-skills completion zsh)" in ~/.zshrc (after compinit)\n' +
+      'fish: dsh-skills completion fish > ~/.config/fish/completions/dsh-skills.fish',
+    options: [],
+    run: handler('completion'),
   },
   help: {
     args: '[COMMAND]',
@@ -190,4 +226,4 @@ const COMMANDS = {
   },
 }
 
-module.exports = { OPTIONS, GLOBAL, ROOTS, COMPAT_ROOTS, OVERRIDES, LAYOUT, COMMANDS }
+module.exports = { OPTIONS, GLOBAL, ROOTS, COMPAT_ROOTS, OVERRIDES, LAYOUT, COMMANDS, EXAMPLE_WORKSPACE }

@@ -8,9 +8,8 @@ const { Session } = require('../session.js')
 const { json, shown } = require('../format.js')
 const { renderCatalog } = require('../catalog-view.js')
 const { diagnose, countVerdicts, formatDoctor, addDepthHints } = require('../diagnosis.js')
+const { EXAMPLE_WORKSPACE } = require('../spec.js')
 const list = require('./list.js')
-
-const EXAMPLE_WORKSPACE = path.resolve(__dirname, '..', '..', '..', 'examples', 'workspace')
 
 /** Make `dir` its own project root: an empty `.git` directory (git never tracks `.git`). */
 function ensureProjectMarker(dir) {
@@ -67,4 +66,4 @@ async function run(options, io) {
   }
 }
 
-module.exports = { run, EXAMPLE_WORKSPACE }
+module.exports = { run }
