@@ -4,8 +4,9 @@
 
 const path = require('node:path')
 const term = require('./term.js')
-const { classify, deepSkillFiles } = require('./verdicts.js')
-const { shown, OUTCOME_STYLE } = require('./format.js')
+const { classify, deepSkillFiles, kebabCase, entryName, NOT_KEBAB } = require('./verdicts.js')
+const { shown, isInside, OUTCOME_STYLE } = require('./format.js')
+const { unreadLine } = require('./hints.js')
 
 /** The diagnosis as `{ projectRoot?, complete, roots, files, warnings }`. */
 function normalizeDiagnosis(value) {
@@ -24,11 +25,48 @@ function normalizeDiagnosis(value) {
 async function diagnose(session) {
   const diagnosis = normalizeDiagnosis(await session.provider.diagnose(session.lookup()))
   const rootOf = (file) => diagnosis.roots.find((root) => isInside(String(file.path), root.path))
+  // The names loaded skills have, so that no hint suggests one of them.
+  const taken = new Map()
+  for (const file of diagnosis.files) {
+    if (file.outcome === 'loaded' && typeof file.name === 'string' && !taken.has(file.name)) {
+      taken.set(file.name, shown(String(file.path)))
+    }
+  }
   const files = diagnosis.files.map((file) => {
     const root = rootOf(file)
-    return { ...file, ...classify(file, root, session.api.isSkillName) }
+    return { ...file, ...classify(file, root, session.api.isSkillName, taken) }
   })
   return { ...diagnosis, files }
+}
+
+/**
+ * The files of a diagnosis that look meant to be skill `name` but do not
+ * load: broken files whose folder or file name is `name` (or spells it in
+ * another case), or whose refused name does; and a folder named `name`
+ * without SKILL.md, or a flat `name.md` without frontmatter.
+ * @param {Awaited<ReturnType<typeof diagnose>>} diagnosis
+ * @param {string} name
+ */
+function brokenCopies(diagnosis, name) {
+  return diagnosis.files.filter((file) => {
+    const root = diagnosis.roots.find((r) => isInside(String(file.path), r.path))
+    const entry = entryName(file, root)
+    if (file.verdict === 'ignored') return entry === name
+    if (file.verdict !== 'broken') return false
+    const refused = NOT_KEBAB.exec(String(file.reason ?? ''))?.[1]
+    return entry === name || kebabCase(entry) === name || (refused !== undefined && kebabCase(refused) === name)
+  })
+}
+
+/** What is wrong with a file `brokenCopies` found, as lines: where, why, the fixes. */
+function brokenLines(file) {
+  const where = shown(String(file.path))
+  if (file.verdict === 'ignored') {
+    return file.hasSkillFile
+      ? [`${where} is not read as a skill: it has no frontmatter`, 'fix: start it with a line `---`, then `name:` and `description:` lines, then a line `---`']
+      : [`${path.dirname(where)}/ is not read as a skill: it has no SKILL.md`, 'fix: put the instructions in SKILL.md inside it']
+  }
+  return [`${where} [${file.source}] does not load`, `because ${file.reason ?? 'of an unknown problem'}`, ...file.hints]
 }
 
 function countVerdicts(files) {
@@ -37,13 +75,18 @@ function countVerdicts(files) {
   return counts
 }
 
-function summary(counts) {
-  return `${counts.loaded} loaded, ${counts.shadowed} shadowed, ${counts.broken} broken, ${counts.ignored} ignored`
+/** `10 loaded, 2 shadowed, 4 broken, 1 ignored`, with `(3 switched off)` after the loaded count when overrides hid some. */
+function summary(counts, off = 0) {
+  const loaded = off ? `${counts.loaded} loaded (${off} switched off)` : `${counts.loaded} loaded`
+  return `${loaded}, ${counts.shadowed} shadowed, ${counts.broken} broken, ${counts.ignored} ignored`
 }
 
-function isInside(file, dir) {
-  const relative = path.relative(dir, file)
-  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)
+/** How many loaded skills are not in `skills` (the registry's listing): the ones overrides switched off. */
+function switchedOff(diagnosis, skills) {
+  const listed = new Set(skills.map((skill) => skill.name))
+  const off = new Set()
+  for (const file of diagnosis.files) if (file.verdict === 'loaded' && !listed.has(file.name)) off.add(file.name)
+  return off.size
 }
 
 /** Where a file is shown: relative to its root (bundles by folder), else its path and source. */
@@ -80,7 +123,11 @@ function formatDoctor(session, diagnosis, out) {
     } else if (file.verdict === 'ignored') {
       out.line(`${indent}${file.why}`)
     }
-    for (const hint of file.hints) out.styled(`${indent}hint: ${hint}`, 'cyan')
+    if (file.override) {
+      const { effect, flag } = file.override
+      out.styled(`${indent}${effect === 'off' ? 'switched off' : effect} by ${flag}`, 'yellow')
+    }
+    for (const hint of file.hints) out.styled(`${indent}${hint.startsWith('fix: ') ? hint : `hint: ${hint}`}`, 'cyan')
   }
   const placed = new Set()
   for (const root of diagnosis.roots) {
@@ -101,8 +148,9 @@ function formatDoctor(session, diagnosis, out) {
     for (const file of others) fileLines(file, undefined)
   }
   out.line('')
-  out.line(summary(countVerdicts(diagnosis.files)))
+  out.line(summary(countVerdicts(diagnosis.files), diagnosis.switchedOff))
   if (!diagnosis.complete) out.line('Discovery was incomplete: some roots could not be read.')
+  for (const root of diagnosis.notRead ?? []) out.styled(`hint: ${unreadLine(root, shown)}`, 'cyan')
 }
 
 /** Adds the hint about skill folders nested deeper than the one level that is scanned. */
@@ -122,4 +170,13 @@ function addDepthHints(diagnosis) {
   }
 }
 
-module.exports = { diagnose, countVerdicts, summary, isInside, formatDoctor, addDepthHints }
+module.exports = {
+  diagnose,
+  brokenCopies,
+  brokenLines,
+  countVerdicts,
+  summary,
+  switchedOff,
+  formatDoctor,
+  addDepthHints,
+}

@@ -23,7 +23,13 @@ function json(value) {
   return `${JSON.stringify(value, null, 2)}\n`
 }
 
+/** Whether `file` lies inside `dir` (not `dir` itself). */
+function isInside(file, dir) {
+  const relative = path.relative(dir, file)
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)
+}
+
 /** The colour of each doctor verdict (and of each diagnosis outcome). */
 const OUTCOME_STYLE = { loaded: 'green', shadowed: 'yellow', broken: 'red', skipped: 'red', ignored: 'dim' }
 
-module.exports = { shown, invocationLabel, json, OUTCOME_STYLE }
+module.exports = { shown, invocationLabel, json, isInside, OUTCOME_STYLE }

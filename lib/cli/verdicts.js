@@ -2,7 +2,8 @@
 // How `dsh-skills doctor` reads the provider's diagnosis: which skipped entries
 // are simply not skills (ignored) and which are broken skills, and the fix
 // hints it can give. The library and `list` keep warning about every skipped
-// skill file exactly as before; only the doctor's verdict differs.
+// skill file exactly as before; only the doctor's verdict differs. The rules
+// are the library's: the hints only read the reasons it gives.
 
 const fs = require('node:fs')
 const path = require('node:path')
@@ -22,14 +23,83 @@ function kebabCase(name) {
     .replace(/^-+|-+$/g, '')
 }
 
+/** How to fix a broken skill file, by the reason the library gives (the name hints are separate). */
+const FIXES = [
+  [/^unterminated frontmatter/, () => 'end the frontmatter with a line that is exactly `---`'],
+  [
+    /^frontmatter field `description` (is required|must be a non-empty string)/,
+    () => 'add `description:` with one line on what the skill does and when to use it (the catalog shows the model only this)',
+  ],
+  [
+    /^frontmatter field `(disable-model-invocation|user-invocable)` must be a boolean/,
+    (m) => `write \`${m[1]}: true\` or \`${m[1]}: false\``,
+  ],
+  [
+    /^frontmatter key `(disableModelInvocation|userInvocable)` is no longer supported/,
+    (m) => `rename \`${m[1]}\` to \`${kebabCase(m[1])}\` (same value)`,
+  ],
+  [
+    /^frontmatter key `modelInvocable` is no longer supported/,
+    () => 'replace `modelInvocable: false` with `disable-model-invocation: true` (or drop it: both are allowed by default)',
+  ],
+  [
+    /^invalid YAML frontmatter/,
+    () => 'fix the YAML at the line and column given; quote a value that holds `: ` or ` #`, or starts with a character YAML reserves (`[ { * & ! | > % @`)',
+  ],
+  [/^frontmatter must be a YAML mapping/, () => 'write the frontmatter as `key: value` lines'],
+  [/^frontmatter field `metadata`/, () => 'make `metadata` a mapping of `key: value` lines, indented under it'],
+  [
+    /^file is larger than maxSkillFileBytes/,
+    () => 'keep the skill file short: move long material into files next to it (references/) that the instructions point to',
+  ],
+  [/^frontmatter expands to more than/, () => 'drop the YAML aliases (`*name`) that repeat large parts of the frontmatter'],
+  [/^not a text file/, () => 'save the file as UTF-8 text'],
+  [/^missing frontmatter/, () => 'start the file with a line `---`, then `name:` and `description:` lines, then a line `---`'],
+]
+
+/** The hint that fixes `reason`, if one is known. */
+function fixFor(reason) {
+  for (const [pattern, fix] of FIXES) {
+    const match = pattern.exec(reason)
+    if (match) return `fix: ${fix(match)}`
+  }
+  return undefined
+}
+
+/**
+ * The name a root entry suggests for its skill: the folder of a bundle, the
+ * file name of a flat file without `.md`.
+ * @param {{ path: string, layout?: string }} file
+ * @param {{ path: string } | undefined} root
+ */
+function entryName(file, root) {
+  const file_ = String(file.path)
+  const entry = root ? path.relative(root.path, file_).split(path.sep)[0] : path.basename(path.dirname(file_))
+  return file.layout === 'flat' ? entry.replace(/\.md$/i, '') : entry
+}
+
+/**
+ * A kebab-case name to suggest, unless another skill has it: then say whose
+ * it is instead.
+ * @param {string} suggestion
+ * @param {Map<string, string>} taken
+ * @param {(name: string) => string} hint
+ */
+function nameHint(suggestion, taken, hint) {
+  const owner = taken.get(suggestion)
+  if (owner === undefined) return hint(`\`${suggestion}\``)
+  return `not \`${suggestion}\`: ${owner} has that name; choose a kebab-case name no other skill has`
+}
+
 /**
  * The doctor's verdict on one diagnosed file.
  * @param {{ path: string, outcome: string, reason?: string, layout?: string, name?: string, source?: string }} file
  * @param {{ path: string } | undefined} root the root the file was found in
  * @param {(name: string) => boolean} isSkillName
+ * @param {Map<string, string>} [taken] names of the loaded skills, each with where it is (for display)
  * @returns {{ verdict: 'loaded' | 'shadowed' | 'broken' | 'ignored', why?: string, hints: string[], hasSkillFile: boolean }}
  */
-function classify(file, root, isSkillName) {
+function classify(file, root, isSkillName, taken = new Map()) {
   const hints = []
   const file_ = String(file.path)
   const entry = root ? path.relative(root.path, file_).split(path.sep)[0] : path.basename(path.dirname(file_))
@@ -56,7 +126,15 @@ function classify(file, root, isSkillName) {
   const kebab = NOT_KEBAB.exec(reason)
   if (kebab) {
     const suggestion = kebabCase(kebab[1])
-    if (suggestion && isSkillName(suggestion)) hints.push(`did you mean \`${suggestion}\`?`)
+    if (suggestion && isSkillName(suggestion)) hints.push(nameHint(suggestion, taken, (name) => `did you mean ${name}?`))
+    else hints.push('fix: a name is lowercase letters and digits, words joined by single dashes (`pdf-tools`)')
+  } else if (/^frontmatter field `name` (is required|must be a non-empty string)/.test(reason)) {
+    const suggestion = kebabCase(entryName(file, root))
+    if (suggestion && isSkillName(suggestion)) hints.push(nameHint(suggestion, taken, (name) => `fix: add a \`name:\` line, e.g. ${name}`))
+    else hints.push('fix: add a `name:` line with a kebab-case name (`pdf-tools`)')
+  } else {
+    const fix = fixFor(reason)
+    if (fix) hints.push(fix)
   }
   return { verdict: 'broken', hints, hasSkillFile: true }
 }
@@ -90,4 +168,4 @@ function deepSkillFiles(dir) {
   return count
 }
 
-module.exports = { classify, deepSkillFiles, kebabCase }
+module.exports = { classify, deepSkillFiles, kebabCase, entryName, NOT_KEBAB }

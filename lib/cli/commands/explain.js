@@ -1,10 +1,9 @@
 'use strict'
 // `dsh-skills explain NAME`: which copy of a skill won and why the others lost.
 
-const { CliError } = require('../errors.js')
-const { closest, didYouMean, overrideFlag } = require('../args.js')
+const { overrideFlag } = require('../args.js')
 const { json, shown, invocationLabel } = require('../format.js')
-const { skillNameArg, listedNames } = require('../names.js')
+const { skillNameArg, missingSkill, brokenDetails } = require('../names.js')
 
 /** Where an explained candidate lives: its path, else its resource base. */
 function candidatePlace(candidate) {
@@ -28,10 +27,7 @@ async function run(session, args) {
   const { io, options } = session
   const name = skillNameArg(session, args, 'explain')
   const explanation = await session.registry.explain(name, session.lookup())
-  if (explanation === undefined) {
-    const names = await listedNames(session)
-    throw new CliError(`no provider lists a skill "${name}"${didYouMean(closest(name, names))} (see: dsh-skills list)`)
-  }
+  if (explanation === undefined) throw await missingSkill(session, name, `no provider lists a skill "${name}"`)
   if (options.json) {
     io.stdout.write(json(explanation))
   } else {
@@ -65,6 +61,13 @@ async function run(session, args) {
       io.out.line('lost: order  same rank; the winner comes first (runtime, then providers in registration order)')
     }
     if (reasons.has('off')) io.out.line('off          switched off by an override: it took no part')
+    // Broken files take no part either, but they are likely the copy being edited.
+    const broken = await brokenDetails(session, name)
+    if (broken.length) {
+      io.out.line('')
+      io.out.line('Broken, so not a candidate:')
+      for (const line of broken) io.out.line(`  ${line}`)
+    }
   }
   if (!explanation.complete) io.err.line('dsh-skills: discovery was incomplete: some candidates may be missing')
   return 0

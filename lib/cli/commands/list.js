@@ -1,7 +1,10 @@
 'use strict'
-// `dsh-skills list`: the skills that won their name.
+// `dsh-skills list`: the skills that won their name, then (on stderr) one line
+// counting what discovery found and hints about skill folders not read.
 
-const { json, invocationLabel } = require('../format.js')
+const { json, shown, invocationLabel } = require('../format.js')
+const { diagnose, countVerdicts, summary, switchedOff } = require('../diagnosis.js')
+const { unreadCompatRoots, unreadLine } = require('../hints.js')
 
 async function run(session) {
   const { io, options } = session
@@ -20,6 +23,14 @@ async function run(session) {
     io.out.table(['NAME', 'SOURCE', 'PROVIDER', 'INVOCATION'], rows)
   }
   if (!snapshot.complete) io.err.line('dsh-skills: discovery was incomplete: some skills may be missing')
+  if (options.quiet) return 0
+  // The summary counts skipped and shadowed files: the warnings need not.
+  session.reportWarnings(['skipped', 'shadowed'])
+  const diagnosis = await diagnose(session)
+  const counts = countVerdicts(diagnosis.files)
+  const pointer = counts.broken > 0 || snapshot.skills.length === 0 ? '; why: dsh-skills doctor' : ''
+  io.err.line(`dsh-skills: ${summary(counts, switchedOff(diagnosis, snapshot.skills))}${pointer}`)
+  for (const root of await unreadCompatRoots(session)) io.err.line(`dsh-skills: hint: ${unreadLine(root, shown)}`)
   return 0
 }
 
