@@ -110,6 +110,8 @@ class Session {
     this.warnings = []
     /** How many of them `reportWarnings` printed. */
     this.reported = 0
+    /** Whether the roots come from the caller (`demo`), not from the command line and the home directory. */
+    this.configured = mode.config !== undefined
     const seen = new Set()
     const logger = {
       warn: (message) => {

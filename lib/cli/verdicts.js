@@ -47,7 +47,6 @@ const FIXES = [
     () => 'fix the YAML at the line and column given; quote a value that holds `: ` or ` #`, or starts with a character YAML reserves (`[ { * & ! | > % @`)',
   ],
   [/^frontmatter must be a YAML mapping/, () => 'write the frontmatter as `key: value` lines'],
-  [/^frontmatter field `metadata`/, () => 'make `metadata` a mapping of `key: value` lines, indented under it'],
   [
     /^file is larger than maxSkillFileBytes/,
     () => 'keep the skill file short: move long material into files next to it (references/) that the instructions point to',

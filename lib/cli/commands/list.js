@@ -30,7 +30,9 @@ async function run(session) {
   const counts = countVerdicts(diagnosis.files)
   const pointer = counts.broken > 0 || snapshot.skills.length === 0 ? '; why: dsh-skills doctor' : ''
   io.err.line(`dsh-skills: ${summary(counts, switchedOff(diagnosis, snapshot.skills))}${pointer}`)
-  for (const root of await unreadCompatRoots(session)) io.err.line(`dsh-skills: hint: ${unreadLine(root, shown)}`)
+  // demo's roots are its own: the hints would be about the home directory.
+  const unread = session.configured ? [] : await unreadCompatRoots(session)
+  for (const root of unread) io.err.line(`dsh-skills: hint: ${unreadLine(root, shown)}`)
   return 0
 }
 
