@@ -33,7 +33,7 @@ async function run(options, io) {
     customSkillDirs: [path.join(EXAMPLE_WORKSPACE, 'team-skills')],
     bundledSkillDir: path.join(home, 'bundled-skills'),
   }
-  const session = new Session({ ...options, cwd: EXAMPLE_WORKSPACE }, io, { printWarnings: false, config })
+  const session = new Session({ ...options, cwd: EXAMPLE_WORKSPACE }, io, { config })
   try {
     const snapshot = await session.snapshot()
     const diagnosis = await diagnose(session)
