@@ -91,11 +91,19 @@ describe('dsh-skills basics', () => {
       expect(help.stdout).toContain(`  ${command}`)
     }
     expect(run(['help']).stdout).toBe(help.stdout)
+    // Bare: the usage line and the commands on stderr, not the whole help.
     const bare = run([])
     expect(bare.code).toBe(2)
-    expect(bare.stderr).toBe(help.stdout)
-    const version = run(['--version'])
-    expect(version.stdout.trim()).toBe(require('../package.json').version)
+    expect(bare.stdout).toBe('')
+    expect(bare.stderr).toMatch(/^Usage: dsh-skills <command> \[options\]\nCommands: list, catalog, show, explain, doctor, watch, demo, completion, help\n/)
+    expect(bare.stderr).toContain('dsh-skills --help')
+    expect(bare.stderr.trimEnd().split('\n').length).toBeLessThanOrEqual(3)
+    for (const flag of ['--version', '-v', '-V']) {
+      const version = run([flag])
+      expect(version.code, flag).toBe(0)
+      expect(version.stdout.trim(), flag).toBe(require('../package.json').version)
+    }
+    expectOneLineError(run(['--V']), 2)
   })
 
   it('reports user mistakes in one line without a stack trace', () => {
@@ -130,8 +138,10 @@ describe('dsh-skills on the example workspace', () => {
     expect(table['skill-authoring'][1]).toBe('bundled')
     expect(table['local-setup'][3]).toBe('user')
     expect(result.stdout).not.toContain('home-leak')
-    // The broken files are reported as warnings on stderr, unless --quiet.
-    expect(result.stderr).toMatch(/warning: .*perf-profile\.md/)
+    // The broken files are counted on stderr (each one with --verbose), unless --quiet.
+    expect(result.stderr).toContain('dsh-skills: 10 loaded, 2 shadowed, 4 broken, 1 ignored; why: dsh-skills doctor\n')
+    expect(result.stderr).not.toContain('perf-profile.md')
+    expect(run(['list', ...roots, '--verbose']).stderr).toMatch(/warning: .*perf-profile\.md/)
     expect(run(['list', ...roots, '--quiet']).stderr).toBe('')
   })
 
@@ -288,7 +298,8 @@ describe('dsh-skills watch', () => {
     } finally {
       child.kill('SIGINT')
     }
-    expect(await exited).toBe(0)
+    // Stopped by Ctrl-C: 128 + SIGINT.
+    expect(await exited).toBe(130)
   })
 })
 
@@ -325,8 +336,8 @@ describe('dsh-skills doctor verdicts', () => {
       json.files.map((f: { path: string; verdict: string }) => [path.relative(dir, f.path), f.verdict]),
     )
     expect(verdicts).toMatchObject({ 'good/SKILL.md': 'loaded', 'README.md': 'ignored', [path.join('.git', 'SKILL.md')]: 'ignored' })
-    // The library and `list` keep warning about the skipped README.md, as before.
-    const list = run(['list', '--skill-dir', dir, '--dsh-home', dir, '--agents-home', dir, '--cwd', dir])
+    // The library and `list --verbose` keep warning about the skipped README.md, as before.
+    const list = run(['list', '--verbose', '--skill-dir', dir, '--dsh-home', dir, '--agents-home', dir, '--cwd', dir])
     expect(list.code).toBe(0)
     expect(list.stderr).toContain(`warning: skill file ${path.join(dir, 'README.md')} skipped: missing frontmatter`)
   })
@@ -391,7 +402,7 @@ describe('dsh-skills command line', () => {
     for (const [args, message] of [
       [['doctor', '--poll'], 'doctor does not take --poll (see: dsh-skills help doctor)'],
       [['list', '--poll'], 'list does not take --poll'],
-      [['doctor', '--quiet'], 'doctor does not take --quiet'],
+      [['doctor', '--verbose'], 'doctor does not take --verbose'],
       [['demo', '--skill-dir', '.'], 'demo does not take --skill-dir'],
     ] as const) {
       const result = run([...args])
@@ -446,7 +457,7 @@ describe('dsh-skills command line', () => {
       [['--compat', 'clade'], 2, '--compat takes claude, codex (got "clade"); did you mean claude?'],
       [['--no-default-roots', '--nested-roots'], 2, '--nested-roots has no effect with --no-default-roots'],
       [['--no-default-roots', '--dsh-home', home], 2, '--dsh-home has no effect with --no-default-roots'],
-      [['--provider-name', 'runtime'], 1, 'invalid skill roots: providerName must be a non-empty string other than "runtime"'],
+      [['--provider-name', 'runtime'], 2, '--provider-name: must be a non-empty string other than "runtime"'],
     ] as const) {
       const result = run(['list', '--cwd', web, ...args], options)
       expectOneLineError(result, code)
@@ -541,9 +552,9 @@ describe('dsh-skills explain and overrides', () => {
       expectOneLineError(result, 2)
       expect(result.stderr).toContain(message)
     }
-    const doctor = run(['doctor', ...roots, '--off', 'code-review'])
+    const doctor = run(['doctor', ...roots, '--off', 'Code_Review'])
     expectOneLineError(doctor, 2)
-    expect(doctor.stderr).toContain('doctor does not take --off')
+    expect(doctor.stderr).toContain('--off Code_Review: name must be')
   })
 })
 
@@ -616,7 +627,7 @@ function stream(tty?: { columns: number }) {
 }
 
 async function runInProcess(args: string[], env: NodeJS.ProcessEnv, tty?: { columns: number }) {
-  const { main } = require('../lib/cli.js') as {
+  const { main } = require('../lib/cli/index.js') as {
     main(argv: string[], io: object): Promise<number>
   }
   const stdout = stream(tty)
@@ -687,7 +698,7 @@ describe('dsh-skills on a terminal', () => {
     expect(show.stdout).toContain('Body \\x1b[31mred\\x1b[0m.\\x0dX')
     const doctor = await runInProcess(['doctor', ...args], {})
     expect(doctor.stdout).toContain('bad\\x1b[2Jname.md')
-    const list = await runInProcess(['list', ...args], {})
+    const list = await runInProcess(['list', '--verbose', ...args], {})
     expect(list.stderr).toContain('bad\\x1b[2Jname.md skipped')
     // JSON: exactly the library's text.
     const json = JSON.parse((await runInProcess(['catalog', '--json', ...args], {})).stdout)
@@ -749,7 +760,7 @@ describe('dsh-skills watch --json', () => {
     } finally {
       child.kill('SIGINT')
     }
-    expect(await exited).toBe(0)
+    expect(await exited).toBe(130)
     for (const line of out.stdout.trimEnd().split('\n')) expect(line).toMatch(/^\{.*\}$/)
   })
 })

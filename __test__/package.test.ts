@@ -70,15 +70,19 @@ describe('the packed package', () => {
       'index.d.ts',
       'cordis.mjs',
       'lib/cordis.js',
-      'lib/cli.js',
+      'lib/cli/index.js',
       'types/cordis.d.ts',
       'bin/dsh-skills.js',
       'binding.js',
       'scripts/install.js',
       'package.json',
+      'LICENSE',
     ]) {
       expect(files).toContain(file)
     }
+    const manifest = JSON.parse(fs.readFileSync(path.join(project, 'node_modules', '@deepseek-ai', 'dsh-skill-native', 'package.json'), 'utf8'))
+    expect(manifest.license).toBe('MIT')
+    expect(manifest.repository).toMatchObject({ type: 'git', url: expect.stringMatching(/^git\+https:\/\//) })
     expect(files.some((file) => file.endsWith('.node'))).toBe(true)
     expect(files.some((file) => file.startsWith('__test__/') || file.startsWith('examples/'))).toBe(false)
   })
@@ -152,6 +156,11 @@ describe('the packed package', () => {
     const help = spawnSync(bin, ['--help'], { cwd: project, env, encoding: 'utf8', timeout: 30_000 })
     expect(help.status).toBe(0)
     expect(help.stdout).toMatch(/^Usage: dsh-skills <command>/)
+    // demo tours the repository's examples: not listed where it cannot run.
+    expect(help.stdout).not.toContain('  demo')
+    const demo = spawnSync(bin, ['demo'], { cwd: project, env, encoding: 'utf8', timeout: 30_000 })
+    expect(demo.status).toBe(1)
+    expect(demo.stderr).toBe('dsh-skills: the example workspace is part of the source repository only (examples/workspace)\n')
     const skills = path.join(project, '.agents', 'skills')
     fs.mkdirSync(path.join(project, '.git'))
     fs.mkdirSync(skills, { recursive: true })
@@ -181,7 +190,8 @@ fs.writeFileSync(path.join(targetDir, 'release', 'deps', 'libbig.rlib'), Buffer.
 if (process.env.FAKE_CARGO_FAIL) { console.error('error: could not compile'); process.exit(101) }
 fs.copyFileSync(process.env.FAKE_CARGO_ADDON, path.join(targetDir, 'release', 'libskill_napi.so'))
 `
-  const PROGRESS = '@deepseek-ai/dsh-skill-native: building the native addon from source, this takes a minute or two\n'
+  const PROGRESS = '@deepseek-ai/dsh-skill-native: building the native addon from source, this takes a few minutes\n'
+  const BUILT = /^@deepseek-ai\/dsh-skill-native: built the native addon in (\d+ s|\d+ min \d+ s)\n$/
   let withCargo: string
   let withoutCargo: string
   let addon: string
@@ -228,10 +238,11 @@ fs.copyFileSync(process.env.FAKE_CARGO_ADDON, path.join(targetDir, 'release', 'l
     return { code: result.status, stdout: result.stdout, stderr: result.stderr, calls, tmp }
   }
 
-  it('builds in a temporary target directory, removes it, and says so in one line', () => {
+  it('builds in a temporary target directory, removes it, and says so and how long it took', () => {
     const pkg = installedWithoutAddon('source-ok')
     const result = install(pkg, { PATH: withCargo })
-    expect(result.stderr).toBe(PROGRESS)
+    expect(result.stderr.startsWith(PROGRESS)).toBe(true)
+    expect(result.stderr.slice(PROGRESS.length)).toMatch(BUILT)
     expect(result.code).toBe(0)
     expect(result.calls).toHaveLength(1)
     const { args } = result.calls[0]
@@ -261,10 +272,27 @@ fs.copyFileSync(process.env.FAKE_CARGO_ADDON, path.join(targetDir, 'release', 'l
     const result = install(pkg, { PATH: withCargo, FAKE_CARGO_FAIL: '1' })
     expect(result.code).toBe(1)
     expect(result.stderr.startsWith(PROGRESS)).toBe(true)
-    expect(result.stderr).toContain('building the addon from source failed')
+    // What failed, after how long, and how to watch the next build (npm shows this output when a script fails).
+    expect(result.stderr).toMatch(
+      /\n@deepseek-ai\/dsh-skill-native: building the native addon from source failed after (\d+ s|\d+ min \d+ s) \(cargo exited with 101\); the compiler's messages are above\. To watch the build, run it again with npm's --foreground-scripts \(npm rebuild @deepseek-ai\/dsh-skill-native --foreground-scripts\)\.\n$/,
+    )
     expect(result.calls).toHaveLength(1)
     expect(fs.readdirSync(result.tmp)).toEqual([])
     expect(fs.readdirSync(pkg).some((file) => file.endsWith('.node'))).toBe(false)
+  })
+
+  it('asks cargo for its progress unless npm hides the output (then only the errors, shown if the build fails)', () => {
+    const pkg = installedWithoutAddon('source-quiet')
+    const hidden = install(pkg, { PATH: withCargo, npm_lifecycle_event: 'install', FAKE_CARGO_FAIL: '1' })
+    expect(hidden.calls[0].args).toContain('--quiet')
+    const foreground = install(pkg, {
+      PATH: withCargo,
+      npm_lifecycle_event: 'install',
+      npm_config_foreground_scripts: 'true',
+      FAKE_CARGO_FAIL: '1',
+    })
+    expect(foreground.calls[0].args).not.toContain('--quiet')
+    expect(install(pkg, { PATH: withCargo, FAKE_CARGO_FAIL: '1' }).calls[0].args).not.toContain('--quiet')
   })
 
   it('without cargo, fails with one message naming the prebuilt platforms and how to get a toolchain', () => {

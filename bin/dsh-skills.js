@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 'use strict'
-// dsh-skills — see `dsh-skills --help` (implementation in lib/cli.js).
+// dsh-skills — see `dsh-skills --help` (implementation in lib/cli/).
 
 // `dsh-skills list | head -1`: a closed pipe ends the output, not with a crash.
 process.stdout.on('error', (error) => {
@@ -8,7 +8,7 @@ process.stdout.on('error', (error) => {
   throw error
 })
 
-require('../lib/cli.js')
+require('../lib/cli/index.js')
   .main(process.argv.slice(2))
   .then((code) => {
     process.exitCode = code

@@ -8,6 +8,11 @@
 // 3. otherwise build from the bundled Rust sources with cargo, in a temporary
 //    target directory that is deleted afterwards.
 // Nothing is downloaded from anywhere but the package registries.
+//
+// npm (7 and later) hides what an install script prints unless it fails or
+// runs with --foreground-scripts. So a build says how long it took, and a
+// failure says what failed, after how long, and how to watch the next try;
+// with --foreground-scripts (or run by hand) cargo shows its progress.
 'use strict'
 
 const { spawnSync } = require('node:child_process')
@@ -81,14 +86,44 @@ function run(command, args, env = process.env) {
   return undefined
 }
 
+/** Whether npm hides this script's output (an npm install without --foreground-scripts). */
+function outputHidden(env = process.env) {
+  return env.npm_lifecycle_event !== undefined && env.npm_config_foreground_scripts !== 'true'
+}
+
+/** The time since `start` (a `Date.now()`), for people: `48 s`, `4 min 18 s`. */
+function took(start, now = Date.now()) {
+  const seconds = Math.round((now - start) / 1000)
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`
+}
+
+/** How to see the next build as it runs. */
+const WATCH_HINT = `to watch the build, run it again with npm's --foreground-scripts (npm rebuild ${NAME} --foreground-scripts)`
+
+/**
+ * Run one build step: a line before it (shown when npm shows script output),
+ * and after it either how long it took or, on failure, what failed, after how
+ * long and how to watch the next try.
+ */
+function build(what, command, args) {
+  const start = Date.now()
+  console.error(`${NAME}: building the native addon ${what}, this takes a few minutes`)
+  const error = run(command, args)
+  if (error) {
+    fail(
+      `building the native addon ${what} failed after ${took(start)} (${error}); ` +
+        `the compiler's messages are above. ${WATCH_HINT[0].toUpperCase()}${WATCH_HINT.slice(1)}.`,
+    )
+  }
+  console.error(`${NAME}: built the native addon in ${took(start)}`)
+}
+
 /** Development checkout: exactly `npm run build` (one build path, one target directory). */
 function buildCheckout(cli) {
   const script = require(path.join(root, 'package.json')).scripts.build
   const [program, ...args] = script.split(/\s+/)
   if (program !== 'napi') fail(`unexpected build script: ${script}`)
-  console.error(`${NAME}: building the native addon (npm run build), this takes a minute or two`)
-  const error = run(process.execPath, [cli, ...args])
-  if (error) fail(`building the addon failed (${error}).`)
+  build('(npm run build)', process.execPath, [cli, ...args])
 }
 
 function hasCargo() {
@@ -114,13 +149,13 @@ function buildFromSource() {
   const targetDir = own
     ? fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-skill-native-build-'))
     : path.resolve(root, process.env.CARGO_TARGET_DIR)
-  console.error(`${NAME}: building the native addon from source, this takes a minute or two`)
   try {
-    const error = run('cargo', [
+    build('from source', 'cargo', [
       'build',
       '--release',
       '--locked',
-      '--quiet',
+      // Hidden output is shown only when the build fails: then the errors alone.
+      ...(outputHidden() ? ['--quiet'] : []),
       '--manifest-path',
       manifest,
       '-p',
@@ -128,7 +163,6 @@ function buildFromSource() {
       '--target-dir',
       targetDir,
     ])
-    if (error) fail(`building the addon from source failed (${error}).`)
     fs.copyFileSync(path.join(targetDir, 'release', libraryName()), path.join(root, `dsh-skill-native.${platform}.node`))
   } finally {
     if (own) fs.rmSync(targetDir, { recursive: true, force: true })
@@ -154,4 +188,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { platformArchAbi, libraryName, PREBUILT_PLATFORMS }
+module.exports = { platformArchAbi, libraryName, outputHidden, took, PREBUILT_PLATFORMS }

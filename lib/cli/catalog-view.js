@@ -1,0 +1,135 @@
+'use strict'
+// The catalog as the commands show it: the layout options, the rendered
+// message and report, the budget line, and catalog changes by skill name.
+
+const { UsageError } = require('./errors.js')
+const { closest, didYouMean } = require('./args.js')
+
+/** The catalog layout options given on the command line (`maxLength` alone without a budget). */
+function layout(options) {
+  if (options.budget === undefined) return options.maxLength
+  return { maxLength: options.maxLength, budget: options.budget, pinned: options.pinned }
+}
+
+/**
+ * The catalog of `skills` (the array the registry returned, passed on as it
+ * is: the library knows its ranks) with the command line's layout.
+ */
+function renderCatalog(session, skills) {
+  const { catalog, options } = session
+  const visible = skills.filter((skill) => skill.invocation.modelInvocable)
+  try {
+    const { entries, digest, report } = catalog.renderCatalog(skills, layout(options))
+    const message = visible.length ? catalog.renderCatalogMessage(skills, layout(options)) : null
+    return { entries, digest, message, count: visible.length, report }
+  } catch (error) {
+    // A pin the library refuses is a mistake on the command line.
+    const pin = /\bpinned\[(\d+)\] (.*)$/.exec(error instanceof Error ? error.message : '')
+    if (pin && options.pinned[Number(pin[1])] !== undefined) {
+      throw new UsageError(`--pin ${options.pinned[Number(pin[1])]}: ${pin[2]}`)
+    }
+    throw error
+  }
+}
+
+/** One line about what a budget did to the catalog (`report` of `renderCatalog`). */
+function budgetLine(budget, report) {
+  const parts = [`${report.full} in full`]
+  if (report.shortened) parts.push(`${report.shortened} shortened`)
+  if (report.nameOnly) parts.push(`${report.nameOnly} by name only`)
+  if (report.omitted) parts.push(`${report.omitted} left out`)
+  const skills = report.total === 1 ? '1 skill' : `${report.total} skills`
+  return `budget ${budget}: ${skills}, ${parts.join(', ')}; entries ${report.chars} characters`
+}
+
+/**
+ * The lines under the budget line, one per source, when the report has a
+ * per-source breakdown (`report.bySource`): how each source's skills fared.
+ * @param {{ bySource?: Record<string, { total: number, full: number, shortened: number, nameOnly: number, omitted: number }> }} report
+ */
+function bySourceLines(report) {
+  const bySource = report && typeof report.bySource === 'object' && report.bySource !== null ? report.bySource : {}
+  return Object.entries(bySource).map(([source, counts]) => {
+    const parts = [`${counts.full} in full`]
+    if (counts.shortened) parts.push(`${counts.shortened} shortened`)
+    if (counts.nameOnly) parts.push(`${counts.nameOnly} by name only`)
+    if (counts.omitted) parts.push(`${counts.omitted} left out`)
+    return `  ${source}: ${counts.total === 1 ? '1 skill' : `${counts.total} skills`}, ${parts.join(', ')}`
+  })
+}
+
+/**
+ * Which of `names` the glob `pattern` matches, as the library matches a glob
+ * of skill names (`*`: any run of characters): a throwaway registry with the
+ * glob as an override rule lists the names it does not switch off. Undefined
+ * when the library refuses the pattern.
+ * @param {string} pattern
+ * @param {string[]} names
+ */
+async function globMatches(session, pattern, names) {
+  let probe
+  try {
+    probe = new session.api.SkillRegistry({ overrides: [{ name: pattern, effect: 'off' }], logger: { warn() {} } })
+  } catch {
+    return undefined
+  }
+  const invocation = { modelInvocable: true, userInvocable: true }
+  probe.registerProvider(() => ({
+    name: 'pins',
+    list: () => names.map((name) => ({ name, description: '-', invocation, source: 'pin', provider: 'pins', rank: 0 })),
+    get: async () => undefined,
+  }))
+  const kept = new Set((await probe.list()).map((skill) => skill.name))
+  return names.filter((name) => !kept.has(name))
+}
+
+/**
+ * Warns about `--pin` values that pin nothing: a name that is not a
+ * model-invocable skill of the catalog, or a glob (`--pin 'zz-*'`) that
+ * matches none.
+ */
+async function warnUnknownPins(session, skills) {
+  const { io, options } = session
+  if (options.quiet || !options.pinned.length) return
+  const names = skills.filter((skill) => skill.invocation.modelInvocable).map((skill) => skill.name)
+  for (const pin of new Set(options.pinned)) {
+    if (pin.includes('*')) {
+      const matched = await globMatches(session, pin, names)
+      if (matched === undefined) {
+        io.err.line(`dsh-skills: warning: --pin ${pin}: not a skill name or a glob of one (kebab-case, with *)`)
+      } else if (matched.length === 0) {
+        io.err.line(`dsh-skills: warning: --pin ${pin}: the glob matches no model-invocable skill`)
+      }
+    } else if (!names.includes(pin)) {
+      io.err.line(`dsh-skills: warning: --pin ${pin}: no model-invocable skill of that name${didYouMean(closest(pin, names))}`)
+    }
+  }
+}
+
+/** Catalog entries by skill name (the model-visible line of each; a skill a budget left out has none). */
+function entriesByName(session, skills) {
+  const entries = new Map()
+  for (const line of session.catalog.renderCatalogEntries(skills, layout(session.options)).split('\n')) {
+    const name = /^- `([^`]+)`/.exec(line)?.[1]
+    if (name !== undefined) entries.set(name, line)
+  }
+  return entries
+}
+
+/** Names added, removed and changed between two catalogs (`entriesByName` maps). */
+function catalogChanges(before, after) {
+  const added = [...after.keys()].filter((name) => !before.has(name))
+  const removed = [...before.keys()].filter((name) => !after.has(name))
+  const changed = [...after.keys()].filter((name) => before.has(name) && before.get(name) !== after.get(name))
+  return { added, removed, changed }
+}
+
+module.exports = {
+  layout,
+  renderCatalog,
+  budgetLine,
+  bySourceLines,
+  warnUnknownPins,
+  entriesByName,
+  catalogChanges,
+}

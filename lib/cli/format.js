@@ -1,0 +1,35 @@
+'use strict'
+// Small presentation helpers shared by the commands.
+
+const path = require('node:path')
+
+/** Path for display: relative to the current directory when inside it. */
+function shown(file) {
+  if (typeof file !== 'string' || file.length === 0) return String(file)
+  const relative = path.relative(process.cwd(), file)
+  if (relative === '') return '.'
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return file
+  return relative
+}
+
+function invocationLabel(invocation) {
+  const surfaces = []
+  if (invocation && invocation.modelInvocable) surfaces.push('model')
+  if (invocation && invocation.userInvocable) surfaces.push('user')
+  return surfaces.length ? surfaces.join(', ') : 'none'
+}
+
+function json(value) {
+  return `${JSON.stringify(value, null, 2)}\n`
+}
+
+/** Whether `file` lies inside `dir` (not `dir` itself). */
+function isInside(file, dir) {
+  const relative = path.relative(dir, file)
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative)
+}
+
+/** The colour of each doctor verdict (and of each diagnosis outcome). */
+const OUTCOME_STYLE = { loaded: 'green', shadowed: 'yellow', broken: 'red', skipped: 'red', ignored: 'dim' }
+
+module.exports = { shown, invocationLabel, json, isInside, OUTCOME_STYLE }

@@ -1,0 +1,81 @@
+'use strict'
+// `dsh-skills --help` and the help of each command, built from the tables of
+// `spec.js`.
+
+const { OPTIONS, GLOBAL, COMMANDS } = require('./spec.js')
+
+/** Two-column help rows, the second column wrapped to 80 columns. */
+function helpRows(rows) {
+  const width = Math.max(...rows.map(([left]) => left.length)) + 2
+  const room = Math.max(30, 80 - 2 - width)
+  return rows
+    .map(([left, right]) => {
+      const lines = ['']
+      for (const word of right.split(' ')) {
+        const last = lines.length - 1
+        if (lines[last] && lines[last].length + 1 + word.length > room) lines.push(word)
+        else lines[last] = lines[last] ? `${lines[last]} ${word}` : word
+      }
+      return lines.map((line, i) => `  ${(i === 0 ? left : '').padEnd(width)}${line}`).join('\n')
+    })
+    .join('\n')
+}
+
+function optionLines(names) {
+  return helpRows(
+    names.map((name) => {
+      const spec = OPTIONS[name]
+      const shorts = [spec.short, spec.alias].filter(Boolean).map((short) => `-${short}, `).join('')
+      return [`${shorts}--${name}${spec.value ? ` ${spec.value}` : ''}`, spec.help]
+    }),
+  )
+}
+
+/** The commands the help lists (`demo` only in a source checkout). */
+function listedCommands() {
+  return Object.entries(COMMANDS).filter(([, c]) => !c.hidden)
+}
+
+function commandLines() {
+  return helpRows(listedCommands().map(([name, c]) => [c.args ? `${name} ${c.args}` : name, c.summary]))
+}
+
+const HELP = `Usage: dsh-skills <command> [options]
+
+Inspect the skills an agent harness would discover from a directory, with the
+native local provider of @deepseek-ai/dsh-skill-native.
+
+Commands:
+${commandLines()}
+
+Options (each command takes the ones its help lists):
+${optionLines(Object.keys(OPTIONS))}
+
+Run \`dsh-skills help COMMAND\` (or \`dsh-skills COMMAND --help\`) for one command.
+Relative paths are resolved against the current directory.
+Exit codes: 0 success, 1 failure or doctor found a broken skill, 2 usage error,
+130 watch stopped by Ctrl-C.
+`
+
+/** What a bare `dsh-skills` prints (on stderr, exit code 2): the usage line and the commands. */
+const USAGE = `Usage: dsh-skills <command> [options]
+Commands: ${listedCommands()
+  .map(([name]) => name)
+  .join(', ')}
+Run \`dsh-skills --help\` for what each command does and its options.
+`
+
+/** The help of one command. */
+function commandHelp(name) {
+  const c = COMMANDS[name]
+  const options = [...c.options, ...GLOBAL]
+  return (
+    `Usage: dsh-skills ${name}${c.args ? ` ${c.args}` : ''}${options.length ? ' [options]' : ''}\n\n` +
+    `${helpRows([['', `${c.summary[0].toUpperCase()}${c.summary.slice(1)}.`]]).replace(/^ +/gm, '')}\n` +
+    (c.details ? `\n${c.details}\n` : '') +
+    (c.json ? `\nWith --json: ${c.json}.\n` : '') +
+    `\nOptions:\n${optionLines(options)}\n`
+  )
+}
+
+module.exports = { HELP, USAGE, commandHelp, helpRows }

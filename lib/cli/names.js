@@ -1,0 +1,52 @@
+'use strict'
+// The skill name argument of `show` and `explain`, and what to say when no
+// copy of that skill loads: a "did you mean", the override that switched it
+// off, or the broken file that was meant to be it.
+
+const { UsageError, CliError } = require('./errors.js')
+const { closest, didYouMean, overrideFlag } = require('./args.js')
+const { diagnose, brokenCopies, brokenLines } = require('./diagnosis.js')
+
+/** The one skill name `command` takes; a usage error unless it is one. */
+function skillNameArg(session, args, command) {
+  if (args.length !== 1) {
+    throw new UsageError(args.length ? `${command} takes one skill name` : `${command} needs a skill name`, command)
+  }
+  const name = args[0]
+  if (!session.api.isSkillName(name)) {
+    throw new UsageError(`invalid skill name "${name}" (names are kebab-case: lowercase letters, digits, "-")`, command)
+  }
+  return name
+}
+
+/** The names of the skills listed (for "did you mean"). */
+async function listedNames(session) {
+  return (await session.registry.list(session.lookup())).map((skill) => skill.name)
+}
+
+/** The broken files meant to be skill `name`, with what is wrong with each, as lines. */
+async function brokenDetails(session, name) {
+  const copies = brokenCopies(await diagnose(session), name)
+  return copies.flatMap((file) => brokenLines(file))
+}
+
+/**
+ * The error for a skill `name` of which no copy loads: broken (where, why,
+ * the fix), switched off (by which flag), or unknown (with a "did you mean").
+ * @param {string} unknown how to say that no provider lists it
+ */
+async function missingSkill(session, name, unknown) {
+  const details = await brokenDetails(session, name)
+  if (details.length) return new CliError(`skill "${name}" is broken (all broken files: dsh-skills doctor)`, details)
+  const explanation = await session.registry.explain(name, session.lookup())
+  if (explanation && !explanation.winner) {
+    const rules = [...new Set([...explanation.losers].map((loser) => loser.override?.rule).filter((rule) => rule !== undefined))]
+    const flags = rules.map((rule) => session.options.overrides[rule]).filter(Boolean).map(overrideFlag)
+    return new CliError(`skill "${name}" is switched off${flags.length ? ` by ${flags.join(', ')}` : ''}`)
+  }
+  const names = await listedNames(session)
+  if (names.includes(name)) return new CliError(`skill "${name}" is no longer available`)
+  return new CliError(`${unknown}${didYouMean(closest(name, names))} (see: dsh-skills list)`)
+}
+
+module.exports = { skillNameArg, listedNames, brokenDetails, missingSkill }
