@@ -70,10 +70,20 @@ pub struct Entry {
     pub(super) description: Description,
     /// Its invocation controls (as an override rewrote them, if one did).
     pub invocation: InvocationPolicy,
+    /// The winning candidate's rank (lower wins; runtime skills have
+    /// [`RUNTIME_RANK`](crate::model::RUNTIME_RANK)).
+    pub rank: f64,
     /// Where it came from.
     pub winner: Winner,
     /// The override rule that decided about it, if one matched.
     pub applied: Option<Applied>,
+}
+
+impl Entry {
+    /// The winning candidate's rank (see [`Entry::rank`](Entry#structfield.rank)).
+    pub fn rank(&self) -> f64 {
+        self.rank
+    }
 }
 
 /// Descriptions supplied by the host, in catalog order.

@@ -274,6 +274,7 @@ pub(super) fn build_catalog(
                     name: span(&mut text, &skill.name),
                     description: held(),
                     invocation: invocation(skill.invocation),
+                    rank: RUNTIME_RANK,
                     winner: Winner::Runtime { id: *id },
                     applied,
                 }
@@ -292,6 +293,7 @@ pub(super) fn build_catalog(
                             name: span(&mut text, c.name.of(&obs.text)),
                             description: held(),
                             invocation: invocation(c.invocation),
+                            rank: c.rank,
                             winner: Winner::Host {
                                 slot: planned.slot,
                                 index: u32::try_from(local).unwrap_or(u32::MAX),
@@ -315,6 +317,7 @@ pub(super) fn build_catalog(
                                 &candidate.summary.description,
                             )),
                             invocation: candidate.summary.invocation,
+                            rank: candidate.rank,
                             winner: Winner::Native {
                                 slot: planned.slot,
                                 provider,

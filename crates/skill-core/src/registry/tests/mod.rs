@@ -171,6 +171,26 @@ fn merge_by_rank_then_order_then_local() {
 }
 
 #[test]
+fn entries_carry_the_winning_rank() {
+    let r = Registry::new(4).expect("registry");
+    r.register_provider("js", None).expect("js");
+    r.register_provider("fake", Some(Arc::new(Fake::default())))
+        .expect("fake");
+    assert!(r.register_runtime(runtime("rt")).is_some());
+    let (cat, _) = done(r.collect(None, 0).finish(vec![
+        host("js", &[("dup", 300.0), ("dup", 7.5), ("rt", 900.0)], true),
+        listed(vec![cand("native", "fake", 42.0), cand("dup", "fake", 8.0)]),
+    ]));
+    let ranks: Vec<(&str, f64)> = cat
+        .entries()
+        .iter()
+        .map(|e| (cat.name(e), e.rank()))
+        .collect();
+    assert_eq!(ranks, [("dup", 7.5), ("native", 42.0), ("rt", 250.0)]);
+    assert_eq!(cat.entries()[0].rank, 7.5);
+}
+
+#[test]
 fn catalog_entries_for_rendering() {
     let r = Registry::new(4).expect("registry");
     r.register_provider("js", None).expect("js");
