@@ -2,6 +2,7 @@
 //! and the descriptions the host supplies later.
 
 use super::explain::Considered;
+use super::layers::LayerId;
 use crate::model::host::Span;
 use crate::model::{Candidate, InvocationPolicy, SkillSummary};
 use crate::overrides::Applied;
@@ -73,6 +74,11 @@ pub struct Entry {
     /// The winning candidate's rank (lower wins; runtime skills have
     /// [`RUNTIME_RANK`](crate::model::RUNTIME_RANK)).
     pub rank: f64,
+    /// The layer of the winning candidate.
+    pub layer: LayerId,
+    /// Depth of that layer in the catalog's view (0 = nearest; the global
+    /// layer is the deepest, and 0 without a scope).
+    pub depth: u32,
     /// Where it came from.
     pub winner: Winner,
     /// The override rule that decided about it, if one matched.
@@ -109,6 +115,9 @@ pub struct Catalog {
     pub generation: u64,
     /// Whether every provider completed at a stable generation.
     pub complete: bool,
+    /// The scoped layers merged, nearest first (empty for the global layer
+    /// alone, which every catalog merges as its farthest layer).
+    pub(super) chain: Vec<LayerId>,
     pub(super) text: String,
     pub(super) entries: Vec<Entry>,
     pub(super) host_held: u32,
@@ -117,6 +126,12 @@ pub struct Catalog {
 }
 
 impl Catalog {
+    /// The scoped layers this catalog merged, nearest first (the global
+    /// layer, always merged last, is not listed).
+    pub fn chain(&self) -> &[LayerId] {
+        &self.chain
+    }
+
     /// Number of skills.
     pub fn len(&self) -> usize {
         self.entries.len()

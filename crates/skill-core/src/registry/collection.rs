@@ -1,8 +1,11 @@
-//! One collection: the providers and runtime skills a lookup consults at one
-//! generation, and how their outcomes are merged, retried and cached.
+//! One collection: the providers and runtime skills of a view's layers, as a
+//! lookup consults them at one generation per layer, and how their outcomes
+//! are merged, retried and cached.
 
 use super::catalog::Catalog;
 use super::explain::Considered;
+use super::key::CacheKey;
+use super::layers::{LayerId, View};
 use super::merge::{build_catalog, merge, Decisions};
 use super::{lock, Registry};
 use crate::model::host::HostObservation;
@@ -22,8 +25,9 @@ pub enum ProviderOutcome {
     /// catalog becomes incomplete.
     Failed,
     /// The provider's registration was disposed while the lookup waited on
-    /// it. The lookup completes without it, as an incomplete observation, and
-    /// is not retried (it was released so as not to wait any longer).
+    /// it (the lookup stopped waiting). The disposal changed the view, so the
+    /// lookup is retried once without the provider, as for any change; a
+    /// release during the retry leaves the result incomplete.
     Released,
 }
 
@@ -36,6 +40,23 @@ pub struct PlannedProvider {
     pub name: String,
     /// The provider itself when it is native.
     pub native: Option<Arc<dyn NativeProvider>>,
+    /// Its layer.
+    pub layer: LayerId,
+    /// Depth of its layer in the view (0 = nearest).
+    pub depth: u32,
+}
+
+/// One runtime skill to merge in a collection.
+#[derive(Clone)]
+pub struct PlannedRuntime {
+    /// Runtime registration id.
+    pub id: u64,
+    /// The skill.
+    pub skill: Arc<RuntimeSkill>,
+    /// Its layer.
+    pub layer: LayerId,
+    /// Depth of its layer in the view (0 = nearest).
+    pub depth: u32,
 }
 
 /// The result of [`Collection::finish`].
@@ -52,22 +73,29 @@ pub enum Finish {
     },
 }
 
-/// A catalog being collected at one generation.
+/// A catalog being collected for one view, at one generation per layer.
 pub struct Collection {
     pub(super) registry: Registry,
-    pub(super) cwd: Option<String>,
+    pub(super) key: CacheKey,
     pub(super) attempt: u32,
     pub(super) generation: u64,
-    /// Providers to consult, in registration order.
+    pub(super) view: View,
+    /// Providers to consult: each layer's in registration order, the nearest
+    /// layer first.
     pub providers: Vec<PlannedProvider>,
-    pub(super) runtime: Vec<(u64, Arc<RuntimeSkill>)>,
+    pub(super) runtime: Vec<PlannedRuntime>,
     pub(super) overrides: Arc<Overrides>,
 }
 
 impl Collection {
-    /// The generation this collection started at.
+    /// The registry's generation when this collection started.
     pub fn generation(&self) -> u64 {
         self.generation
+    }
+
+    /// The layers merged, nearest first (the global layer last).
+    pub fn layers(&self) -> Vec<LayerId> {
+        self.view.links.iter().map(|l| l.layer).collect()
     }
 
     /// The registry this collection belongs to.
@@ -75,10 +103,13 @@ impl Collection {
         &self.registry
     }
 
-    /// Merge the outcomes (one per planned provider, same order): rank, then
-    /// provider order (runtime first), then the provider's own order; the
-    /// first of a name wins, later ones become warnings. Candidates an
-    /// override switches off take no part.
+    /// Merge the outcomes (one per planned provider, same order): the nearest
+    /// layer holding a name wins it; within one layer, rank, then provider
+    /// order (runtime first), then the provider's own order, and the later
+    /// candidates of that layer become warnings. Candidates an override
+    /// switches off take no part. When a layer of the view changed meanwhile
+    /// (or a provider was released), the first attempt asks for a retry and
+    /// the second returns an incomplete catalog.
     pub fn finish(self, outcomes: Vec<ProviderOutcome>) -> Finish {
         let mut complete = outcomes.len() == self.providers.len();
         let mut released = false;
@@ -98,8 +129,10 @@ impl Collection {
         let (order, warnings) = merge(&self.runtime, &self.providers, &listings, &decisions);
 
         let mut state = lock(&self.registry.shared);
-        let stable = state.generation == self.generation;
-        if !stable && self.attempt == 0 && !released {
+        // A released provider was disposed, which changed its layer; checked
+        // on its own all the same, so a release never caches a catalog.
+        let stable = !released && state.is_current(&self.view);
+        if !stable && self.attempt == 0 {
             return Finish::Retry;
         }
         complete &= stable;
@@ -115,16 +148,17 @@ impl Collection {
             id,
             self.generation,
             complete,
+            self.view.chain(),
             considered,
             &order,
             &decisions,
         ));
         if complete {
             let mut state = lock(&self.registry.shared);
-            // Another mutation may have happened since the check above: only a
-            // catalog of the current generation is cached.
-            if state.generation == self.generation {
-                if let Some((_, old)) = state.cache.push(self.cwd.clone(), catalog.clone()) {
+            // Another change may have happened since the check above: only a
+            // catalog of the current view is cached.
+            if state.is_current(&self.view) {
+                if let Some((_, old)) = state.cache.push(self.key, catalog.clone()) {
                     if old.id != catalog.id {
                         state.evicted.push(old.id);
                     }

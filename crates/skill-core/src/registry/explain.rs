@@ -2,9 +2,10 @@
 //! in merge order, and why each one won or lost.
 
 use super::catalog::{Catalog, Winner};
-use super::collection::{Listing, PlannedProvider};
+use super::collection::{Listing, PlannedProvider, PlannedRuntime};
+use super::layers::LayerId;
 use super::merge::{for_each_contender, index, labels, sort_contenders, Origin};
-use crate::model::{Candidate, InvocationPolicy, RuntimeSkill, RUNTIME_RANK};
+use crate::model::{Candidate, InvocationPolicy, RUNTIME_RANK};
 use crate::overrides::{Applied, Effect, Overrides};
 use std::sync::Arc;
 
@@ -25,7 +26,7 @@ impl Catalog {
                     winner_origin = c
                         .runtime
                         .iter()
-                        .position(|(r, _)| r == id)
+                        .position(|r| r.id == *id)
                         .map(|i| Origin::Runtime(index(i)));
                     winner_origin.and_then(|o| c.explained(o, Outcome::Won))
                 }
@@ -47,6 +48,8 @@ impl Catalog {
                     provider: &candidate.summary.provider,
                     source: &candidate.summary.source,
                     rank: candidate.rank,
+                    layer: entry.layer,
+                    depth: entry.depth,
                     invocation: entry.invocation,
                     applied: entry.applied,
                     outcome: Outcome::Won,
@@ -55,17 +58,18 @@ impl Catalog {
             out.extend(explained);
         }
         let mut others = Vec::new();
-        for_each_contender(&c.runtime, &c.listings, |x| {
+        for_each_contender(&c.runtime, &c.providers, &c.listings, |x| {
             if x.name == name && Some(x.origin) != winner_origin {
                 others.push(x);
             }
         });
         sort_contenders(&mut others);
-        let winner_rank = out.first().map(|w| w.rank);
+        let won = out.first().map(|w| (w.depth, w.rank));
         for x in others {
             // Lost to the winner, unless an override switched it off first.
-            let lost = match winner_rank {
-                Some(rank) if rank.total_cmp(&x.rank).is_lt() => Outcome::Rank,
+            let lost = match won {
+                Some((depth, _)) if depth < x.depth => Outcome::Scope,
+                Some((_, rank)) if rank.total_cmp(&x.rank).is_lt() => Outcome::Rank,
                 _ => Outcome::Order,
             };
             out.extend(c.explained(x.origin, lost));
@@ -86,16 +90,20 @@ pub enum Outcome {
     Order,
     /// An override switched it off: it took no part in the merge.
     Off,
+    /// The winner comes from a nearer layer of the view, which wins the name
+    /// outright whatever the ranks.
+    Scope,
 }
 
 impl Outcome {
-    /// `'won'`, `'rank'`, `'order'` or `'off'`.
+    /// `'won'`, `'rank'`, `'order'`, `'off'` or `'scope'`.
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Won => "won",
             Outcome::Rank => "rank",
             Outcome::Order => "order",
             Outcome::Off => "off",
+            Outcome::Scope => "scope",
         }
     }
 }
@@ -135,6 +143,10 @@ pub struct Explained<'a> {
     pub source: &'a str,
     /// Its rank.
     pub rank: f64,
+    /// Its layer.
+    pub layer: LayerId,
+    /// Depth of its layer in the catalog's view (0 = nearest).
+    pub depth: u32,
     /// Its invocation controls after the overrides (as declared when none
     /// rewrites them, or when it is switched off).
     pub invocation: InvocationPolicy,
@@ -147,7 +159,7 @@ pub struct Explained<'a> {
 /// What a catalog's merge considered besides the winners it kept: the
 /// runtime skills, the providers, their listings and the override rules.
 pub(super) struct Considered {
-    pub(super) runtime: Vec<(u64, Arc<RuntimeSkill>)>,
+    pub(super) runtime: Vec<PlannedRuntime>,
     pub(super) providers: Vec<PlannedProvider>,
     /// One per planned provider, same order.
     pub(super) listings: Vec<Listing>,
@@ -169,17 +181,20 @@ impl Considered {
     /// override switched it off.
     pub(super) fn explained(&self, origin: Origin, lost: Outcome) -> Option<Explained<'_>> {
         let labels = labels(origin, &self.runtime, &self.providers, &self.listings)?;
-        let (from, rank, declared) = match origin {
+        let (from, rank, declared, layer, depth) = match origin {
             Origin::Runtime(i) => {
-                let (id, skill) = self.runtime.get(i as usize)?;
+                let r = self.runtime.get(i as usize)?;
                 (
-                    Contribution::Runtime { id: *id },
+                    Contribution::Runtime { id: r.id },
                     RUNTIME_RANK,
-                    skill.invocation,
+                    r.skill.invocation,
+                    r.layer,
+                    r.depth,
                 )
             }
             Origin::Provider(p, local) => {
-                let slot = self.providers.get(p as usize)?.slot;
+                let planned = self.providers.get(p as usize)?;
+                let (slot, layer, depth) = (planned.slot, planned.layer, planned.depth);
                 match self.listings.get(p as usize)? {
                     Listing::Host(obs) => {
                         let c = obs.listing.candidates.get(local as usize)?;
@@ -187,6 +202,8 @@ impl Considered {
                             Contribution::Host { slot, index: local },
                             c.rank,
                             c.invocation,
+                            layer,
+                            depth,
                         )
                     }
                     Listing::Native(candidates) => {
@@ -195,6 +212,8 @@ impl Considered {
                             Contribution::Native { slot, candidate },
                             candidate.rank,
                             candidate.summary.invocation,
+                            layer,
+                            depth,
                         )
                     }
                     Listing::None => return None,
@@ -210,6 +229,8 @@ impl Considered {
             provider: labels.provider,
             source: labels.source,
             rank,
+            layer,
+            depth,
             invocation: applied.map_or(declared, |a| a.effect.apply(declared)),
             applied,
             outcome: if off { Outcome::Off } else { lost },

@@ -1,13 +1,19 @@
 //! The merge: contenders in precedence order, override decisions, the
 //! first of each name winning, and the catalog built from the winners.
+//!
+//! Contenders sort by name, then by the depth of their layer in the view
+//! (the nearest layer first), then by rank; the sort is stable, so equal
+//! ranks keep precedence order. The first of each name wins: a name held by a
+//! nearer layer is decided there, whatever the ranks of farther layers.
 
 use super::catalog::{Catalog, Description, Entry, Winner};
-use super::collection::{Listing, PlannedProvider};
+use super::collection::{Listing, PlannedProvider, PlannedRuntime};
 use super::explain::Considered;
+use super::layers::LayerId;
 use crate::model::host::Span;
-use crate::model::{InvocationPolicy, RuntimeSkill, RUNTIME_RANK};
+use crate::model::{InvocationPolicy, RUNTIME_RANK};
 use crate::overrides::{Applied, Effect, Overrides};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 /// Where a contender comes from: the runtime list, or `(provider position,
 /// position in its observation)`.
@@ -21,26 +27,31 @@ pub(super) enum Origin {
 #[derive(Clone, Copy)]
 pub(super) struct Contender<'a> {
     pub(super) name: &'a str,
+    /// Depth of its layer in the view (0 = nearest).
+    pub(super) depth: u32,
     pub(super) rank: f64,
     pub(super) origin: Origin,
 }
 
-/// Call `push` with every candidate, in precedence order for equal ranks:
-/// runtime skills, then providers in registration order, each in its own
-/// order.
+/// Call `push` with every candidate, in precedence order for equal ranks
+/// within a layer: runtime skills, then providers in registration order, each
+/// in its own order.
 pub(super) fn for_each_contender<'a>(
-    runtime: &'a [(u64, Arc<RuntimeSkill>)],
+    runtime: &'a [PlannedRuntime],
+    providers: &'a [PlannedProvider],
     listings: &'a [Listing],
     mut push: impl FnMut(Contender<'a>),
 ) {
-    for (i, (_, skill)) in runtime.iter().enumerate() {
+    for (i, r) in runtime.iter().enumerate() {
         push(Contender {
-            name: &skill.name,
+            name: &r.skill.name,
+            depth: r.depth,
             rank: RUNTIME_RANK,
             origin: Origin::Runtime(index(i)),
         });
     }
     for (p, listing) in listings.iter().enumerate() {
+        let depth = providers.get(p).map_or(u32::MAX, |planned| planned.depth);
         let p = index(p);
         match listing {
             Listing::Native(candidates) => {
@@ -48,6 +59,7 @@ pub(super) fn for_each_contender<'a>(
                     if let Some(c) = c {
                         push(Contender {
                             name: &c.summary.name,
+                            depth,
                             rank: c.rank,
                             origin: Origin::Provider(p, index(local)),
                         });
@@ -58,6 +70,7 @@ pub(super) fn for_each_contender<'a>(
                 for (local, c) in obs.listing.candidates.iter().enumerate() {
                     push(Contender {
                         name: c.name.of(&obs.text),
+                        depth,
                         rank: c.rank,
                         origin: Origin::Provider(p, index(local)),
                     });
@@ -68,13 +81,19 @@ pub(super) fn for_each_contender<'a>(
     }
 }
 
-/// The merge order: by name, then rank. The sort is stable, so contenders
-/// pushed in precedence order ([`for_each_contender`]) keep it within a rank:
-/// each name's winner comes first in its group, and the winners in name
-/// order. Providers usually list in name order, and the stable sort merges
-/// such runs instead of sorting from scratch.
+/// The merge order: by name, then layer depth (nearest first), then rank.
+/// The sort is stable, so contenders pushed in precedence order
+/// ([`for_each_contender`]) keep it within a rank: each name's winner comes
+/// first in its group, and the winners in name order. Providers usually list
+/// in name order, and the stable sort merges such runs instead of sorting
+/// from scratch. Without scopes every depth is 0.
 pub(super) fn sort_contenders(contenders: &mut [Contender<'_>]) {
-    contenders.sort_by(|a, b| a.name.cmp(b.name).then(a.rank.total_cmp(&b.rank)));
+    contenders.sort_by(|a, b| {
+        a.name
+            .cmp(b.name)
+            .then(a.depth.cmp(&b.depth))
+            .then(a.rank.total_cmp(&b.rank))
+    });
 }
 
 /// The override rule deciding about each candidate, computed once per
@@ -88,7 +107,7 @@ pub(super) struct Decisions {
 
 impl Decisions {
     pub(super) fn new(
-        runtime: &[(u64, Arc<RuntimeSkill>)],
+        runtime: &[PlannedRuntime],
         providers: &[PlannedProvider],
         listings: &[Listing],
         overrides: &Overrides,
@@ -106,7 +125,7 @@ impl Decisions {
             total += listing.len();
         }
         let mut applied = vec![None; total];
-        for_each_contender(runtime, listings, |c| {
+        for_each_contender(runtime, providers, listings, |c| {
             if let (Some(at), Some(l)) = (
                 Self::at(&offsets, c.origin),
                 labels(c.origin, runtime, providers, listings),
@@ -152,16 +171,16 @@ pub(super) struct Labels<'a> {
 
 pub(super) fn labels<'a>(
     origin: Origin,
-    runtime: &'a [(u64, Arc<RuntimeSkill>)],
+    runtime: &'a [PlannedRuntime],
     providers: &'a [PlannedProvider],
     listings: &'a [Listing],
 ) -> Option<Labels<'a>> {
     let at = |i: u32| i as usize;
     match origin {
-        Origin::Runtime(i) => runtime.get(at(i)).map(|(_, s)| Labels {
-            name: &s.name,
-            provider: &s.provider,
-            source: &s.source,
+        Origin::Runtime(i) => runtime.get(at(i)).map(|r| Labels {
+            name: &r.skill.name,
+            provider: &r.skill.provider,
+            source: &r.skill.source,
         }),
         Origin::Provider(p, local) => match listings.get(at(p))? {
             Listing::Native(candidates) => {
@@ -189,17 +208,19 @@ pub(super) fn index(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
 }
 
-/// The winners' origins sorted by name, and one warning per shadowed
-/// duplicate. Candidates an override switched off take no part.
+/// The winners' origins sorted by name, and one warning per duplicate
+/// shadowed within the winner's layer (a nearer layer taking a name from a
+/// farther one is what layers are for: no warning). Candidates an override
+/// switched off take no part.
 pub(super) fn merge(
-    runtime: &[(u64, Arc<RuntimeSkill>)],
+    runtime: &[PlannedRuntime],
     providers: &[PlannedProvider],
     listings: &[Listing],
     decisions: &Decisions,
 ) -> (Vec<Origin>, Vec<String>) {
     let total = runtime.len() + listings.iter().map(Listing::len).sum::<usize>();
     let mut contenders: Vec<Contender<'_>> = Vec::with_capacity(total);
-    for_each_contender(runtime, listings, |c| contenders.push(c));
+    for_each_contender(runtime, providers, listings, |c| contenders.push(c));
     if !decisions.is_empty() {
         contenders.retain(|c| decisions.keeps(c.origin));
     }
@@ -209,6 +230,7 @@ pub(super) fn merge(
     let mut first: Option<&Contender<'_>> = None;
     for c in &contenders {
         match first {
+            Some(f) if f.name == c.name && f.depth != c.depth => {}
             Some(f) if f.name == c.name => {
                 let label = |origin| {
                     labels(origin, runtime, providers, listings)
@@ -234,6 +256,7 @@ pub(super) fn build_catalog(
     id: u64,
     generation: u64,
     complete: bool,
+    chain: Vec<LayerId>,
     mut considered: Considered,
     order: &[Origin],
     decisions: &Decisions,
@@ -267,15 +290,17 @@ pub(super) fn build_catalog(
             |declared: InvocationPolicy| applied.map_or(declared, |a| a.effect.apply(declared));
         let entry = match *origin {
             Origin::Runtime(i) => {
-                let Some((id, skill)) = runtime.get(i as usize) else {
+                let Some(r) = runtime.get(i as usize) else {
                     continue;
                 };
                 Entry {
-                    name: span(&mut text, &skill.name),
+                    name: span(&mut text, &r.skill.name),
                     description: held(),
-                    invocation: invocation(skill.invocation),
+                    invocation: invocation(r.skill.invocation),
                     rank: RUNTIME_RANK,
-                    winner: Winner::Runtime { id: *id },
+                    layer: r.layer,
+                    depth: r.depth,
+                    winner: Winner::Runtime { id: r.id },
                     applied,
                 }
             }
@@ -294,6 +319,8 @@ pub(super) fn build_catalog(
                             description: held(),
                             invocation: invocation(c.invocation),
                             rank: c.rank,
+                            layer: planned.layer,
+                            depth: planned.depth,
                             winner: Winner::Host {
                                 slot: planned.slot,
                                 index: u32::try_from(local).unwrap_or(u32::MAX),
@@ -318,6 +345,8 @@ pub(super) fn build_catalog(
                             )),
                             invocation: candidate.summary.invocation,
                             rank: candidate.rank,
+                            layer: planned.layer,
+                            depth: planned.depth,
                             winner: Winner::Native {
                                 slot: planned.slot,
                                 provider,
@@ -336,6 +365,7 @@ pub(super) fn build_catalog(
         id,
         generation,
         complete,
+        chain,
         text,
         entries,
         host_held,

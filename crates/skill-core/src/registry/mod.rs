@@ -1,37 +1,57 @@
-//! The provider registry behind `ctx.skills`: provider slots, runtime skills,
-//! rank merge, a bounded cache of complete catalogs and catalog generations.
+//! The provider registry behind `ctx.skills`: provider slots and runtime
+//! skills filed in layers, the merge, a bounded cache of complete catalogs
+//! and per-layer generations.
 //!
 //! The registry never calls a provider itself. A lookup is a [`Collection`]:
-//! [`Registry::collect`] takes a plan (which providers, at which generation),
-//! the host gathers every provider's [`ProviderOutcome`] (native providers are
-//! called by [`Collection::list_native`], JS providers by the binding), and
-//! [`Collection::finish`] validates, merges, decides about retrying and caches.
-//! That keeps async and cancellation at the host's edge while all the rules
-//! live here.
+//! [`Registry::collect_in`] takes a plan (which providers of which layers, at
+//! which generations), the host gathers every provider's [`ProviderOutcome`]
+//! (native providers on its own threads, JS providers through the binding),
+//! and [`Collection::finish`] validates, merges, decides about retrying and
+//! caches. That keeps async and cancellation at the host's edge while all the
+//! rules live here.
 //!
-//! [`Overrides`] apply to every candidate before the merge: a candidate
-//! switched off takes no part in it, and a winner's invocation policy may be
-//! rewritten. Each catalog keeps what its merge considered, so
-//! [`Catalog::explain`] can say, for one name, who won and why every other
-//! candidate lost, with the very rules and candidates of that merge.
+//! **Layers.** Every registration is filed in a layer: the global layer, or
+//! the layer of a scope ([`layers`]). A read's view is the layers of its
+//! scope's chain, nearest first, then the global layer. The nearest layer
+//! holding a name wins it outright; rank, registration order (runtime skills
+//! first) and the provider's own order decide only among candidates of one
+//! layer. Provider names are unique per layer, runtime skills first-wins per
+//! layer. A change in a layer (a registration, a disposal, an invalidation)
+//! gives that layer a new generation and drops only the cached catalogs that
+//! merged it. Without a scope a read sees the global layer alone, exactly as
+//! a registry without layers.
+//!
+//! [`Overrides`] apply to every candidate of every layer before the merge: a
+//! candidate switched off takes no part in it (a farther layer's copy may then
+//! win), and a winner's invocation policy may be rewritten. Each catalog keeps
+//! what its merge considered, so [`Catalog::explain`] can say, for one name,
+//! who won and why every other candidate lost, with the very rules and
+//! candidates of that merge.
 
 mod catalog;
 mod collection;
 mod explain;
+mod key;
+pub mod layers;
 mod merge;
+mod state;
 #[cfg(test)]
 mod tests;
 
 pub use catalog::{Catalog, Entry, SupplyError, Winner};
-pub use collection::{Collection, Finish, PlannedProvider, ProviderOutcome};
+pub use collection::{Collection, Finish, PlannedProvider, PlannedRuntime, ProviderOutcome};
 pub use explain::{Contribution, Explained, Outcome};
+pub use key::normalize_cwd;
+pub use layers::{LayerId, Registered, Target, GLOBAL_LAYER};
 
 use crate::model::js_number;
 use crate::model::RuntimeSkill;
 use crate::model::RUNTIME_PROVIDER;
 use crate::overrides::Overrides;
 use crate::provider::{Invalidate, LookupContext, NativeProvider};
-use lru::LruCache;
+use key::CacheKey;
+use layers::{RuntimeSlot, Slot};
+use state::State;
 use std::num::NonZeroUsize;
 use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, RwLock, Weak};
@@ -60,44 +80,22 @@ pub enum RegistryError {
     /// The provider name is empty.
     #[error("skill provider name must be a non-empty string")]
     EmptyName,
-    /// Another active provider has this name.
-    #[error("skill provider \"{0}\" is already registered")]
+    /// Another active provider of the global layer has this name.
+    #[error("skill provider \"{0}\" is already registered in the global layer")]
     DuplicateName(String),
-}
-
-struct Slot {
-    id: u64,
-    name: String,
-    native: Option<Arc<dyn NativeProvider>>,
-}
-
-struct RuntimeSlot {
-    id: u64,
-    skill: Arc<RuntimeSkill>,
-}
-
-struct State {
-    generation: u64,
-    next_id: u64,
-    providers: Vec<Slot>,
-    runtime: Vec<RuntimeSlot>,
-    cache: LruCache<Option<String>, Arc<Catalog>>,
-    evicted: Vec<u64>,
-    overrides: Arc<Overrides>,
-}
-
-impl State {
-    fn bump(&mut self) {
-        self.generation += 1;
-        let ids: Vec<u64> = self.cache.iter().map(|(_, c)| c.id).collect();
-        self.evicted.extend(ids);
-        self.cache.clear();
-    }
-
-    fn fresh_id(&mut self) -> u64 {
-        self.next_id += 1;
-        self.next_id
-    }
+    /// Another active provider of a scope's layer has this name.
+    #[error("skill provider \"{name}\" is already registered in the layer of scope {scope}")]
+    DuplicateNameInScope {
+        /// The provider name.
+        name: String,
+        /// How the host names the scope (`"reviewer"`, `#2`).
+        scope: String,
+    },
+    /// The native provider was disposed: it would never refresh again.
+    #[error(
+        "skill provider \"{0}\" was disposed and cannot be registered again (create a new provider)"
+    )]
+    Disposed(String),
 }
 
 type Hook = Box<dyn Fn() + Send + Sync>;
@@ -126,15 +124,7 @@ impl Registry {
             .ok_or_else(|| RegistryError::InvalidCacheSize(cache_entries.to_string()))?;
         Ok(Self {
             shared: Arc::new(Shared {
-                state: Mutex::new(State {
-                    generation: 0,
-                    next_id: 0,
-                    providers: Vec::new(),
-                    runtime: Vec::new(),
-                    cache: LruCache::new(cap),
-                    evicted: Vec::new(),
-                    overrides: Arc::default(),
-                }),
+                state: Mutex::new(State::new(cap)),
                 hook: RwLock::new(None),
             }),
         })
@@ -161,16 +151,29 @@ impl Registry {
         *self.shared.hook.write().unwrap_or_else(|e| e.into_inner()) = hook;
     }
 
-    /// Current catalog generation (bumped by every mutation).
+    /// Current catalog generation: bumped by every change of any layer.
     pub fn generation(&self) -> u64 {
-        lock(&self.shared).generation
+        lock(&self.shared).epoch
     }
 
-    /// Replace the override rules; completed catalogs are invalidated.
+    /// The alive layers: the global layer, then the scoped layers in
+    /// creation order.
+    pub fn layers(&self) -> Vec<LayerId> {
+        lock(&self.shared).layers().map(|l| l.id).collect()
+    }
+
+    /// The layer holding provider `slot` or runtime skill `id`, while it is
+    /// registered.
+    pub fn layer_of(&self, id: u64) -> Option<LayerId> {
+        let state = lock(&self.shared);
+        state.provider_layer(id).or_else(|| state.runtime_layer(id))
+    }
+
+    /// Replace the override rules; every completed catalog is invalidated.
     pub fn set_overrides(&self, overrides: Overrides) {
         let mut state = lock(&self.shared);
         state.overrides = Arc::new(overrides);
-        state.bump();
+        state.touch_all();
     }
 
     /// The override rules in force.
@@ -178,107 +181,180 @@ impl Registry {
         lock(&self.shared).overrides.clone()
     }
 
-    /// Register a provider by name. Native providers are attached to an
-    /// invalidator for this exact registration.
+    /// Register a provider by name in the global layer. Native providers are
+    /// attached to an invalidator for this exact registration.
     pub fn register_provider(
         &self,
         name: &str,
         native: Option<Arc<dyn NativeProvider>>,
     ) -> Result<u64, RegistryError> {
-        let id = {
+        self.register_provider_in(Target::Global, name, native)
+            .map(|r| r.id)
+    }
+
+    /// Register a provider by name in the layer `target` names. Names are
+    /// unique per layer; a disposed native provider is refused. Native
+    /// providers are attached to an invalidator for this exact registration.
+    pub fn register_provider_in(
+        &self,
+        target: Target<'_>,
+        name: &str,
+        native: Option<Arc<dyn NativeProvider>>,
+    ) -> Result<Registered, RegistryError> {
+        if name.is_empty() {
+            return Err(RegistryError::EmptyName);
+        }
+        if name == RUNTIME_PROVIDER {
+            return Err(RegistryError::ReservedName);
+        }
+        if native.as_ref().is_some_and(|n| n.is_disposed()) {
+            return Err(RegistryError::Disposed(name.to_string()));
+        }
+        let registered = {
             let mut state = lock(&self.shared);
-            if name.is_empty() {
-                return Err(RegistryError::EmptyName);
+            let existing = existing_layer(&state, target);
+            if let Some(layer) = existing.and_then(|id| state.layer(id)) {
+                if layer.providers.iter().any(|p| p.name == name) {
+                    return Err(match &layer.label {
+                        None => RegistryError::DuplicateName(name.to_string()),
+                        Some(scope) => RegistryError::DuplicateNameInScope {
+                            name: name.to_string(),
+                            scope: scope.clone(),
+                        },
+                    });
+                }
             }
-            if name == RUNTIME_PROVIDER {
-                return Err(RegistryError::ReservedName);
-            }
-            if state.providers.iter().any(|p| p.name == name) {
-                return Err(RegistryError::DuplicateName(name.to_string()));
-            }
+            let layer = match (existing, target) {
+                (Some(id), _) => id,
+                (None, Target::Scope { label, .. }) => state.create_layer(label),
+                (None, Target::Global) => GLOBAL_LAYER,
+            };
             let id = state.fresh_id();
-            state.providers.push(Slot {
-                id,
-                name: name.to_string(),
-                native: native.clone(),
-            });
-            state.bump();
-            id
+            if let Some(l) = state.layer_mut(layer) {
+                l.providers.push(Slot {
+                    id,
+                    name: name.to_string(),
+                    native: native.clone(),
+                });
+            }
+            state.touch(layer);
+            Registered { id, layer }
         };
         if let Some(provider) = native {
             provider.attach(Some(Arc::new(SlotInvalidator {
                 shared: Arc::downgrade(&self.shared),
-                slot: id,
+                slot: registered.id,
             })));
         }
-        Ok(id)
+        Ok(registered)
     }
 
-    /// Remove a provider registration. Returns `false` if it was not active.
+    /// Remove a provider registration (a scoped layer left empty is dropped).
+    /// Returns `false` if it was not active.
     pub fn unregister_provider(&self, slot: u64) -> bool {
         let removed = {
             let mut state = lock(&self.shared);
-            let Some(pos) = state.providers.iter().position(|p| p.id == slot) else {
+            let Some(layer) = state.provider_layer(slot) else {
                 return false;
             };
-            let removed = state.providers.remove(pos);
-            state.bump();
+            let removed = state.layer_mut(layer).and_then(|l| {
+                let pos = l.providers.iter().position(|p| p.id == slot)?;
+                Some(l.providers.remove(pos))
+            });
+            state.touch(layer);
+            state.drop_if_empty(layer);
             removed
         };
-        if let Some(native) = removed.native {
+        if let Some(native) = removed.and_then(|r| r.native) {
             native.attach(None);
         }
         true
     }
 
-    /// Invalidate completed catalogs on behalf of an active registration.
-    /// Returns `false` (and does nothing) once that registration is gone.
+    /// Invalidate the completed catalogs that merged the layer of an active
+    /// registration. Returns `false` (and does nothing) once that
+    /// registration is gone.
     pub fn invalidate(&self, slot: u64) -> bool {
         invalidate_slot(&self.shared, slot)
     }
 
-    /// Add a validated runtime skill. Returns `None` when a runtime skill with the
-    /// same name exists (the caller logs and hands out a no-op disposer).
+    /// Add a validated runtime skill to the global layer. Returns `None` when
+    /// a runtime skill with the same name exists there (the caller logs and
+    /// hands out a no-op disposer).
     pub fn register_runtime(&self, skill: RuntimeSkill) -> Option<u64> {
-        let mut state = lock(&self.shared);
-        if state.runtime.iter().any(|r| r.skill.name == skill.name) {
-            return None;
-        }
-        let id = state.fresh_id();
-        state.runtime.push(RuntimeSlot {
-            id,
-            skill: Arc::new(skill),
-        });
-        state.bump();
-        Some(id)
+        self.register_runtime_in(Target::Global, skill)
+            .map(|r| r.id)
     }
 
-    /// Remove a runtime skill. Returns `false` if it was already removed.
+    /// Add a validated runtime skill to the layer `target` names. Returns
+    /// `None` when a runtime skill with the same name exists in that layer.
+    pub fn register_runtime_in(
+        &self,
+        target: Target<'_>,
+        skill: RuntimeSkill,
+    ) -> Option<Registered> {
+        let mut state = lock(&self.shared);
+        let existing = existing_layer(&state, target);
+        if let Some(layer) = existing.and_then(|id| state.layer(id)) {
+            if layer.runtime.iter().any(|r| r.skill.name == skill.name) {
+                return None;
+            }
+        }
+        let layer = match (existing, target) {
+            (Some(id), _) => id,
+            (None, Target::Scope { label, .. }) => state.create_layer(label),
+            (None, Target::Global) => GLOBAL_LAYER,
+        };
+        let id = state.fresh_id();
+        if let Some(l) = state.layer_mut(layer) {
+            l.runtime.push(RuntimeSlot {
+                id,
+                skill: Arc::new(skill),
+            });
+        }
+        state.touch(layer);
+        Some(Registered { id, layer })
+    }
+
+    /// Remove a runtime skill (a scoped layer left empty is dropped). Returns
+    /// `false` if it was already removed.
     pub fn unregister_runtime(&self, id: u64) -> bool {
         let mut state = lock(&self.shared);
-        let Some(pos) = state.runtime.iter().position(|r| r.id == id) else {
+        let Some(layer) = state.runtime_layer(id) else {
             return false;
         };
-        state.runtime.remove(pos);
-        state.bump();
+        if let Some(l) = state.layer_mut(layer) {
+            l.runtime.retain(|r| r.id != id);
+        }
+        state.touch(layer);
+        state.drop_if_empty(layer);
         true
     }
 
-    /// The cached complete catalog for `cwd`, if any (marks it recently used).
-    /// Native providers may first find it stale and invalidate
-    /// ([`NativeProvider::revalidate`]).
+    /// The cached complete catalog of the global layer for `cwd`, if any.
     pub fn cached(&self, cwd: Option<&str>) -> Option<Arc<Catalog>> {
-        let key = cwd.map(str::to_string);
-        let natives: Vec<Arc<dyn NativeProvider>> = {
+        self.cached_in(cwd, None)
+    }
+
+    /// The cached complete catalog for `cwd` and the view of `scope` (the
+    /// scope chain's layer ids, nearest first; `None` for no scope), if any
+    /// (marks it recently used). Native providers of the view may first find
+    /// it stale and invalidate ([`NativeProvider::revalidate`]).
+    pub fn cached_in(&self, cwd: Option<&str>, scope: Option<&[LayerId]>) -> Option<Arc<Catalog>> {
+        let (key, natives) = {
             let state = lock(&self.shared);
+            let view = state.view(scope);
+            let key = CacheKey::new(cwd, &view);
             if !state.cache.contains(&key) {
                 return None;
             }
-            state
-                .providers
+            let natives: Vec<Arc<dyn NativeProvider>> = view
+                .links
                 .iter()
-                .filter_map(|p| p.native.clone())
-                .collect()
+                .filter_map(|link| state.layer(link.layer))
+                .flat_map(|l| l.providers.iter().filter_map(|p| p.native.clone()))
+                .collect();
+            (key, natives)
         };
         // Outside the lock: an invalidation takes it.
         for native in natives {
@@ -287,50 +363,89 @@ impl Registry {
         lock(&self.shared).cache.get(&key).cloned()
     }
 
+    /// The key of a collection for `cwd` and the view of `scope`: lookups
+    /// with equal keys see the same view (the normalised cwd, each layer at
+    /// the same generation) and may share one collection.
+    pub fn flight_key(&self, cwd: Option<&str>, scope: Option<&[LayerId]>) -> String {
+        let state = lock(&self.shared);
+        key::flight_key(cwd, &state.view(scope))
+    }
+
     /// Ids of catalogs dropped from the cache since the last call.
     pub fn take_evicted(&self) -> Vec<u64> {
         std::mem::take(&mut lock(&self.shared).evicted)
     }
 
-    /// Start collecting a catalog for `cwd`. `attempt` is 0 for the first try
-    /// and 1 for the retry after a generation change.
+    /// Start collecting the global layer's catalog for `cwd`. `attempt` is 0
+    /// for the first try and 1 for the retry after a change.
     pub fn collect(&self, cwd: Option<&str>, attempt: u32) -> Collection {
+        self.collect_in(cwd, None, attempt)
+    }
+
+    /// Start collecting the catalog of `cwd` and the view of `scope` (see
+    /// [`Registry::cached_in`]). `attempt` is 0 for the first try and 1 for
+    /// the retry after a change.
+    pub fn collect_in(
+        &self,
+        cwd: Option<&str>,
+        scope: Option<&[LayerId]>,
+        attempt: u32,
+    ) -> Collection {
         let state = lock(&self.shared);
-        let providers = state
-            .providers
-            .iter()
-            .map(|p| PlannedProvider {
+        let view = state.view(scope);
+        let mut providers = Vec::new();
+        let mut runtime = Vec::new();
+        for (depth, link) in view.links.iter().enumerate() {
+            let Some(layer) = state.layer(link.layer) else {
+                continue;
+            };
+            let depth = u32::try_from(depth).unwrap_or(u32::MAX);
+            providers.extend(layer.providers.iter().map(|p| PlannedProvider {
                 slot: p.id,
                 name: p.name.clone(),
                 native: p.native.clone(),
-            })
-            .collect();
-        let runtime = state
-            .runtime
-            .iter()
-            .map(|r| (r.id, r.skill.clone()))
-            .collect();
+                layer: layer.id,
+                depth,
+            }));
+            runtime.extend(layer.runtime.iter().map(|r| PlannedRuntime {
+                id: r.id,
+                skill: r.skill.clone(),
+                layer: layer.id,
+                depth,
+            }));
+        }
         Collection {
             registry: self.clone(),
-            cwd: cwd.map(str::to_string),
+            key: CacheKey::new(cwd, &view),
             attempt,
-            generation: state.generation,
+            generation: state.epoch,
+            view,
             providers,
             runtime,
             overrides: state.overrides.clone(),
         }
     }
 
-    /// Collect a catalog using native providers only (JS-free hosts, benches,
-    /// tests). External slots are reported as failed.
+    /// Collect the global layer's catalog using native providers only
+    /// (JS-free hosts, benches, tests). External slots are reported as failed.
     pub fn snapshot_native(&self, ctx: &LookupContext) -> (Arc<Catalog>, Vec<String>) {
+        self.snapshot_native_in(ctx, None)
+    }
+
+    /// [`Registry::snapshot_native`] for the view of `scope`.
+    pub fn snapshot_native_in(
+        &self,
+        ctx: &LookupContext,
+        scope: Option<&[LayerId]>,
+    ) -> (Arc<Catalog>, Vec<String>) {
         let cwd = ctx.cwd.as_ref().map(|p| p.to_string_lossy().into_owned());
-        if let Some(hit) = self.cached(cwd.as_deref()) {
+        if let Some(hit) = self.cached_in(cwd.as_deref(), scope) {
             return (hit, Vec::new());
         }
         let mut warnings = Vec::new();
-        for attempt in 0..2 {
-            let collection = self.collect(cwd.as_deref(), attempt);
+        let mut attempt = 0;
+        loop {
+            let collection = self.collect_in(cwd.as_deref(), scope, attempt);
             let outcomes = collection
                 .providers
                 .iter()
@@ -343,16 +458,29 @@ impl Registry {
                     None => ProviderOutcome::Failed,
                 })
                 .collect();
-            if let Finish::Done {
-                catalog,
-                warnings: w,
-            } = collection.finish(outcomes)
-            {
-                warnings.extend(w);
-                return (catalog, warnings);
+            match collection.finish(outcomes) {
+                Finish::Done {
+                    catalog,
+                    warnings: w,
+                } => {
+                    warnings.extend(w);
+                    return (catalog, warnings);
+                }
+                // Only the first attempt is retried.
+                Finish::Retry => attempt = 1,
             }
         }
-        unreachable!("the second attempt always finishes")
+    }
+}
+
+/// The alive layer `target` names (the global layer for [`Target::Global`]);
+/// `None` when a scope has no layer yet, or its layer was dropped.
+fn existing_layer(state: &State, target: Target<'_>) -> Option<LayerId> {
+    match target {
+        Target::Global => Some(GLOBAL_LAYER),
+        Target::Scope { layer, .. } => {
+            layer.filter(|&id| id != GLOBAL_LAYER && state.layer(id).is_some())
+        }
     }
 }
 
@@ -364,10 +492,10 @@ fn positive_integer(value: f64, max: u32) -> Option<u32> {
 
 fn invalidate_slot(shared: &Shared, slot: u64) -> bool {
     let mut state = lock(shared);
-    if !state.providers.iter().any(|p| p.id == slot) {
+    let Some(layer) = state.provider_layer(slot) else {
         return false;
-    }
-    state.bump();
+    };
+    state.touch(layer);
     true
 }
 

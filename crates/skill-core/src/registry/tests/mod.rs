@@ -1,4 +1,6 @@
-//! Unit tests of the registry rules.
+//! Unit tests of the registry rules (layers: [`layers`]).
+
+mod layers;
 
 use super::*;
 use crate::model::host::{validate_listing, OwnedRecords};
@@ -308,20 +310,41 @@ fn generation_change_retries_once_then_returns_incomplete() {
 }
 
 #[test]
-fn a_released_provider_ends_the_lookup_incomplete_without_a_retry() {
+fn a_released_provider_is_retried_without_it_and_completes() {
     let r = Registry::new(2).expect("registry");
     let gone = r.register_provider("gone", None).expect("gone");
-    r.register_provider("kept", None).expect("kept");
+    let kept = r.register_provider("kept", None).expect("kept");
     let collection = r.collect(Some("/w"), 0);
-    // Disposal bumps the generation; the lookup is released, not retried.
+    // Disposal changes the layer: the lookup stops waiting and is retried
+    // on the registrations left.
     assert!(r.unregister_provider(gone));
-    let (cat, _) = done(collection.finish(vec![
-        ProviderOutcome::Released,
+    assert!(matches!(
+        collection.finish(vec![
+            ProviderOutcome::Released,
+            host("kept", &[("k", 1.0)], true),
+        ]),
+        Finish::Retry
+    ));
+    let retry = r.collect(Some("/w"), 1);
+    assert_eq!(retry.providers.len(), 1);
+    let (cat, _) = done(retry.finish(vec![host("kept", &[("k", 1.0)], true)]));
+    assert!(cat.complete);
+    assert_eq!(names(&cat), ["k"]);
+    assert_eq!(r.cached(Some("/w")).map(|c| c.id), Some(cat.id));
+
+    // Released again during the retry: the retry-once rule ends it,
+    // incomplete and uncached.
+    let again = r.register_provider("again", None).expect("again");
+    let retry = r.collect(Some("/w"), 1);
+    assert!(r.unregister_provider(again));
+    let (cat, _) = done(retry.finish(vec![
         host("kept", &[("k", 1.0)], true),
+        ProviderOutcome::Released,
     ]));
     assert!(!cat.complete);
     assert_eq!(names(&cat), ["k"]);
     assert!(r.cached(Some("/w")).is_none());
+    assert!(r.invalidate(kept));
 }
 
 #[test]
@@ -528,6 +551,7 @@ fn explain_lists_every_candidate_in_merge_order() {
 struct Fake {
     invalidator: Mutex<Option<Arc<dyn Invalidate>>>,
     lists: AtomicUsize,
+    disposed: std::sync::atomic::AtomicBool,
 }
 
 impl NativeProvider for Fake {
@@ -558,6 +582,9 @@ impl NativeProvider for Fake {
     }
     fn attach(&self, invalidator: Option<Arc<dyn Invalidate>>) {
         *self.invalidator.lock().expect("lock") = invalidator;
+    }
+    fn is_disposed(&self) -> bool {
+        self.disposed.load(Ordering::SeqCst)
     }
 }
 
