@@ -336,16 +336,6 @@ impl HostObservation {
     }
 }
 
-/// Which `resourceBase` kinds a rule accepts.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kinds {
-    /// Only `directory`, `url` and `opaque`.
-    Known,
-    /// Any kind; the three known ones must carry their field (the skill tool
-    /// reports unknown kinds when it loads the skill).
-    Any,
-}
-
 /// How error messages name a value of type `tag` (`number` is its value when
 /// it is a number).
 pub(crate) fn describe(tag: Tag, number: Option<f64>) -> String {
@@ -552,7 +542,10 @@ impl Checker<'_> {
         }
     }
 
-    fn resource_base(&self, r: &Record<'_, '_>, kinds: Kinds) -> Result<(), ValidationError> {
+    /// `resourceBase`: absent, or an object whose known kinds (`directory`,
+    /// `url`, `opaque`) carry their field. Any other kind passes through (the
+    /// model-facing tool result is where an unknown kind is refused).
+    fn resource_base(&self, r: &Record<'_, '_>) -> Result<(), ValidationError> {
         match r.tag(Field::ResourceBase) {
             Tag::Undefined => return Ok(()),
             Tag::Object => {}
@@ -570,14 +563,7 @@ impl Checker<'_> {
             Some("directory") => self.string(r, Field::BasePath),
             Some("url") => self.string(r, Field::BaseUrl),
             Some("opaque") => self.string(r, Field::BaseDescription),
-            _ if kinds == Kinds::Any => Ok(()),
-            _ => Err(self.err(
-                Field::Kind,
-                format!(
-                    "must be 'directory', 'url' or 'opaque' (got {})",
-                    r.describe_quoted(Field::Kind)
-                ),
-            )),
+            _ => Ok(()),
         }
     }
 
@@ -606,7 +592,7 @@ impl Checker<'_> {
         let invocation = self.invocation(r)?;
         self.non_empty_string(r, Field::Source)?;
         self.provider(r, provider)?;
-        self.resource_base(r, Kinds::Any)?;
+        self.resource_base(r)?;
         self.metadata(r)?;
         Ok(invocation)
     }
@@ -642,14 +628,20 @@ fn candidate(
     })
 }
 
-/// Validate what JS provider `provider`'s `list()` returned: an array of
-/// candidates (complete) or `{ candidates, complete }`. `records` are the
-/// candidates (none unless `head` says there is an array of them).
-pub fn validate_listing(
+/// Most candidates one `list()` result may hold. A larger result is refused
+/// before any candidate is read, so a runaway provider costs nothing.
+pub const MAX_LIST_CANDIDATES: usize = 1_000_000;
+
+/// Check the shape of what JS provider `provider`'s `list()` returned, before
+/// any candidate is read: an array of `count` candidates (complete), or an
+/// object whose `complete` is a boolean (checked first) and whose
+/// `candidates` is an array of `count` items; at most
+/// [`MAX_LIST_CANDIDATES`]. Returns `complete`.
+pub fn validate_list_head(
     provider: &str,
     head: &ListHead,
-    records: &Records<'_>,
-) -> Result<HostListing, ValidationError> {
+    count: usize,
+) -> Result<bool, ValidationError> {
     let checker = Checker {
         provider,
         subject: Subject::ListResult,
@@ -657,25 +649,28 @@ pub fn validate_listing(
     let found = |tag: Tag, number: f64| describe(tag, Some(number));
     let complete = match head.value {
         Tag::Array => true,
-        Tag::Object if head.candidates != Tag::Array => {
-            return Err(checker.err_at(
-                "candidates",
-                format!(
-                    "must be an array (got {})",
-                    found(head.candidates, head.numbers[1])
-                ),
-            ))
-        }
-        Tag::Object => match head.complete {
-            Tag::True => true,
-            Tag::False => false,
-            other => {
+        Tag::Object => {
+            let complete = match head.complete {
+                Tag::True => true,
+                Tag::False => false,
+                other => {
+                    return Err(checker.err_at(
+                        "complete",
+                        format!("must be a boolean (got {})", found(other, head.numbers[2])),
+                    ))
+                }
+            };
+            if head.candidates != Tag::Array {
                 return Err(checker.err_at(
-                    "complete",
-                    format!("must be a boolean (got {})", found(other, head.numbers[2])),
-                ))
+                    "candidates",
+                    format!(
+                        "must be an array (got {})",
+                        found(head.candidates, head.numbers[1])
+                    ),
+                ));
             }
-        },
+            complete
+        }
         other => {
             return Err(checker.err(
                 Field::Value,
@@ -686,6 +681,34 @@ pub fn validate_listing(
             ))
         }
     };
+    if count > MAX_LIST_CANDIDATES {
+        return Err(match head.value {
+            Tag::Array => checker.err(
+                Field::Value,
+                format!("{count} candidates, more than the {MAX_LIST_CANDIDATES} one list() result may hold"),
+            ),
+            _ => checker.err_at(
+                "candidates",
+                format!("has {count} items, more than the {MAX_LIST_CANDIDATES} candidates one list() result may hold"),
+            ),
+        });
+    }
+    Ok(complete)
+}
+
+/// Validate what JS provider `provider`'s `list()` returned: an array of
+/// candidates (complete) or `{ candidates, complete }` (see
+/// [`validate_list_head`]). `records` are the candidates (none unless `head`
+/// says there is an array of them), validated in order: the first invalid
+/// one is reported. A host may pack only up to the first candidate that is
+/// not an object (that one included): the result is refused at it all the
+/// same.
+pub fn validate_listing(
+    provider: &str,
+    head: &ListHead,
+    records: &Records<'_>,
+) -> Result<HostListing, ValidationError> {
+    let complete = validate_list_head(provider, head, records.len())?;
     let candidates = (0..records.len())
         .map(|i| candidate(provider, records, i))
         .collect::<Result<Vec<_>, _>>()?;
@@ -715,8 +738,8 @@ pub fn validate_definition(
 }
 
 /// Validate a runtime skill registration (one record) and apply its defaults
-/// (both invocation surfaces, source and provider `runtime`). Unlike provider
-/// values, a registration's `resourceBase.kind` must be a known one.
+/// (both invocation surfaces, source and provider `runtime`). As for provider
+/// values, a `resourceBase` of an unknown kind passes through.
 pub fn validate_registration(records: &Records<'_>) -> Result<RuntimeSkill, ValidationError> {
     let checker = Checker {
         provider: RUNTIME_PROVIDER,
@@ -739,7 +762,7 @@ pub fn validate_registration(records: &Records<'_>) -> Result<RuntimeSkill, Vali
     };
     let source = label(Field::Source, RUNTIME_SOURCE)?;
     let provider = label(Field::Provider, RUNTIME_PROVIDER)?;
-    checker.resource_base(&r, Kinds::Known)?;
+    checker.resource_base(&r)?;
     checker.metadata(&r)?;
     checker.string(&r, Field::Content)?;
     checker.optional_string(&r, Field::Path)?;

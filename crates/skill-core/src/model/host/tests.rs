@@ -191,7 +191,7 @@ fn whitespace_descriptions_are_non_empty_strings() {
 }
 
 #[test]
-fn unknown_resource_base_kinds_pass_for_providers_not_registrations() {
+fn unknown_resource_base_kinds_pass_for_providers_and_registrations() {
     for base in [
         json!({"kind": "ftp", "host": "x"}),
         json!({"kind": 3}),
@@ -209,13 +209,87 @@ fn unknown_resource_base_kinds_pass_for_providers_not_registrations() {
         let registration =
             json!({"name": "rt", "description": "d", "content": "", "resourceBase": base});
         let owned = OwnedRecords::from_json(&[registration]);
-        let err = validate_registration(&owned.records()).expect_err("registration");
-        assert!(
-            err.to_string()
-                .contains("\"resourceBase.kind\" must be 'directory', 'url' or 'opaque'"),
-            "{err}"
-        );
+        let skill = validate_registration(&owned.records()).expect("registration");
+        assert_eq!(skill.name, "rt");
     }
+    // A known kind still needs its field, in a registration too.
+    let registration = json!({"name": "rt", "description": "d", "content": "",
+        "resourceBase": {"kind": "url"}});
+    let owned = OwnedRecords::from_json(&[registration]);
+    let err = validate_registration(&owned.records()).expect_err("url without url");
+    assert!(
+        err.to_string()
+            .ends_with("\"resourceBase.url\" must be a string (got undefined)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_shape_is_checked_first_complete_before_candidates() {
+    let head = |value: Value| OwnedRecords::from_list_json(&value).0;
+    // Both wrong: `complete` is reported.
+    let err = validate_list_head("p", &head(json!({"candidates": 1})), 0).expect_err("both");
+    assert!(
+        err.to_string()
+            .ends_with("invalid list() result: \"complete\" must be a boolean (got undefined)"),
+        "{err}"
+    );
+    let err = validate_list_head("p", &head(json!({"complete": false})), 0).expect_err("no array");
+    assert!(
+        err.to_string()
+            .ends_with("\"candidates\" must be an array (got undefined)"),
+        "{err}"
+    );
+    assert_eq!(
+        validate_list_head("p", &head(json!({"candidates": [], "complete": false})), 3),
+        Ok(false)
+    );
+    assert_eq!(validate_list_head("p", &head(json!([])), 3), Ok(true));
+}
+
+#[test]
+fn a_result_holds_at_most_a_million_candidates() {
+    let array = OwnedRecords::from_list_json(&json!([])).0;
+    assert_eq!(
+        validate_list_head("p", &array, MAX_LIST_CANDIDATES),
+        Ok(true)
+    );
+    let err = validate_list_head("p", &array, 10_000_000).expect_err("too many");
+    assert_eq!(
+        err.to_string(),
+        "skill provider \"p\" returned an invalid list() result: 10000000 candidates, more than the 1000000 one list() result may hold"
+    );
+    let object = OwnedRecords::from_list_json(&json!({"candidates": [], "complete": true})).0;
+    let err = validate_list_head("p", &object, MAX_LIST_CANDIDATES + 1).expect_err("too many");
+    assert_eq!(
+        err.to_string(),
+        "skill provider \"p\" returned an invalid list() result: \"candidates\" has 1000001 items, more than the 1000000 candidates one list() result may hold"
+    );
+    // The shape comes first.
+    let bad = OwnedRecords::from_list_json(&json!({"candidates": []})).0;
+    let err = validate_list_head("p", &bad, 10_000_000).expect_err("no complete");
+    assert!(
+        err.to_string().contains("\"complete\" must be a boolean"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_first_invalid_candidate_is_the_one_reported() {
+    let err = list(vec![
+        candidate_json(json!({})),
+        json!(null),
+        candidate_json(json!({"name": "Bad"})),
+        json!(7),
+    ])
+    .expect_err("invalid");
+    assert!(
+        err.to_string()
+            .ends_with("invalid candidate at index 1: must be an object (got null)"),
+        "{err}"
+    );
+    let err = list(vec![candidate_json(json!({"rank": "1"})), json!(null)]).expect_err("invalid");
+    assert!(err.to_string().contains("at index 0: \"rank\""), "{err}");
 }
 
 #[test]
