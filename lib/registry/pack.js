@@ -186,13 +186,25 @@ class Packer {
     const { tags, ranks, lengths, refs, chunks, strings, numbers, names, descriptions } = this
     return { tags, ranks, lengths, refs, chunks, strings, numbers, names, descriptions }
   }
+
+  /** Keep the first `n` records only (the rest were never read). */
+  truncate(n) {
+    this.tags = this.tags.subarray(0, n * FIELDS)
+    this.ranks = this.ranks.subarray(0, n)
+    this.lengths = this.lengths.subarray(0, n)
+    this.refs = this.refs.subarray(0, n * 3)
+    this.names.length = n
+    this.descriptions.length = n
+  }
 }
 
 /**
  * Packs `items` (candidates, or one definition or registration when
  * `withContent`) for the native rules, and keeps each item's name and
  * description as read. Written for the common case (every field of the
- * expected type) to take the short path.
+ * expected type) to take the short path. Packing stops after the first item
+ * that is not an object (a hole of a sparse array included): the rules refuse
+ * it, and nothing after it is read.
  * @param {readonly unknown[]} items
  * @param {boolean} withContent
  */
@@ -220,8 +232,11 @@ function packInto(items, withContent) {
     const item = items[i]
     const at = i * FIELDS
     if (!isPlainObject(item)) {
+      // Not an object: the rules refuse the items here, and report the first
+      // invalid one. Nothing after it is read.
       out.tag(at + F_VALUE, item)
-      continue
+      out.truncate(i + 1)
+      break
     }
     tags[at + F_VALUE] = T_OBJECT
     const name = item.name
@@ -347,11 +362,25 @@ function packRules(value) {
 /**
  * A `list()` result packed for the native rules: its head (its tag, the tags
  * of its `candidates` and `complete`, and the numbers behind them, for
- * messages), its candidates, and the candidates packed.
+ * messages), its candidates, and the candidates packed. `check(head, count)`
+ * sees the head and the number of candidates before any candidate is read
+ * (it throws for a result of the wrong shape or size).
+ * @param {unknown} value
+ * @param {string} provider
+ * @param {(head: number[], count: number) => void} check
  */
-function packListing(value, provider) {
+function packListing(value, provider, check) {
+  let head
+  let candidates
+  let count
   try {
-    const { head, candidates } = readListing(value)
+    ;({ head, candidates } = readListing(value))
+    count = candidates.length
+  } catch (error) {
+    throw new TypeError(`skill provider "${provider}" list() result cannot be read: ${describeError(error)}`)
+  }
+  check(head, count)
+  try {
     return { head, candidates, packed: pack(candidates, false) }
   } catch (error) {
     throw new TypeError(`skill provider "${provider}" list() result cannot be read: ${describeError(error)}`)

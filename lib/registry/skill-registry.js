@@ -16,6 +16,7 @@ const {
 } = require('../util.js')
 
 const { packRules, packListing, packOrThrow } = require('./pack.js')
+const { checkResolver, defaultResolver, scopeOption, isScopeKey, chainOf, keyName, describe } = require('./scopes.js')
 const {
   KIND_RUNTIME,
   KIND_NATIVE,
@@ -82,19 +83,26 @@ class SkillRegistry {
   #logger
   /** @type {number | undefined} */
   #timeoutMs
-  /** slot → { provider, name, controller, handle } */
+  /** slot → { provider, name, controller, handle, scope } */
   #providers = new Map()
-  /** runtime id → { definition, template } */
+  /** runtime id → { definition, template, scope } */
   #runtime = new Map()
   /** cached catalog id → entry */
   #catalogs = new Map()
-  /** cwd → the collection in flight for it */
+  /** flight key (normalised cwd, layers and their generations) → the collection in flight */
   #flights = new Map()
   /** @type {Set<() => unknown>} */
   #listeners = new Set()
+  /** The `scopes` option; `undefined` until the default is needed. */
+  #scopes
+  /** scope key → the id of its layer (maybe dropped since: the native side knows) */
+  #layers = new WeakMap()
+  /** scope key → its ordinal, for error messages when it has no name */
+  #ordinals = new WeakMap()
+  #nextOrdinal = 0
 
   /**
-   * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number, overrides?: readonly object[], logger?: { warn(message: string): void } }} [config]
+   * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number, overrides?: readonly object[], logger?: { warn(message: string): void }, scopes?: { scopeChainOf(key: object): readonly object[] } }} [config]
    */
   constructor(config = {}) {
     if (typeof config !== 'object' || config === null) {
@@ -117,7 +125,65 @@ class SkillRegistry {
       if (registry) registry.#onNative(kind, message)
     })
     this.#timeoutMs = timeout
+    if (config.scopes !== undefined) this.#scopes = checkResolver(config.scopes, 'scopes')
+    // `registry.scopes`: the scope resolver in use, read-only: the `scopes`
+    // option, else `@deepseek-ai/dsh-scope` when it can be loaded (loaded on
+    // first need), else one that makes a scope's chain the scope alone. An
+    // accessor of the instance, not of the prototype, whose members are the
+    // registry's methods.
+    Object.defineProperty(this, 'scopes', { get: () => this.#resolver(), enumerable: false, configurable: false })
     if (config.overrides !== undefined) this.#setOverrides(config.overrides)
+  }
+
+  /** The scope resolver in use (see `scopes`, defined per instance in the constructor). */
+  #resolver() {
+    return (this.#scopes ??= defaultResolver())
+  }
+
+  /**
+   * The native arguments naming the layer of `scope`: none for the global
+   * layer; else the layer the scope last got (`-1` for none) and how errors
+   * name it.
+   */
+  #layerArgs(scope) {
+    if (scope === undefined) return []
+    return [this.#layers.get(scope) ?? -1, this.#label(scope)]
+  }
+
+  /** How errors name `scope`: its `name` or `id` string, else `#n` by first use. */
+  #label(scope) {
+    const named = keyName(scope)
+    if (named !== undefined) return named
+    let ordinal = this.#ordinals.get(scope)
+    if (ordinal === undefined) {
+      ordinal = ++this.#nextOrdinal
+      this.#ordinals.set(scope, ordinal)
+    }
+    return `#${ordinal}`
+  }
+
+  /**
+   * What a read sees: `undefined` without `options.scope` (the global layer
+   * alone), else the scope's chain of keys, resolved once for the whole call.
+   */
+  #viewOf(options) {
+    const scope = options?.scope
+    if (scope === undefined) return undefined
+    if (!isScopeKey(scope)) {
+      throw new TypeError(`options.scope must be a scope key (an object) or undefined (got ${describe(scope)})`)
+    }
+    return chainOf(this.#resolver(), scope)
+  }
+
+  /** The layer ids of a chain's keys, nearest first (`undefined` for no scope). */
+  #layerIds(chain) {
+    if (chain === undefined) return undefined
+    const ids = []
+    for (const key of chain) {
+      const id = this.#layers.get(key)
+      if (id !== undefined) ids.push(id)
+    }
+    return ids
   }
 
   #setOverrides(rules) {
@@ -173,11 +239,13 @@ class SkillRegistry {
   }
 
   /**
-   * Register a provider. `factory(control)` is called synchronously.
+   * Register a provider, in the layer of `options.scope` (the global layer
+   * without one). `factory(control)` is called synchronously.
    * @returns {() => void} disposer
    */
-  registerProvider(factory) {
+  registerProvider(factory, options) {
     if (typeof factory !== 'function') throw new TypeError('registerProvider expects a factory function')
+    const scope = scopeOption(options, 'registerProvider')
     const controller = new AbortController()
     let slot = -1
     const invalidate = () => {
@@ -194,9 +262,14 @@ class SkillRegistry {
       if (handle && registeredHandles.has(handle)) {
         throw new Error(`skill provider "${provider.name}" is already registered (a native provider serves one registration; create another)`)
       }
-      slot = handle ? this.#native.registerNative(handle) : this.#native.registerExternal(provider.name)
+      const layerArgs = this.#layerArgs(scope)
+      const [registered, layer] = handle
+        ? this.#native.registerNative(handle, ...layerArgs)
+        : this.#native.registerExternal(provider.name, ...layerArgs)
+      slot = registered
+      if (scope !== undefined) this.#layers.set(scope, layer)
       if (handle) registeredHandles.add(handle)
-      this.#providers.set(slot, { provider, name: provider.name, controller, handle, waiters: new Set() })
+      this.#providers.set(slot, { provider, name: provider.name, controller, handle, scope, waiters: new Set() })
       // Only once registered: a failed attempt must not touch a live registration.
       provider[kAttach]?.(control)
     } catch (thrown) {
@@ -229,14 +302,16 @@ class SkillRegistry {
   }
 
   /**
-   * Create the native local filesystem provider and register it.
-   * Its `dispose()` unregisters it and closes its watchers.
+   * Create the native local filesystem provider and register it, in the
+   * layer of `options.scope` (the global layer without one). Its `dispose()`
+   * unregisters it and closes its watchers.
    */
-  registerLocalProvider(config = {}) {
+  registerLocalProvider(config = {}, options) {
+    scopeOption(options, 'registerLocalProvider')
     const { LocalSkillProvider } = require('../local.js')
     const provider = new LocalSkillProvider({ logger: this.#logger, ...config })
     try {
-      provider[kOnDispose] = this.registerProvider(() => provider)
+      provider[kOnDispose] = this.registerProvider(() => provider, options)
     } catch (error) {
       provider.dispose().catch(() => {})
       throw error
@@ -245,19 +320,25 @@ class SkillRegistry {
   }
 
   /**
-   * Register a runtime skill (rank 250, provider `runtime` unless given).
-   * @returns {() => void} disposer (a no-op for a duplicate name)
+   * Register a runtime skill (rank 250, provider `runtime` unless given), in
+   * the layer of `options.scope` (the global layer without one).
+   * @returns {() => void} disposer (a no-op for a name already registered in that layer)
    */
-  register(skill) {
-    const id = this.#native.registerRuntime(packOrThrow([skill], true, 'runtime skill'))
+  register(skill, options) {
+    const scope = scopeOption(options, 'register')
+    const layerArgs = this.#layerArgs(scope)
+    const registered = this.#native.registerRuntime(packOrThrow([skill], true, 'runtime skill'), ...layerArgs)
     const template = runtimeTemplate(skill)
-    if (id === null || id === undefined) {
-      safeWarn(this.#logger, `runtime skill "${template.name}" is already registered; the duplicate is ignored`)
+    if (registered === null || registered === undefined) {
+      const where = scope === undefined ? '' : ` in the layer of scope ${layerArgs[1]}`
+      safeWarn(this.#logger, `runtime skill "${template.name}" is already registered${where}; the duplicate is ignored`)
       return () => {}
     }
+    const [id, layer] = registered
+    if (scope !== undefined) this.#layers.set(scope, layer)
     // The definition as registered: later changes to `skill` itself do not
     // leak in; its nested objects are kept as they are.
-    this.#runtime.set(id, { definition: { ...skill }, template })
+    this.#runtime.set(id, { definition: { ...skill }, template, scope })
     this.#emit()
     return () => {
       if (!this.#runtime.delete(id)) return
@@ -280,14 +361,14 @@ class SkillRegistry {
     }
   }
 
-  /** @param {{ cwd?: string, signal?: AbortSignal }} [options] */
+  /** @param {{ cwd?: string, signal?: AbortSignal, scope?: object }} [options] */
   async list(options) {
     return (await this.snapshot(options)).skills
   }
 
-  /** @param {{ cwd?: string, signal?: AbortSignal }} [options] */
+  /** @param {{ cwd?: string, signal?: AbortSignal, scope?: object }} [options] */
   async snapshot(options) {
-    const entry = await this.#collect(options)
+    const entry = await this.#collect(options, this.#viewOf(options))
     const skills = freshSummaries(entry)
     returnedArrays.set(skills, entry)
     return { skills, complete: entry.complete }
@@ -360,21 +441,31 @@ class SkillRegistry {
     let winner
     const losers = []
     for (const row of rows) {
-      if (row.outcome === 'won') winner = explained(row, entry)
-      else losers.push({ ...explained(row, entry), reason: row.outcome })
+      const scope = this.#scopeOfRow(row, entry)
+      if (row.outcome === 'won') winner = explained(row, entry, scope)
+      else losers.push({ ...explained(row, entry, scope), reason: row.outcome })
     }
     return { name, complete: entry.complete, winner, losers }
   }
 
+  /** The scope key of the layer an `explain()` row's candidate came from (`undefined` for the global layer). */
+  #scopeOfRow(row, entry) {
+    if (row.kind === KIND_RUNTIME) return entry.runtime.get(row.index)?.scope
+    return this.#providers.get(row.slot)?.scope
+  }
+
   /**
    * The catalog entry a lookup of skill `name` reads (the signal checked
-   * before and after), or `undefined` when `name` is not a skill name.
+   * before and after), or `undefined` when `name` is not a skill name. The
+   * scope's chain is resolved once, here: the load that follows uses this
+   * very catalog.
    */
   async #catalogFor(name, options) {
     const signal = options?.signal
     throwIfAborted(signal)
+    const view = this.#viewOf(options)
     if (!native.isSkillName(name)) return undefined
-    const entry = await this.#collect(options)
+    const entry = await this.#collect(options, view)
     throwIfAborted(signal)
     return entry
   }
@@ -416,24 +507,25 @@ class SkillRegistry {
   }
 
   /**
-   * The catalog entry for a lookup: the cached complete catalog, or the result
-   * of the collection in flight for the same cwd and generation (joined), or
-   * of a new one. Concurrent identical lookups share one call per provider.
+   * The catalog entry for a lookup of the view `chain` (the scope's chain of
+   * keys, `undefined` without a scope): the cached complete catalog, or the
+   * result of the collection in flight for the same view (same normalised
+   * cwd, same layers at the same generations: joined), or of a new one.
+   * Concurrent identical lookups share one call per provider.
    */
-  async #collect(options) {
+  async #collect(options, chain) {
     const signal = options?.signal
     throwIfAborted(signal)
     const cwd = checkCwd(options?.cwd)
     for (;;) {
-      const cachedId = this.#native.cached(cwd)
+      const layers = this.#layerIds(chain)
+      const cachedId = this.#native.cached(cwd, layers)
       if (cachedId >= 0) {
         const hit = this.#catalogs.get(cachedId)
         if (hit) return hit
       }
-      let flight = this.#flights.get(cwd)
-      if (flight === undefined || flight.collection?.generation !== this.#native.generation) {
-        flight = this.#fly(cwd, options ?? {})
-      }
+      const key = this.#native.flightKey(cwd, layers)
+      const flight = this.#flights.get(key) ?? this.#fly(key, cwd, chain, options ?? {})
       const entry = await raceSignal(flight.promise, signal)
       if (entry !== ABANDONED) return entry
       // The flight's leader aborted while a provider was working with its
@@ -442,14 +534,16 @@ class SkillRegistry {
   }
 
   /**
-   * Start a collection for `cwd`, led by the lookup whose options are `lookup`
-   * (providers receive that very object).
+   * Start a collection for `cwd` and the view `chain`, known as `key`, led
+   * by the lookup whose options are `lookup` (providers receive that very
+   * object).
    */
-  #fly(cwd, lookup) {
+  #fly(key, cwd, chain, lookup) {
     const flight = {
+      key,
       cwd,
+      chain,
       lookup,
-      collection: undefined,
       pending: 0,
       abandoned: false,
       promise: undefined,
@@ -460,7 +554,7 @@ class SkillRegistry {
       flight.resolve = resolve
       flight.reject = reject
     })
-    this.#flights.set(cwd, flight)
+    this.#flights.set(key, flight)
     const signal = lookup.signal
     // One caller aborting must not degrade the others' result: if the leader
     // aborts while a JS provider is still working with its options, the
@@ -473,7 +567,7 @@ class SkillRegistry {
       .then(flight.resolve, flight.reject)
       .finally(() => {
         signal?.removeEventListener('abort', onAbort)
-        if (this.#flights.get(cwd) === flight) this.#flights.delete(cwd)
+        if (this.#flights.get(key) === flight) this.#flights.delete(key)
       })
     return flight
   }
@@ -481,24 +575,21 @@ class SkillRegistry {
   #abandon(flight) {
     if (flight.abandoned) return
     flight.abandoned = true
-    if (this.#flights.get(flight.cwd) === flight) this.#flights.delete(flight.cwd)
+    if (this.#flights.get(flight.key) === flight) this.#flights.delete(flight.key)
     flight.resolve(ABANDONED)
   }
 
   async #run(flight) {
-    const { cwd, lookup } = flight
+    const { cwd, chain, lookup } = flight
     for (let attempt = 0; ; attempt++) {
-      // What this collection sees: the providers (JS ones are called here,
-      // native ones natively) and the runtime skills.
-      const external = []
-      let hasNative = false
-      for (const [slot, record] of this.#providers) {
-        if (record.handle) hasNative = true
-        else external.push(slot)
-      }
+      // What this collection sees: the providers of the view's layers (JS
+      // ones are called here, native ones natively) and the runtime skills.
+      // The layers are looked up again for a retry (one may have come or
+      // gone), along the same chain.
+      const collection = this.#native.collect(cwd, attempt, this.#layerIds(chain))
+      const external = collection.hostSlots()
+      const hasNative = collection.hasNative
       const runtime = new Map(this.#runtime)
-      const collection = this.#native.collect(cwd, attempt)
-      flight.collection = collection
       if (external.length > 0 && lookup.signal?.aborted) {
         // A retry would hand providers an aborted signal.
         this.#abandon(flight)
@@ -519,7 +610,8 @@ class SkillRegistry {
         const outcome = outcomes[i]
         states.push(slot, outcome.state)
         if (outcome.state !== OK) continue
-        const { head, candidates, packed } = packListing(outcome.value, outcome.name)
+        const check = (head, count) => collection.checkListing(slot, head, count)
+        const { head, candidates, packed } = packListing(outcome.value, outcome.name, check)
         collection.addListing(slot, head, packed)
         hosts.set(slot, { candidates, names: packed.names, descriptions: packed.descriptions })
       }

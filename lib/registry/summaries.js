@@ -90,8 +90,9 @@ function rewrittenPolicy(code) {
  * runtime registration's `resourceBase` is its own object.
  * @param {Record<string, any>} row  one item of the native `explain()`
  * @param {CatalogEntry} entry
+ * @param {object | undefined} scope  the scope key of its layer (`undefined` for the global layer)
  */
-function explained(row, entry) {
+function explained(row, entry, scope) {
   let path
   let resourceBase
   if (row.kind === KIND_EXTERNAL) {
@@ -111,6 +112,7 @@ function explained(row, entry) {
   if (resourceBase !== undefined) out.resourceBase = resourceBase
   out.invocation = { modelInvocable: row.modelInvocable, userInvocable: row.userInvocable }
   if (row.rule !== undefined) out.override = { rule: row.rule, effect: row.effect }
+  if (scope !== undefined) out.scope = scope
   return out
 }
 
