@@ -253,7 +253,7 @@ function packInto(items, withContent) {
   const n = items.length
   const out = new Packer(Math.min(n, SCRATCH_RECORDS))
   scratchInUse = true
-  let { tags, ranks, lengths, refs, names, descriptions } = out
+  let { tags, ranks, lengths, refs, names, descriptions, capacity } = out
   let text = ''
   // Most providers repeat one source and one provider name: remember the last.
   let lastSource
@@ -261,9 +261,9 @@ function packInto(items, withContent) {
   let lastProvider
   let lastProviderRef = NO_REF
   for (let i = 0; i < n; i++) {
-    if (i === out.capacity) {
+    if (i === capacity) {
       out.grow(n)
-      ;({ tags, ranks, lengths, refs, names, descriptions } = out)
+      ;({ tags, ranks, lengths, refs, names, descriptions, capacity } = out)
     }
     const item = items[i]
     const at = i * FIELDS

@@ -2,7 +2,7 @@
 //! and the descriptions the host supplies later.
 
 use super::explain::Considered;
-use super::layers::LayerId;
+use super::layers::{LayerId, GLOBAL_LAYER};
 use crate::model::host::Span;
 use crate::model::{Candidate, InvocationPolicy, SkillSummary};
 use crate::overrides::Applied;
@@ -74,10 +74,9 @@ pub struct Entry {
     /// The winning candidate's rank (lower wins; runtime skills have
     /// [`RUNTIME_RANK`](crate::model::RUNTIME_RANK)).
     pub rank: f64,
-    /// The layer of the winning candidate.
-    pub layer: LayerId,
-    /// Depth of that layer in the catalog's view (0 = nearest; the global
-    /// layer is the deepest, and 0 without a scope).
+    /// Depth of the winning candidate's layer in the catalog's view (0 =
+    /// nearest; the global layer is the deepest, and 0 without a scope). The
+    /// layer itself: [`Catalog::layer_of`].
     pub depth: u32,
     /// Where it came from.
     pub winner: Winner,
@@ -130,6 +129,19 @@ impl Catalog {
     /// layer, always merged last, is not listed).
     pub fn chain(&self) -> &[LayerId] {
         &self.chain
+    }
+
+    /// The layer at `depth` in this catalog's view.
+    pub fn layer_at(&self, depth: u32) -> LayerId {
+        self.chain
+            .get(depth as usize)
+            .copied()
+            .unwrap_or(GLOBAL_LAYER)
+    }
+
+    /// The layer `entry` (one of [`Catalog::entries`]) won its name in.
+    pub fn layer_of(&self, entry: &Entry) -> LayerId {
+        self.layer_at(entry.depth)
     }
 
     /// Number of skills.

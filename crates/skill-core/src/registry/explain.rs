@@ -48,7 +48,7 @@ impl Catalog {
                     provider: &candidate.summary.provider,
                     source: &candidate.summary.source,
                     rank: candidate.rank,
-                    layer: entry.layer,
+                    layer: self.layer_of(entry),
                     depth: entry.depth,
                     invocation: entry.invocation,
                     applied: entry.applied,

@@ -13,6 +13,7 @@ use super::layers::LayerId;
 use crate::model::host::Span;
 use crate::model::{InvocationPolicy, RUNTIME_RANK};
 use crate::overrides::{Applied, Effect, Overrides};
+use std::cmp::Ordering;
 use std::sync::OnceLock;
 
 /// Where a contender comes from: the runtime list, or `(provider position,
@@ -88,11 +89,9 @@ pub(super) fn for_each_contender<'a>(
 /// in name order, and the stable sort merges such runs instead of sorting
 /// from scratch. Without scopes every depth is 0.
 pub(super) fn sort_contenders(contenders: &mut [Contender<'_>]) {
-    contenders.sort_by(|a, b| {
-        a.name
-            .cmp(b.name)
-            .then(a.depth.cmp(&b.depth))
-            .then(a.rank.total_cmp(&b.rank))
+    contenders.sort_by(|a, b| match a.name.cmp(b.name) {
+        Ordering::Equal => a.depth.cmp(&b.depth).then(a.rank.total_cmp(&b.rank)),
+        unequal => unequal,
     });
 }
 
@@ -230,8 +229,12 @@ pub(super) fn merge(
     let mut first: Option<&Contender<'_>> = None;
     for c in &contenders {
         match first {
-            Some(f) if f.name == c.name && f.depth != c.depth => {}
             Some(f) if f.name == c.name => {
+                // A nearer layer taking the name from a farther one: no
+                // warning, that is what layers are for.
+                if f.depth != c.depth {
+                    continue;
+                }
                 let label = |origin| {
                     labels(origin, runtime, providers, listings)
                         .map_or(("", ""), |l| (l.provider, l.source))
@@ -298,7 +301,6 @@ pub(super) fn build_catalog(
                     description: held(),
                     invocation: invocation(r.skill.invocation),
                     rank: RUNTIME_RANK,
-                    layer: r.layer,
                     depth: r.depth,
                     winner: Winner::Runtime { id: r.id },
                     applied,
@@ -319,7 +321,6 @@ pub(super) fn build_catalog(
                             description: held(),
                             invocation: invocation(c.invocation),
                             rank: c.rank,
-                            layer: planned.layer,
                             depth: planned.depth,
                             winner: Winner::Host {
                                 slot: planned.slot,
@@ -345,7 +346,6 @@ pub(super) fn build_catalog(
                             )),
                             invocation: candidate.summary.invocation,
                             rank: candidate.rank,
-                            layer: planned.layer,
                             depth: planned.depth,
                             winner: Winner::Native {
                                 slot: planned.slot,

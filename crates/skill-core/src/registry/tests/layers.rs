@@ -23,7 +23,7 @@ fn won_by(catalog: &Catalog, name: &str) -> String {
         Winner::Runtime { .. } => "runtime".to_string(),
         Winner::Host { slot, .. } | Winner::Native { slot, .. } => format!("slot {slot}"),
     };
-    format!("{provider}@{}", entry.layer)
+    format!("{provider}@{}", catalog.layer_of(entry))
 }
 
 #[test]
@@ -85,7 +85,11 @@ fn the_nearest_layer_wins_a_name_outright_and_rank_decides_only_inside_a_layer()
     );
     assert_eq!((dup.rank, dup.depth), (40.0, 1));
     let global_only = &cat.entries()[cat.position("global-only").expect("global-only")];
-    assert_eq!((global_only.layer, global_only.depth), (GLOBAL_LAYER, 2));
+    assert_eq!(
+        (cat.layer_of(global_only), global_only.depth),
+        (GLOBAL_LAYER, 2)
+    );
+    assert_eq!(cat.layer_at(0), agent.layer);
     // Shadowing inside a layer is warned about; a nearer layer taking a name
     // is not.
     assert_eq!(warnings.len(), 2, "{warnings:?}");
@@ -181,7 +185,7 @@ fn runtime_skills_are_first_wins_per_layer_and_a_scoped_one_shadows_a_global_one
     );
     let entry = &cat.entries()[0];
     assert!(matches!(entry.winner, Winner::Runtime { id } if id == scoped.id));
-    assert_eq!(entry.layer, scoped.layer);
+    assert_eq!(cat.layer_of(entry), scoped.layer);
     assert!(warnings.is_empty(), "{warnings:?}");
     // In the global view, the provider's rank 1 beats the global runtime skill.
     let (cat, warnings) = done(r.collect(None, 0).finish(vec![host(
