@@ -460,9 +460,15 @@ describe('scopes: @deepseek-ai/dsh-scope is loaded when the registry can require
 
   it('present but broken: the failure is thrown, not taken for absence', () => {
     const broken = dirs.make()
-    write(path.join(broken, '@deepseek-ai', 'dsh-scope', 'package.json'), JSON.stringify({ name: '@deepseek-ai/dsh-scope', main: 'index.js' }))
-    write(path.join(broken, '@deepseek-ai', 'dsh-scope', 'index.js'), "require('some-missing-dependency-of-dsh-scope')\n")
+    const index = write(path.join(broken, 'dsh-scope', 'index.js'), "require('some-missing-dependency-of-dsh-scope')\n")
+    // Resolves the package to the broken copy, whatever is installed.
     const script = `
+      const Module = require('node:module')
+      const resolve = Module._resolveFilename
+      Module._resolveFilename = function (request, ...rest) {
+        if (request === '@deepseek-ai/dsh-scope') return ${JSON.stringify(index)}
+        return resolve.call(this, request, ...rest)
+      }
       const { SkillRegistry } = require(${JSON.stringify(entry)})
       const skills = new SkillRegistry({ logger: { warn() {} } })
       skills.list({ scope: {} }).then(
@@ -470,12 +476,12 @@ describe('scopes: @deepseek-ai/dsh-scope is loaded when the registry can require
         (error) => console.log(JSON.stringify({ rejected: true, code: error.code, message: error.message.split('\\n')[0] })),
       )
     `
-    expect(run(script, { NODE_PATH: broken })).toEqual({
+    expect(run(script)).toEqual({
       rejected: true,
       code: 'MODULE_NOT_FOUND',
       message: "Cannot find module 'some-missing-dependency-of-dsh-scope'",
     })
-    expect(fs.existsSync(path.join(broken, '@deepseek-ai', 'dsh-scope', 'index.js'))).toBe(true)
+    expect(fs.existsSync(index)).toBe(true)
   })
 
   it('is loaded only when a scope is used', () => {
