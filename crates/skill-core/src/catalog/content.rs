@@ -1,6 +1,11 @@
 //! The `skill` tool result: one `<skill_content name="…">` block holding a
 //! `<skill_resources>` hint for the skill's resource base and the body in
 //! `<skill_instructions>`, plus the escaping rules the skill markup uses.
+//!
+//! The harness releases lay the block out in one of two ways ([`ContentLayout`]):
+//! the earlier release (the design records) puts `<skill_instructions>` right
+//! after `</skill_resources>`; release 0.1.1-rc.2 leaves one blank line between
+//! them. Everything else is the same, so one renderer serves both.
 
 use super::push_escaped;
 use crate::model::ResourceBase;
@@ -57,8 +62,41 @@ pub fn resource_hint(provider: &str, resource_base: Option<&ResourceBase>) -> St
     }
 }
 
-/// The `skill` tool result for a loaded skill. The body is included as is.
+/// How the `skill_content` block separates its resources from its instructions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ContentLayout {
+    /// `</skill_resources>` directly followed by `<skill_instructions>` (the
+    /// earlier harness release, as the design records describe it).
+    #[default]
+    Compact,
+    /// One blank line between `</skill_resources>` and `<skill_instructions>`
+    /// (harness release 0.1.1-rc.2).
+    Spaced,
+}
+
+/// The `skill` tool result for a loaded skill in the [`ContentLayout::Compact`]
+/// layout. The body is included as is.
 pub fn render_skill_content(
+    name: &str,
+    provider: &str,
+    resource_base: Option<&ResourceBase>,
+    content: &str,
+) -> String {
+    render_skill_content_as(
+        ContentLayout::Compact,
+        name,
+        provider,
+        resource_base,
+        content,
+    )
+}
+
+/// The `skill` tool result for a loaded skill in the given layout: the
+/// opening tag with the name escaped for an attribute, the resource hint, the
+/// body as is (followed by a line break when it does not end with one), and
+/// the closing tags.
+pub fn render_skill_content_as(
+    layout: ContentLayout,
     name: &str,
     provider: &str,
     resource_base: Option<&ResourceBase>,
@@ -71,7 +109,11 @@ pub fn render_skill_content(
     out.push_str(&name);
     out.push_str("\">\n<skill_resources>\n");
     out.push_str(&hint);
-    out.push_str("\n</skill_resources>\n<skill_instructions>\n");
+    out.push_str("\n</skill_resources>\n");
+    if layout == ContentLayout::Spaced {
+        out.push('\n');
+    }
+    out.push_str("<skill_instructions>\n");
     out.push_str(content);
     if !content.ends_with('\n') {
         out.push('\n');
@@ -108,5 +150,65 @@ mod tests {
         let none = render_skill_content("a", "remote-x", None, "B");
         assert!(none.contains("managed by the remote-x skill provider"));
         assert!(none.ends_with("<skill_instructions>\nB\n</skill_instructions>\n</skill_content>"));
+    }
+
+    #[test]
+    fn spaced_layout_differs_by_one_blank_line_only() {
+        let bases = [
+            None,
+            Some(ResourceBase::Directory {
+                path: "/s/a&b".into(),
+            }),
+            Some(ResourceBase::Url {
+                url: "https://x/<y>/".into(),
+            }),
+            Some(ResourceBase::Opaque {
+                description: "kept by the vault".into(),
+            }),
+        ];
+        for base in &bases {
+            for content in ["Body", "Body\n", "", "line one\n\nline two\n"] {
+                let compact = render_skill_content("a-b", "p&q", base.as_ref(), content);
+                let spaced = render_skill_content_as(
+                    ContentLayout::Spaced,
+                    "a-b",
+                    "p&q",
+                    base.as_ref(),
+                    content,
+                );
+                assert_eq!(
+                    spaced,
+                    compact.replacen(
+                        "</skill_resources>\n<skill_instructions>",
+                        "</skill_resources>\n\n<skill_instructions>",
+                        1
+                    )
+                );
+                assert_eq!(
+                    compact,
+                    render_skill_content_as(
+                        ContentLayout::default(),
+                        "a-b",
+                        "p&q",
+                        base.as_ref(),
+                        content
+                    )
+                );
+            }
+        }
+        let spaced = render_skill_content_as(ContentLayout::Spaced, "n", "p", None, "Body");
+        assert!(spaced.contains("\n</skill_resources>\n\n<skill_instructions>\nBody\n</skill_instructions>\n</skill_content>"));
+        assert_eq!(spaced.matches("\n\n").count(), 1);
+    }
+
+    #[test]
+    fn escapes_text_and_attributes() {
+        assert_eq!(
+            escape_text("a & b < c > d \"e\" 'f'"),
+            "a &amp; b &lt; c &gt; d \"e\" 'f'"
+        );
+        assert_eq!(escape_text("&amp;"), "&amp;amp;");
+        assert_eq!(escape_text("plain é 😀"), "plain é 😀");
+        assert_eq!(escape_attribute("\"'&<>"), "&quot;&#39;&amp;&lt;&gt;");
     }
 }

@@ -31,7 +31,10 @@ pub mod budget;
 pub mod content;
 
 pub use budget::{omitted_notice, Budget, CatalogReport, MIN_SHORTENED_LENGTH};
-pub use content::{escape_attribute, escape_text, render_skill_content, resource_hint};
+pub use content::{
+    escape_attribute, escape_text, render_skill_content, render_skill_content_as, resource_hint,
+    ContentLayout,
+};
 
 use crate::model::{is_skill_name, js_number, SkillSummary};
 use sha2::{Digest, Sha256};
