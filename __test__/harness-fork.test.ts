@@ -336,11 +336,7 @@ describe('in a project on npm cordis (no fork installed)', () => {
         files: ['consumer.ts'],
       }),
     )
-    // The dev tree's consumer, importing the package types by name instead of by path.
-    const consumer = fs
-      .readFileSync(path.join(__dirname, 'release-typings', 'consumer.ts'), 'utf8')
-      .replace("from '../../index.js'", "from '@deepseek-ai/dsh-skill-native'")
-    fs.writeFileSync(path.join(project, 'consumer.ts'), consumer)
+    fs.copyFileSync(path.join(__dirname, 'release-typings', 'consumer.ts'), path.join(project, 'consumer.ts'))
     const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')
     const result = spawnSync(process.execPath, [tsc, '-p', path.join(project, 'tsconfig.json')], { encoding: 'utf8', timeout: 170_000 })
     expect(result.stdout + result.stderr).toBe('')

@@ -1,5 +1,6 @@
-// Compiled with `tsc --noEmit` by __test__/cordis-release.test.ts: a harness
-// on npm `cordis` using release 0.1.1-rc.2's names from the Cordis entries.
+// Compiled with `tsc --noEmit` by __test__/harness-fork.test.ts against the
+// packed package, in a project on npm `cordis`: a harness on npm `cordis`
+// using release 0.1.1-rc.2's names from the Cordis entries.
 import { Context } from 'cordis'
 import SkillRegistry, {
   BUNDLED_SKILL_RANK,
@@ -14,7 +15,7 @@ import SkillRegistry, {
 } from '@deepseek-ai/dsh-skill-native/cordis'
 import * as SkillFileSystem from '@deepseek-ai/dsh-skill-native/filesystem'
 import SkillFileSystemPlugin, { FileSystemSkillProvider, type Config as FileSystemConfig } from '@deepseek-ai/dsh-skill-native/filesystem'
-import type { SkillCandidate, SkillProviderControl, SkillSummary } from '../../index.js'
+import type { SkillCandidate, SkillProviderControl, SkillSummary } from '@deepseek-ai/dsh-skill-native'
 
 export async function harness(scope: object): Promise<string[]> {
   const ctx = new Context()
