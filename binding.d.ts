@@ -56,7 +56,7 @@ export declare class NativeCatalog {
    * userInvocable, outcome, rule?, effect?, path?, resourceBase? }`, with
    * `kind`, `slot` and `index` as in [`Location`] (for a native candidate,
    * `index` is unused and `path` and `resourceBase` are its own) and
-   * `outcome` one of `'won'`, `'rank'`, `'order'`, `'off'`.
+   * `outcome` one of `'won'`, `'rank'`, `'order'`, `'off'`, `'scope'`.
    */
   explain(name: string): Array<Record<string, unknown>> | null
   /** Load the definition of a native winner off the JS thread. */
@@ -71,6 +71,21 @@ export declare class NativeCatalog {
 export declare class NativeCollection {
   /** The catalog generation this collection started at. */
   get generation(): number
+  /**
+   * Slots of the JS providers to call, in plan order (each layer's in
+   * registration order, the nearest layer first).
+   */
+  hostSlots(): Array<number>
+  /** Whether the plan has native providers (see [`Self::list_native`]). */
+  get hasNative(): boolean
+  /**
+   * Check the shape of what the JS provider in `slot` returned from
+   * `list()` before its candidates are read: `head` as in
+   * [`Self::add_listing`], `count` the length of its candidates array.
+   * Throws naming the provider and the problem (`complete` is checked
+   * before `candidates`; at most 1,000,000 candidates).
+   */
+  checkListing(slot: number, head: Array<number>, count: number): void
   /**
    * Run every native provider's discovery on the libuv pool. Resolves to the
    * warnings they produced; results stay here for [`Self::finish`].
@@ -176,13 +191,17 @@ export declare class NativeRegistry {
    * the process alive.
    */
   constructor(cacheEntries: number, providerTimeoutMs?: number | undefined | null, notify?: ((arg0: string, arg1: string) => unknown) | undefined | null)
-  /** Register a JS provider by name; returns its slot id. */
-  registerExternal(name: string): number
   /**
-   * Register the native local provider (no JS on its hot path); returns its
-   * slot id.
+   * Register a JS provider by name in the layer `(layer, label)` names;
+   * returns `[slot, layer]`. Throws for a reserved or duplicate name.
    */
-  registerNative(provider: NativeLocalProvider): number
+  registerExternal(name: string, layer?: number | undefined | null, label?: string | undefined | null): Array<number>
+  /**
+   * Register the native local provider (no JS on its hot path) in the
+   * layer `(layer, label)` names; returns `[slot, layer]`. Throws for a
+   * duplicate name or a disposed provider.
+   */
+  registerNative(provider: NativeLocalProvider, layer?: number | undefined | null, label?: string | undefined | null): Array<number>
   /** Remove a provider registration; `false` if it was not active. */
   unregister(slot: number): boolean
   /** Invalidate on behalf of an active registration; `false` once it is gone. */
@@ -197,17 +216,29 @@ export declare class NativeRegistry {
    */
   setOverrides(tag: number, rules: Array<NapiOverrideRule>): void
   /**
-   * Validate a runtime skill (one packed record) and add it. Returns its
-   * id, or `null` when a runtime skill with that name exists. Throws on an
+   * Validate a runtime skill (one packed record) and add it to the layer
+   * `(layer, label)` names. Returns `[id, layer]`, or `null` when a
+   * runtime skill with that name exists in that layer. Throws on an
    * invalid skill.
    */
-  registerRuntime(skill: PackedRecords): number | null
+  registerRuntime(skill: PackedRecords, layer?: number | undefined | null, label?: string | undefined | null): Array<number> | null
   /** Remove a runtime skill; `false` if already removed. */
   unregisterRuntime(id: number): boolean
-  /** Id of the cached complete catalog for `cwd`, or -1. */
-  cached(cwd?: string | undefined | null): number
-  /** Start collecting a catalog (attempt 0, or 1 for the retry). */
-  collect(cwd: string | undefined | null, attempt: number): NativeCollection
+  /**
+   * Id of the cached complete catalog for `cwd` and the chain `scope`
+   * (layer ids nearest first, `null` for no scope), or -1.
+   */
+  cached(cwd?: string | undefined | null, scope?: Array<number> | undefined | null): number
+  /**
+   * The key lookups of `cwd` and the chain `scope` share a collection by:
+   * equal keys, same view (normalised cwd, each layer's generation).
+   */
+  flightKey(cwd?: string | undefined | null, scope?: Array<number> | undefined | null): string
+  /**
+   * Start collecting the catalog of `cwd` and the chain `scope` (attempt
+   * 0, or 1 for the retry).
+   */
+  collect(cwd: string | undefined | null, attempt: number, scope?: Array<number> | undefined | null): NativeCollection
   /**
    * Validate a definition (one packed record) returned by JS provider
    * `provider`'s `get()`; returns its name. Throws naming the provider and

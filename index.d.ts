@@ -8,6 +8,8 @@ export type {
   SkillDefinition,
   SkillRegistration,
   SkillLookupOptions,
+  SkillScopeKey,
+  SkillViewOptions,
   SkillCatalogSnapshot,
   SkillProviderObservation,
   SkillProvider,
@@ -24,6 +26,8 @@ export type {
   SkillExplainedCandidate,
   SkillExplainedLoser,
   SkillExplanation,
+  SkillScopeResolver,
+  SkillRegistrationOptions,
 } from './types/registry'
 export { SkillRegistry, isSkillName, isModelInvocable, isUserInvocable } from './types/registry'
 export type {

@@ -624,7 +624,7 @@ describe('registry: summaries', () => {
     }
   })
 
-  it('pass through a provider resourceBase of an unknown kind; register() refuses it', async () => {
+  it('pass through a resourceBase of an unknown kind, from a provider or register()', async () => {
     const odd = { kind: 'ftp', host: 'files.example' }
     const registry = new SkillRegistry({ logger: recorder().logger })
     registry.registerProvider(() => fake('p', () => [candidate('p', 'odd', 1, { resourceBase: odd }), candidate('p', 'kindless', 1, { resourceBase: {} })], (c) => ({ ...definition(c), resourceBase: c.resourceBase })))
@@ -632,8 +632,14 @@ describe('registry: summaries', () => {
     expect(snapshot.complete).toBe(true)
     expect(snapshot.skills.find((s) => s.name === 'odd')?.resourceBase).toBe(odd)
     expect((await registry.get('odd'))?.resourceBase).toBe(odd)
-    expect(() => registry.register({ name: 'rt', description: 'd', content: '', source: 'runtime', resourceBase: odd as never })).toThrow(
-      /"resourceBase\.kind" must be 'directory', 'url' or 'opaque' \(got "ftp"\)/,
+    // register() accepts it too (it used to refuse it); only the tool result
+    // refuses an unknown kind.
+    const oddRuntime = { kind: 'ftp', host: 'runtime.example' }
+    registry.register({ name: 'rt', description: 'd', content: 'body', source: 'runtime', resourceBase: oddRuntime as never })
+    expect((await registry.list()).find((s) => s.name === 'rt')?.resourceBase).toBe(oddRuntime)
+    expect((await registry.get('rt'))?.resourceBase).toBe(oddRuntime)
+    expect(() => registry.register({ name: 'rt-url', description: 'd', content: '', resourceBase: { kind: 'url' } as never })).toThrow(
+      /"resourceBase\.url" must be a string/,
     )
     // A known kind still needs its field.
     const broken = new SkillRegistry({ logger: recorder().logger })
@@ -751,7 +757,7 @@ describe('registry: the native catalog behind a returned array', () => {
 describe('registry: lookups never hang on a provider that is gone or too slow', () => {
   const never = () => new Promise<never>(() => {})
 
-  it('disposing a registration releases the lookups waiting on it: they complete without it, incomplete', async () => {
+  it('disposing a registration releases the lookups waiting on it: they collect again without it, complete', async () => {
     const registry = new SkillRegistry({ logger: recorder().logger })
     registry.registerProvider(() => fake('good', () => [candidate('good', 'fine', 1)]))
     let listed!: () => void
@@ -768,10 +774,11 @@ describe('registry: lookups never hang on a provider that is gone or too slow', 
     const joined = registry.list({ cwd: '/w' })
     await started
     dispose()
+    // The lookup stops waiting, collects again on the registrations left, and
+    // is complete (it used to end incomplete, without a retry).
     const snapshot = await pending
-    expect(snapshot).toEqual({ skills: [expect.objectContaining({ name: 'fine' })], complete: false })
+    expect(snapshot).toEqual({ skills: [expect.objectContaining({ name: 'fine' })], complete: true })
     expect((await joined).map((s) => s.name)).toEqual(['fine'])
-    // The next lookup is complete again.
     expect((await registry.snapshot({ cwd: '/w' })).complete).toBe(true)
 
     const loads = new SkillRegistry({ logger: recorder().logger })
@@ -894,5 +901,106 @@ describe('registry: concurrent identical lookups share one provider call', () =>
     gates[2]()
     expect((await first).complete).toBe(true)
     expect(calls).toBe(3)
+  })
+})
+
+describe('registry: a disposed native provider cannot be registered again', () => {
+  it('throws, aborts the control signal and leaves the registry as it was', async () => {
+    const home = dirs.make()
+    write(path.join(home, '.dsh', 'skills', 'one.md'), skillFile('one', 'One'))
+    const config = { dshHome: path.join(home, '.dsh'), agentsHome: path.join(home, '.agents'), watch: false }
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const local = registry.registerLocalProvider(config)
+    expect((await registry.list()).map((s) => s.name)).toEqual(['one'])
+    await local.dispose()
+    expect(await registry.list()).toEqual([])
+    let control: SkillProviderControl | undefined
+    let changes = 0
+    registry.onChange(() => void changes++)
+    expect(() => registry.registerProvider((c) => ((control = c), local))).toThrow(
+      'skill provider "local" was disposed and cannot be registered again (create a new provider)',
+    )
+    expect(control?.signal.aborted).toBe(true)
+    expect(changes).toBe(0)
+    expect(await registry.snapshot()).toEqual({ skills: [], complete: true })
+    // A provider created on its own and disposed before registering: refused too.
+    const alone = new pkg.LocalSkillProvider(config)
+    await alone.dispose()
+    expect(() => registry.registerProvider(() => alone)).toThrow(/was disposed and cannot be registered again/)
+    // A new provider over the same roots serves them.
+    const fresh = registry.registerLocalProvider(config)
+    expect((await registry.list()).map((s) => s.name)).toEqual(['one'])
+    await fresh.dispose()
+  })
+})
+
+describe('registry: malformed list() results are refused before they cost', () => {
+  it('checks the shape first (complete before candidates, at most 1,000,000 candidates)', async () => {
+    const cases: Array<[() => unknown, RegExp]> = [
+      [() => new Array(10_000_000), /"m" returned an invalid list\(\) result: 10000000 candidates, more than the 1000000 one list\(\) result may hold$/],
+      [() => ({ candidates: new Array(50_000_000) }), /"m" returned an invalid list\(\) result: "complete" must be a boolean \(got undefined\)$/],
+      [() => ({ candidates: 'x' }), /"complete" must be a boolean \(got undefined\)$/],
+      [() => ({ candidates: new Array(2_000_000), complete: true }), /"candidates" has 2000000 items, more than the 1000000 candidates one list\(\) result may hold$/],
+      [() => new Array(500_000), /"m" returned an invalid candidate at index 0: must be an object \(got undefined\)$/],
+    ]
+    for (const [result, pattern] of cases) {
+      const registry = new SkillRegistry({ logger: recorder().logger })
+      registry.registerProvider(() => fake('m', result))
+      await expect(registry.snapshot(), String(pattern)).rejects.toThrow(pattern)
+    }
+  })
+
+  it('reports the first bad candidate and reads nothing after one that is not an object', async () => {
+    const reads: number[] = []
+    const items: unknown[] = [candidate('m', 'fine', 1), undefined, { ...candidate('m', 'x', 1), name: 'Bad Name' }, null]
+    const watched = new Proxy(items, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads.push(Number(key))
+        return Reflect.get(target, key, receiver)
+      },
+    })
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerProvider(() => fake('m', () => watched))
+    await expect(registry.snapshot()).rejects.toThrow(/"m" returned an invalid candidate at index 1: must be an object \(got undefined\)$/)
+    expect(reads).toEqual([0, 1])
+
+    const fields = new SkillRegistry({ logger: recorder().logger })
+    fields.registerProvider(() =>
+      fake('m', () => [candidate('m', 'fine', 1), { ...candidate('m', 'x', 1), name: 'Bad Name' }, { ...candidate('m', 'y', 1), rank: 'high' }]),
+    )
+    await expect(fields.snapshot()).rejects.toThrow(/"m" returned an invalid candidate at index 1: "name" must be a kebab-case skill name \(got "Bad Name"\)$/)
+    // The registry stays usable: a later valid result is served.
+    const fine = new SkillRegistry({ logger: recorder().logger })
+    let bad = true
+    fine.registerProvider(() => fake('m', () => (bad ? new Array(10) : [candidate('m', 'ok', 1)])))
+    await expect(fine.snapshot()).rejects.toThrow(/index 0/)
+    bad = false
+    expect((await fine.list()).map((s) => s.name)).toEqual(['ok'])
+  })
+})
+
+describe('registry: spellings of one cwd share one lookup', () => {
+  it('/tmp, /tmp/, /tmp/. and /tmp/../tmp share one list() call and one cached catalog', async () => {
+    const provider = fake('p', () => [candidate('p', 'x', 1)])
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerProvider(() => provider)
+    const spellings = ['/tmp', '/tmp/', '/tmp/.', '/tmp/../tmp']
+    const options = spellings.map((cwd) => ({ cwd }))
+    const snapshots = await Promise.all(options.map((o) => registry.snapshot(o)))
+    expect(provider.lists).toHaveLength(1)
+    // The provider received the leading caller's options object, untouched.
+    expect(provider.lists[0]).toBe(options[0])
+    expect(provider.lists[0]).toEqual({ cwd: '/tmp' })
+    expect(snapshots.every((s) => s.complete && s.skills[0].name === 'x')).toBe(true)
+    for (const cwd of [...spellings, '/tmp/sub/..', '/tmp//']) await registry.snapshot({ cwd })
+    expect(provider.lists).toHaveLength(1)
+    // Another directory is another lookup.
+    await registry.snapshot({ cwd: '/tmpx' })
+    expect(provider.lists).toHaveLength(2)
+    // A relative cwd is resolved against the process's working directory.
+    await registry.snapshot({ cwd: process.cwd() })
+    await registry.snapshot({ cwd: '.' })
+    expect(provider.lists).toHaveLength(3)
+    expect(provider.lists[2]).toEqual({ cwd: process.cwd() })
   })
 })

@@ -2,13 +2,14 @@ import type {
   SkillCatalogSnapshot,
   SkillDefinition,
   SkillInvocationPolicy,
-  SkillLookupOptions,
   SkillProvider,
   SkillProviderControl,
   SkillRegistration,
   SkillResourceBase,
+  SkillScopeKey,
   SkillSource,
   SkillSummary,
+  SkillViewOptions,
 } from './skill'
 import type { LocalSkillProvider, LocalSkillProviderConfig } from './local'
 
@@ -58,6 +59,8 @@ export interface SkillExplainedCandidate {
   readonly invocation: SkillInvocationPolicy
   /** The override rule that decided about it (`rule`: its index in the rules), if one matched. */
   readonly override?: { readonly rule: number; readonly effect: SkillOverrideEffect }
+  /** The scope whose layer it came from; absent for the global layer. */
+  readonly scope?: SkillScopeKey
 }
 
 /** A candidate that did not win its name, and why. */
@@ -65,9 +68,11 @@ export interface SkillExplainedLoser extends SkillExplainedCandidate {
   /**
    * `'rank'`: the winner has a lower rank; `'order'`: same rank, and the
    * winner comes first (runtime skills, then providers in registration
-   * order, each in its own order); `'off'`: an override switched it off.
+   * order, each in its own order); `'off'`: an override switched it off;
+   * `'scope'`: the winner comes from a nearer layer of the reader's scope
+   * chain, which wins the name whatever the ranks.
    */
-  readonly reason: 'rank' | 'order' | 'off'
+  readonly reason: 'rank' | 'order' | 'off' | 'scope'
 }
 
 /** Who won a skill name and why every other candidate of that name lost. */
@@ -101,9 +106,39 @@ export interface Config {
   readonly overrides?: readonly SkillOverrideRule[]
 }
 
-/** `SkillRegistry` constructor options: the registry config plus a logger (default: `console.warn`). */
+/**
+ * Gives a scope key's chain, and (for the Cordis service) a context's scope:
+ * what `@deepseek-ai/dsh-scope` exports.
+ */
+export interface SkillScopeResolver {
+  /**
+   * `[key, parent, …]`, nearest first. The registry accepts an array (not an
+   * array-like) of objects or functions with `key` itself first, no key
+   * twice and at most 256 keys; anything else makes the read throw a
+   * `TypeError`. Called once per read.
+   */
+  scopeChainOf(key: SkillScopeKey): readonly SkillScopeKey[]
+  /** The scope of a plugin context (`undefined`: the global layer). Only the Cordis service calls it. */
+  scopeOf?(ctx: unknown): SkillScopeKey | undefined
+}
+
+/** Where `registerProvider`, `registerLocalProvider` and `register` file a registration. */
+export interface SkillRegistrationOptions {
+  /**
+   * The layer of this scope (an object or function; anything else throws a
+   * `TypeError`). Absent: the global layer.
+   */
+  readonly scope?: SkillScopeKey | undefined
+}
+
+/** `SkillRegistry` constructor options: the registry config plus a logger (default: `console.warn`) and a scope resolver. */
 export interface SkillRegistryConfig extends Config {
   readonly logger?: SkillLogger
+  /**
+   * How a scope's chain is found. Default: `@deepseek-ai/dsh-scope` when it
+   * can be loaded, else every scope's chain is the scope alone.
+   */
+  readonly scopes?: SkillScopeResolver
 }
 
 /** Factory called synchronously by `registerProvider`. */
@@ -119,25 +154,36 @@ export type SkillChangeListener = () => void | Promise<void>
 export declare class SkillRegistry {
   constructor(config?: SkillRegistryConfig)
   /**
-   * Register a provider: `factory(control)` runs synchronously. The name
-   * `runtime` is reserved and names are unique. If the factory throws or
-   * registration fails, `control.signal` aborts with that error.
-   * @returns a disposer that removes the provider, aborts `control.signal`,
-   *   invalidates caches and emits a change. Lookups still waiting on the
-   *   provider are released: they complete without it, as incomplete
-   *   observations.
+   * The scope resolver in use: `config.scopes`, else `@deepseek-ai/dsh-scope`
+   * when it can be loaded (on first need), else one whose chains are the
+   * scope alone (and without `scopeOf`).
    */
-  registerProvider(factory: SkillProviderFactory): () => void
+  readonly scopes: SkillScopeResolver
+  /**
+   * Register a provider in the layer of `options.scope` (the global layer
+   * without one): `factory(control)` runs synchronously. The name `runtime`
+   * is reserved and names are unique per layer (the error of a duplicate
+   * names the scope). A native provider that was disposed is refused. If the
+   * factory throws or registration fails, `control.signal` aborts with that
+   * error.
+   * @returns a disposer that removes the provider, aborts `control.signal`,
+   *   invalidates the catalogs that merged its layer and emits a change.
+   *   Lookups still waiting on the provider stop waiting and collect again
+   *   without it.
+   */
+  registerProvider(factory: SkillProviderFactory, options?: SkillRegistrationOptions): () => void
   /**
    * Create the native local filesystem provider (named `config.providerName`,
-   * default `'local'`) and register it. Its `dispose()` unregisters it and closes its watchers.
+   * default `'local'`) and register it in the layer of `options.scope`. Its
+   * `dispose()` unregisters it and closes its watchers.
    */
-  registerLocalProvider(config?: LocalSkillProviderConfig): LocalSkillProvider
+  registerLocalProvider(config?: LocalSkillProviderConfig, options?: SkillRegistrationOptions): LocalSkillProvider
   /**
    * Register a runtime skill (rank 250; provider `runtime` and both invocation
-   * surfaces unless given). A duplicate name is logged and gets a no-op disposer.
+   * surfaces unless given) in the layer of `options.scope`. A name already
+   * registered in that layer is logged and gets a no-op disposer.
    */
-  register(skill: SkillRegistration): () => void
+  register(skill: SkillRegistration, options?: SkillRegistrationOptions): () => void
   /**
    * Invalidate completed catalogs on behalf of `provider` (the exact object its
    * factory returned) and notify listeners, while that registration is active;
@@ -145,31 +191,33 @@ export declare class SkillRegistry {
    */
   invalidateProvider(provider: SkillProvider): void
   /** `snapshot(options).skills`. */
-  list(options?: SkillLookupOptions): Promise<SkillSummary[]>
+  list(options?: SkillViewOptions): Promise<SkillSummary[]>
   /**
    * Sorted summaries plus whether discovery was complete (only complete
    * snapshots are cached). Summaries are fresh mutable objects on every lookup;
    * nested objects a JS provider or runtime registration supplied are its own,
    * except the `invocation` of a skill a `user-only`/`model-only` override
    * rewrote (a new object per lookup).
-   * Concurrent lookups for the same `cwd` share one call per provider. An
-   * aborted `options.signal` rejects with an `Error` (`signal.reason` when it
-   * is one).
+   * Concurrent lookups for the same `cwd` (in any spelling of it) and the
+   * same view share one call per provider. With `options.scope`, the view
+   * merges the layers of the scope's chain over the global layer, the
+   * nearest layer winning a name outright. An aborted `options.signal`
+   * rejects with an `Error` (`signal.reason` when it is one).
    */
-  snapshot(options?: SkillLookupOptions): Promise<SkillCatalogSnapshot>
+  snapshot(options?: SkillViewOptions): Promise<SkillCatalogSnapshot>
   /**
    * Load the winning skill's full definition (never cached); `undefined` for
    * unknown or stale names. When a `user-only`/`model-only` override applies,
    * the definition has the rewritten `invocation` (for a JS provider, on a
    * copy of the object its `get()` returned).
    */
-  get(name: string, options?: SkillLookupOptions): Promise<SkillDefinition | undefined>
+  get(name: string, options?: SkillViewOptions): Promise<SkillDefinition | undefined>
   /**
    * Who won `name` and every candidate it beat or an override switched off,
    * across all providers, from the same (possibly cached) catalog as
    * `snapshot(options)`; `undefined` when no provider lists the name.
    */
-  explain(name: string, options?: SkillLookupOptions): Promise<SkillExplanation | undefined>
+  explain(name: string, options?: SkillViewOptions): Promise<SkillExplanation | undefined>
   /**
    * Replace the override rules, invalidate completed catalogs and notify
    * listeners once. Invalid rules throw and leave the rules in force.

@@ -82,6 +82,23 @@ export interface SkillLookupOptions {
   readonly signal?: AbortSignal | undefined
 }
 
+/**
+ * An opaque scope key (an agent preset's, say), as `@deepseek-ai/dsh-scope`
+ * hands them out: any object or function. Registrations filed under it land
+ * in its layer; reads with it see the layers of its chain.
+ */
+export type SkillScopeKey = object
+
+/** Lookup options of a registry read: `SkillLookupOptions` plus the caller's scope. */
+export interface SkillViewOptions extends SkillLookupOptions {
+  /**
+   * The caller's scope: the view merges the layers of its chain, nearest
+   * first, over the global layer (the nearest layer holding a name wins it).
+   * Absent: the global layer alone.
+   */
+  readonly scope?: SkillScopeKey | undefined
+}
+
 /** One catalog observation plus whether discovery completed within a stable catalog revision. */
 export interface SkillCatalogSnapshot {
   /** Sorted invocation-neutral summaries collected in this observation. */

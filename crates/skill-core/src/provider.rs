@@ -84,4 +84,11 @@ pub trait NativeProvider: Send + Sync {
     /// Called when the provider is registered; watchers use the handle to
     /// invalidate that exact registration. Called with `None` on disposal.
     fn attach(&self, _invalidator: Option<Arc<dyn Invalidate>>) {}
+
+    /// Whether the provider was disposed. A disposed provider no longer
+    /// tells the registry when its skills change (its catalog would be cached
+    /// for ever), so the registry refuses to register it. Default: `false`.
+    fn is_disposed(&self) -> bool {
+        false
+    }
 }

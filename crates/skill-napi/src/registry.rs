@@ -9,6 +9,13 @@
 //! providers on the libuv pool, and [`NativeCollection::finish`] merges.
 //! Override rules arrive as each rule's keys with the JS type and text of
 //! their values ([`NapiOverrideRule`]); the core validates them.
+//!
+//! Layers: JS maps its scope keys to layer ids. A registration names its
+//! layer as `(layer, label)`: no label for the global layer; else the layer JS
+//! last got for that scope (`-1` for none) and how errors name the scope. It
+//! returns `[id, layer]`, the layer being a new one when the scope had none
+//! (or its layer was dropped). A read names its scope's chain as the layer
+//! ids of its keys, nearest first (`null` for no scope).
 
 use crate::convert::{definition_to_js, resource_base_to_js};
 use crate::local::NativeLocalProvider;
@@ -19,14 +26,15 @@ use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi::ScopedTask;
 use napi_derive::napi;
 use skill_core::model::host::{
-    validate_definition, validate_listing, validate_registration, HostObservation, ListHead, Span,
-    Tag,
+    validate_definition, validate_list_head, validate_listing, validate_registration,
+    HostObservation, ListHead, Span, Tag,
 };
 use skill_core::model::{Observation, SkillDefinition, ValidationError};
 use skill_core::overrides::{Effect, Overrides, RawField, RawRule};
 use skill_core::provider::{LookupContext, NativeProvider};
 use skill_core::registry::{
-    Catalog, Collection, Contribution, Entry, Finish, ProviderOutcome, Registry, Winner,
+    Catalog, Collection, Contribution, Entry, Finish, LayerId, ProviderOutcome, Registered,
+    Registry, Target, Winner,
 };
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -51,6 +59,26 @@ fn slot_id(value: f64) -> u64 {
 
 fn validation(e: ValidationError) -> Error {
     invalid_arg(e)
+}
+
+/// The layer a registration names (see the module docs).
+fn target<'a>(layer: Option<f64>, label: Option<&'a str>) -> Target<'a> {
+    match label {
+        None => Target::Global,
+        Some(label) => Target::Scope {
+            layer: layer.filter(|l| *l >= 0.0).map(slot_id),
+            label,
+        },
+    }
+}
+
+/// A scope's chain as layer ids (`None`: no scope).
+fn chain(scope: Option<Vec<f64>>) -> Option<Vec<LayerId>> {
+    scope.map(|ids| ids.into_iter().map(slot_id).collect())
+}
+
+fn registered(r: Registered) -> Vec<f64> {
+    vec![r.id as f64, r.layer as f64]
 }
 
 /// One override rule as JS read it: the JS type of the item (a tag, see
@@ -145,28 +173,44 @@ impl NativeRegistry {
         Ok(Self { core })
     }
 
-    /// Register a JS provider by name; returns its slot id.
+    /// Register a JS provider by name in the layer `(layer, label)` names;
+    /// returns `[slot, layer]`. Throws for a reserved or duplicate name.
     #[napi(catch_unwind)]
-    pub fn register_external(&self, name: String) -> Result<f64> {
+    pub fn register_external(
+        &self,
+        name: String,
+        layer: Option<f64>,
+        label: Option<String>,
+    ) -> Result<Vec<f64>> {
         self.core
-            .register_provider(&name, None)
-            .map(|id| id as f64)
+            .register_provider_in(target(layer, label.as_deref()), &name, None)
+            .map(registered)
             .map_err(invalid_arg)
     }
 
-    /// Register the native local provider (no JS on its hot path); returns its
-    /// slot id.
+    /// Register the native local provider (no JS on its hot path) in the
+    /// layer `(layer, label)` names; returns `[slot, layer]`. Throws for a
+    /// duplicate name or a disposed provider.
     #[napi(catch_unwind)]
-    pub fn register_native(&self, provider: &NativeLocalProvider) -> Result<f64> {
-        self.register_native_provider(provider.core())
+    pub fn register_native(
+        &self,
+        provider: &NativeLocalProvider,
+        layer: Option<f64>,
+        label: Option<String>,
+    ) -> Result<Vec<f64>> {
+        self.register_native_provider(provider.core(), target(layer, label.as_deref()))
     }
 
-    /// Register any native provider; returns its slot id.
-    pub fn register_native_provider(&self, provider: Arc<dyn NativeProvider>) -> Result<f64> {
+    /// Register any native provider in `target`; returns `[slot, layer]`.
+    pub fn register_native_provider(
+        &self,
+        provider: Arc<dyn NativeProvider>,
+        target: Target<'_>,
+    ) -> Result<Vec<f64>> {
         let name = provider.name().to_string();
         self.core
-            .register_provider(&name, Some(provider))
-            .map(|id| id as f64)
+            .register_provider_in(target, &name, Some(provider))
+            .map(registered)
             .map_err(invalid_arg)
     }
 
@@ -204,14 +248,26 @@ impl NativeRegistry {
         Ok(())
     }
 
-    /// Validate a runtime skill (one packed record) and add it. Returns its
-    /// id, or `null` when a runtime skill with that name exists. Throws on an
+    /// Validate a runtime skill (one packed record) and add it to the layer
+    /// `(layer, label)` names. Returns `[id, layer]`, or `null` when a
+    /// runtime skill with that name exists in that layer. Throws on an
     /// invalid skill.
-    #[napi(catch_unwind, ts_args_type = "skill: PackedRecords")]
-    pub fn register_runtime(&self, skill: Packed<'_>) -> Result<Option<f64>> {
+    #[napi(
+        catch_unwind,
+        ts_args_type = "skill: PackedRecords, layer?: number | undefined | null, label?: string | undefined | null"
+    )]
+    pub fn register_runtime(
+        &self,
+        skill: Packed<'_>,
+        layer: Option<f64>,
+        label: Option<String>,
+    ) -> Result<Option<Vec<f64>>> {
         let decoded = skill.names.decode()?;
         let runtime = validate_registration(&one(skill.records(&decoded)?)?).map_err(validation)?;
-        Ok(self.core.register_runtime(runtime).map(|id| id as f64))
+        Ok(self
+            .core
+            .register_runtime_in(target(layer, label.as_deref()), runtime)
+            .map(registered))
     }
 
     /// Remove a runtime skill; `false` if already removed.
@@ -220,19 +276,36 @@ impl NativeRegistry {
         self.core.unregister_runtime(slot_id(id))
     }
 
-    /// Id of the cached complete catalog for `cwd`, or -1.
+    /// Id of the cached complete catalog for `cwd` and the chain `scope`
+    /// (layer ids nearest first, `null` for no scope), or -1.
     #[napi(catch_unwind)]
-    pub fn cached(&self, cwd: Option<String>) -> f64 {
+    pub fn cached(&self, cwd: Option<String>, scope: Option<Vec<f64>>) -> f64 {
         self.core
-            .cached(cwd.as_deref())
+            .cached_in(cwd.as_deref(), chain(scope).as_deref())
             .map(|c| c.id as f64)
             .unwrap_or(-1.0)
     }
 
-    /// Start collecting a catalog (attempt 0, or 1 for the retry).
+    /// The key lookups of `cwd` and the chain `scope` share a collection by:
+    /// equal keys, same view (normalised cwd, each layer's generation).
     #[napi(catch_unwind)]
-    pub fn collect(&self, cwd: Option<String>, attempt: u32) -> NativeCollection {
-        let collection = self.core.collect(cwd.as_deref(), attempt);
+    pub fn flight_key(&self, cwd: Option<String>, scope: Option<Vec<f64>>) -> String {
+        self.core
+            .flight_key(cwd.as_deref(), chain(scope).as_deref())
+    }
+
+    /// Start collecting the catalog of `cwd` and the chain `scope` (attempt
+    /// 0, or 1 for the retry).
+    #[napi(catch_unwind)]
+    pub fn collect(
+        &self,
+        cwd: Option<String>,
+        attempt: u32,
+        scope: Option<Vec<f64>>,
+    ) -> NativeCollection {
+        let collection = self
+            .core
+            .collect_in(cwd.as_deref(), chain(scope).as_deref(), attempt);
         let slots = collection.providers.len();
         NativeCollection {
             cwd: cwd.map(PathBuf::from),
@@ -288,6 +361,18 @@ fn tag(value: f64) -> Tag {
     Tag::from_u8(value as u8).unwrap_or(Tag::Undefined)
 }
 
+/// A `list()` result's head as JS packs it: `[tag of the result, tag of its
+/// candidates, tag of its complete, and the three numbers behind them]`.
+fn list_head(head: &[f64]) -> ListHead {
+    let number = |i: usize| head.get(i).copied().unwrap_or(0.0);
+    ListHead {
+        value: tag(number(0)),
+        candidates: tag(number(1)),
+        complete: tag(number(2)),
+        numbers: [number(3), number(4), number(5)],
+    }
+}
+
 /// How a JS provider's `list()` ended (see [`NativeCollection::finish`]).
 const LISTED: u8 = 0;
 const RELEASED: u8 = 2;
@@ -312,6 +397,22 @@ pub struct FinishedCollection {
     pub evicted: Vec<f64>,
 }
 
+impl NativeCollection {
+    /// Position in the plan and name of the JS provider in `slot`.
+    fn host_name(&self, slot: f64) -> Result<(usize, String)> {
+        let collection = locked(&self.collection);
+        let collection = collection
+            .as_ref()
+            .ok_or_else(|| failure("collection already finished"))?;
+        collection
+            .providers
+            .iter()
+            .position(|p| p.slot == slot_id(slot) && p.native.is_none())
+            .and_then(|i| Some((i, collection.providers.get(i)?.name.clone())))
+            .ok_or_else(|| invalid_arg("no such JS provider in this collection"))
+    }
+}
+
 #[napi]
 impl NativeCollection {
     /// The catalog generation this collection started at.
@@ -320,6 +421,45 @@ impl NativeCollection {
         locked(&self.collection)
             .as_ref()
             .map_or(-1.0, |c| c.generation() as f64)
+    }
+
+    /// Slots of the JS providers to call, in plan order (each layer's in
+    /// registration order, the nearest layer first).
+    #[napi(catch_unwind)]
+    pub fn host_slots(&self) -> Vec<f64> {
+        locked(&self.collection).as_ref().map_or_else(Vec::new, |c| {
+            c.providers
+                .iter()
+                .filter(|p| p.native.is_none())
+                .map(|p| p.slot as f64)
+                .collect()
+        })
+    }
+
+    /// Whether the plan has native providers (see [`Self::list_native`]).
+    #[napi(getter, catch_unwind)]
+    pub fn has_native(&self) -> bool {
+        locked(&self.collection)
+            .as_ref()
+            .is_some_and(|c| c.providers.iter().any(|p| p.native.is_some()))
+    }
+
+    /// Check the shape of what the JS provider in `slot` returned from
+    /// `list()` before its candidates are read: `head` as in
+    /// [`Self::add_listing`], `count` the length of its candidates array.
+    /// Throws naming the provider and the problem (`complete` is checked
+    /// before `candidates`; at most 1,000,000 candidates).
+    #[napi(catch_unwind)]
+    pub fn check_listing(&self, slot: f64, head: Vec<f64>, count: f64) -> Result<()> {
+        let name = self.host_name(slot)?.1;
+        let count = if count.is_finite() && count >= 0.0 {
+            count as usize
+        } else {
+            usize::MAX
+        };
+        validate_list_head(&name, &list_head(&head), count)
+            .map(|_| ())
+            .map_err(validation)
     }
 
     /// Run every native provider's discovery on the libuv pool. Resolves to the
@@ -352,25 +492,8 @@ impl NativeCollection {
         ts_args_type = "slot: number, head: number[], candidates: PackedRecords"
     )]
     pub fn add_listing(&self, slot: f64, head: Vec<f64>, candidates: Packed<'_>) -> Result<()> {
-        let (position, name) = {
-            let collection = locked(&self.collection);
-            let collection = collection
-                .as_ref()
-                .ok_or_else(|| failure("collection already finished"))?;
-            collection
-                .providers
-                .iter()
-                .position(|p| p.slot == slot_id(slot) && p.native.is_none())
-                .map(|i| (i, collection.providers[i].name.clone()))
-                .ok_or_else(|| invalid_arg("no such JS provider in this collection"))?
-        };
-        let number = |i: usize| head.get(i).copied().unwrap_or(0.0);
-        let head = ListHead {
-            value: tag(number(0)),
-            candidates: tag(number(1)),
-            complete: tag(number(2)),
-            numbers: [number(3), number(4), number(5)],
-        };
+        let (position, name) = self.host_name(slot)?;
+        let head = list_head(&head);
         let decoded = candidates.names.decode()?;
         let listing =
             validate_listing(&name, &head, &candidates.records(&decoded)?).map_err(validation)?;
@@ -628,7 +751,7 @@ impl NativeCatalog {
     /// userInvocable, outcome, rule?, effect?, path?, resourceBase? }`, with
     /// `kind`, `slot` and `index` as in [`Location`] (for a native candidate,
     /// `index` is unused and `path` and `resourceBase` are its own) and
-    /// `outcome` one of `'won'`, `'rank'`, `'order'`, `'off'`.
+    /// `outcome` one of `'won'`, `'rank'`, `'order'`, `'off'`, `'scope'`.
     #[napi(catch_unwind, ts_return_type = "Array<Record<string, unknown>> | null")]
     pub fn explain<'e>(&self, env: &'e Env, name: String) -> Result<Option<Vec<Object<'e>>>> {
         let explained = self.catalog.explain(&name);

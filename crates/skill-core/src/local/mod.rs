@@ -1131,6 +1131,10 @@ impl NativeProvider for LocalProvider {
         LocalProvider::revalidate(self, cwd);
     }
 
+    fn is_disposed(&self) -> bool {
+        self.is_closed()
+    }
+
     fn attach(&self, invalidator: Option<Arc<dyn Invalidate>>) {
         *self
             .invalidator

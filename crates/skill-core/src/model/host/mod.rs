@@ -336,16 +336,6 @@ impl HostObservation {
     }
 }
 
-/// Which `resourceBase` kinds a rule accepts.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kinds {
-    /// Only `directory`, `url` and `opaque`.
-    Known,
-    /// Any kind; the three known ones must carry their field (the skill tool
-    /// reports unknown kinds when it loads the skill).
-    Any,
-}
-
 /// How error messages name a value of type `tag` (`number` is its value when
 /// it is a number).
 pub(crate) fn describe(tag: Tag, number: Option<f64>) -> String {
@@ -552,7 +542,10 @@ impl Checker<'_> {
         }
     }
 
-    fn resource_base(&self, r: &Record<'_, '_>, kinds: Kinds) -> Result<(), ValidationError> {
+    /// `resourceBase`: absent, or an object whose known kinds (`directory`,
+    /// `url`, `opaque`) carry their field. Any other kind passes through (the
+    /// model-facing tool result is where an unknown kind is refused).
+    fn resource_base(&self, r: &Record<'_, '_>) -> Result<(), ValidationError> {
         match r.tag(Field::ResourceBase) {
             Tag::Undefined => return Ok(()),
             Tag::Object => {}
@@ -570,14 +563,7 @@ impl Checker<'_> {
             Some("directory") => self.string(r, Field::BasePath),
             Some("url") => self.string(r, Field::BaseUrl),
             Some("opaque") => self.string(r, Field::BaseDescription),
-            _ if kinds == Kinds::Any => Ok(()),
-            _ => Err(self.err(
-                Field::Kind,
-                format!(
-                    "must be 'directory', 'url' or 'opaque' (got {})",
-                    r.describe_quoted(Field::Kind)
-                ),
-            )),
+            _ => Ok(()),
         }
     }
 
@@ -606,7 +592,7 @@ impl Checker<'_> {
         let invocation = self.invocation(r)?;
         self.non_empty_string(r, Field::Source)?;
         self.provider(r, provider)?;
-        self.resource_base(r, Kinds::Any)?;
+        self.resource_base(r)?;
         self.metadata(r)?;
         Ok(invocation)
     }
@@ -642,14 +628,20 @@ fn candidate(
     })
 }
 
-/// Validate what JS provider `provider`'s `list()` returned: an array of
-/// candidates (complete) or `{ candidates, complete }`. `records` are the
-/// candidates (none unless `head` says there is an array of them).
-pub fn validate_listing(
+/// Most candidates one `list()` result may hold. A larger result is refused
+/// before any candidate is read, so a runaway provider costs nothing.
+pub const MAX_LIST_CANDIDATES: usize = 1_000_000;
+
+/// Check the shape of what JS provider `provider`'s `list()` returned, before
+/// any candidate is read: an array of `count` candidates (complete), or an
+/// object whose `complete` is a boolean (checked first) and whose
+/// `candidates` is an array of `count` items; at most
+/// [`MAX_LIST_CANDIDATES`]. Returns `complete`.
+pub fn validate_list_head(
     provider: &str,
     head: &ListHead,
-    records: &Records<'_>,
-) -> Result<HostListing, ValidationError> {
+    count: usize,
+) -> Result<bool, ValidationError> {
     let checker = Checker {
         provider,
         subject: Subject::ListResult,
@@ -657,25 +649,28 @@ pub fn validate_listing(
     let found = |tag: Tag, number: f64| describe(tag, Some(number));
     let complete = match head.value {
         Tag::Array => true,
-        Tag::Object if head.candidates != Tag::Array => {
-            return Err(checker.err_at(
-                "candidates",
-                format!(
-                    "must be an array (got {})",
-                    found(head.candidates, head.numbers[1])
-                ),
-            ))
-        }
-        Tag::Object => match head.complete {
-            Tag::True => true,
-            Tag::False => false,
-            other => {
+        Tag::Object => {
+            let complete = match head.complete {
+                Tag::True => true,
+                Tag::False => false,
+                other => {
+                    return Err(checker.err_at(
+                        "complete",
+                        format!("must be a boolean (got {})", found(other, head.numbers[2])),
+                    ))
+                }
+            };
+            if head.candidates != Tag::Array {
                 return Err(checker.err_at(
-                    "complete",
-                    format!("must be a boolean (got {})", found(other, head.numbers[2])),
-                ))
+                    "candidates",
+                    format!(
+                        "must be an array (got {})",
+                        found(head.candidates, head.numbers[1])
+                    ),
+                ));
             }
-        },
+            complete
+        }
         other => {
             return Err(checker.err(
                 Field::Value,
@@ -686,6 +681,34 @@ pub fn validate_listing(
             ))
         }
     };
+    if count > MAX_LIST_CANDIDATES {
+        return Err(match head.value {
+            Tag::Array => checker.err(
+                Field::Value,
+                format!("{count} candidates, more than the {MAX_LIST_CANDIDATES} one list() result may hold"),
+            ),
+            _ => checker.err_at(
+                "candidates",
+                format!("has {count} items, more than the {MAX_LIST_CANDIDATES} candidates one list() result may hold"),
+            ),
+        });
+    }
+    Ok(complete)
+}
+
+/// Validate what JS provider `provider`'s `list()` returned: an array of
+/// candidates (complete) or `{ candidates, complete }` (see
+/// [`validate_list_head`]). `records` are the candidates (none unless `head`
+/// says there is an array of them), validated in order: the first invalid
+/// one is reported. A host may pack only up to the first candidate that is
+/// not an object (that one included): the result is refused at it all the
+/// same.
+pub fn validate_listing(
+    provider: &str,
+    head: &ListHead,
+    records: &Records<'_>,
+) -> Result<HostListing, ValidationError> {
+    let complete = validate_list_head(provider, head, records.len())?;
     let candidates = (0..records.len())
         .map(|i| candidate(provider, records, i))
         .collect::<Result<Vec<_>, _>>()?;
@@ -715,8 +738,8 @@ pub fn validate_definition(
 }
 
 /// Validate a runtime skill registration (one record) and apply its defaults
-/// (both invocation surfaces, source and provider `runtime`). Unlike provider
-/// values, a registration's `resourceBase.kind` must be a known one.
+/// (both invocation surfaces, source and provider `runtime`). As for provider
+/// values, a `resourceBase` of an unknown kind passes through.
 pub fn validate_registration(records: &Records<'_>) -> Result<RuntimeSkill, ValidationError> {
     let checker = Checker {
         provider: RUNTIME_PROVIDER,
@@ -739,7 +762,7 @@ pub fn validate_registration(records: &Records<'_>) -> Result<RuntimeSkill, Vali
     };
     let source = label(Field::Source, RUNTIME_SOURCE)?;
     let provider = label(Field::Provider, RUNTIME_PROVIDER)?;
-    checker.resource_base(&r, Kinds::Known)?;
+    checker.resource_base(&r)?;
     checker.metadata(&r)?;
     checker.string(&r, Field::Content)?;
     checker.optional_string(&r, Field::Path)?;
@@ -751,439 +774,8 @@ pub fn validate_registration(records: &Records<'_>) -> Result<RuntimeSkill, Vali
     })
 }
 
-/// Owned [`Records`] built from JSON values the way the JS layer packs JS
-/// objects (for Rust hosts, tests and benches). JSON has no `undefined`,
-/// functions or non-finite numbers: absent keys are `undefined`, and
-/// [`OwnedRecords::set`] adjusts a tag or a rank afterwards.
-#[derive(Clone, Debug, Default)]
-pub struct OwnedRecords {
-    tags: Vec<u8>,
-    ranks: Vec<f64>,
-    text: String,
-    spans: Vec<u32>,
-    refs: Vec<u32>,
-    strings: Vec<String>,
-    numbers: Vec<f64>,
-}
-
-fn json_tag(value: Option<&serde_json::Value>) -> Tag {
-    use serde_json::Value;
-    match value {
-        None => Tag::Undefined,
-        Some(Value::Null) => Tag::Null,
-        Some(Value::Bool(false)) => Tag::False,
-        Some(Value::Bool(true)) => Tag::True,
-        Some(Value::Number(_)) => Tag::Number,
-        Some(Value::String(s)) if s.is_empty() => Tag::EmptyString,
-        Some(Value::String(_)) => Tag::String,
-        Some(Value::Object(_)) => Tag::Object,
-        Some(Value::Array(_)) => Tag::Array,
-    }
-}
-
-impl OwnedRecords {
-    /// Pack `values` (one record each).
-    pub fn from_json(values: &[serde_json::Value]) -> Self {
-        let mut out = Self::default();
-        for value in values {
-            out.push(value);
-        }
-        out
-    }
-
-    /// The packed view.
-    pub fn records(&self) -> Records<'_> {
-        Records {
-            tags: &self.tags,
-            ranks: &self.ranks,
-            text: &self.text,
-            spans: &self.spans,
-            refs: &self.refs,
-            strings: &self.strings,
-            numbers: &self.numbers,
-        }
-    }
-
-    /// Replace the tag of `field` in record `index` (and its number, when
-    /// given: the rank for [`Field::Rank`]).
-    pub fn set(&mut self, index: usize, field: Field, tag: Tag, number: Option<f64>) {
-        let slot = index * Field::COUNT + field as usize;
-        if let Some(t) = self.tags.get_mut(slot) {
-            *t = tag as u8;
-        }
-        if let Some(n) = number {
-            if field == Field::Rank {
-                if let Some(r) = self.ranks.get_mut(index) {
-                    *r = n;
-                }
-            } else {
-                self.numbers.extend([slot as f64, n]);
-            }
-        }
-    }
-
-    fn intern(&mut self, value: Option<&serde_json::Value>) -> u32 {
-        let Some(serde_json::Value::String(s)) = value else {
-            return NO_REF;
-        };
-        let at = match self.strings.iter().position(|x| x == s) {
-            Some(at) => at,
-            None => {
-                self.strings.push(s.clone());
-                self.strings.len() - 1
-            }
-        };
-        u32::try_from(at).unwrap_or(NO_REF)
-    }
-
-    fn push_text(&mut self, value: Option<&serde_json::Value>) {
-        let start = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
-        if let Some(serde_json::Value::String(s)) = value {
-            self.text.push_str(s);
-        }
-        let end = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
-        self.spans.extend([start, end]);
-    }
-
-    fn push(&mut self, value: &serde_json::Value) {
-        let index = self.ranks.len();
-        let object = value.as_object().filter(|_| value.is_object());
-        let get = |key: &str| object.and_then(|o| o.get(key));
-        let nested = |parent: &str, key: &str| {
-            get(parent)
-                .and_then(|p| p.as_object())
-                .and_then(|o| o.get(key))
-        };
-        let fields: [Option<&serde_json::Value>; Field::COUNT] = [
-            Some(value),
-            get("name"),
-            get("description"),
-            get("whenToUse"),
-            get("invocation"),
-            nested("invocation", "modelInvocable"),
-            nested("invocation", "userInvocable"),
-            get("source"),
-            get("provider"),
-            get("rank"),
-            get("resourceBase"),
-            nested("resourceBase", "kind"),
-            nested("resourceBase", "path"),
-            nested("resourceBase", "url"),
-            nested("resourceBase", "description"),
-            get("path"),
-            get("metadata"),
-            get("content"),
-        ];
-        for (field, v) in Field::ALL.iter().zip(fields) {
-            self.tags.push(json_tag(v) as u8);
-            if let (Some(n), true) = (v.and_then(|v| v.as_f64()), *field != Field::Rank) {
-                self.numbers
-                    .extend([(index * Field::COUNT + *field as usize) as f64, n]);
-            }
-        }
-        self.ranks
-            .push(get("rank").and_then(|r| r.as_f64()).unwrap_or(f64::NAN));
-        self.push_text(get("name"));
-        let refs = [
-            self.intern(get("source")),
-            self.intern(get("provider")),
-            self.intern(nested("resourceBase", "kind")),
-        ];
-        self.refs.extend(refs);
-    }
-
-    /// Pack a whole `list()` result: its head and its candidates.
-    pub fn from_list_json(value: &serde_json::Value) -> (ListHead, Self) {
-        let number = |v: Option<&serde_json::Value>| v.and_then(|v| v.as_f64()).unwrap_or(0.0);
-        let candidates = value.get("candidates").filter(|_| value.is_object());
-        let complete = value.get("complete").filter(|_| value.is_object());
-        let head = ListHead {
-            value: json_tag(Some(value)),
-            candidates: json_tag(candidates),
-            complete: json_tag(complete),
-            numbers: [number(Some(value)), number(candidates), number(complete)],
-        };
-        let items = match (value, candidates) {
-            (serde_json::Value::Array(items), _) => items.as_slice(),
-            (_, Some(serde_json::Value::Array(items))) => items.as_slice(),
-            _ => &[],
-        };
-        (head, Self::from_json(items))
-    }
-}
-
+mod owned;
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::{json, Value};
+mod tests;
 
-    fn candidate_json(extra: Value) -> Value {
-        let mut base = json!({
-            "name": "alpha",
-            "description": "Does alpha",
-            "invocation": { "modelInvocable": true, "userInvocable": false },
-            "source": "remote",
-            "provider": "p",
-            "rank": 10,
-        });
-        if let (Some(base), Some(extra)) = (base.as_object_mut(), extra.as_object()) {
-            for (k, v) in extra {
-                if v.is_null() && k.starts_with('-') {
-                    base.remove(&k[1..]);
-                } else {
-                    base.insert(k.clone(), v.clone());
-                }
-            }
-        }
-        base
-    }
-
-    fn list(values: Vec<Value>) -> Result<HostListing, ValidationError> {
-        let (head, owned) = OwnedRecords::from_list_json(&Value::Array(values));
-        owned.records().check().expect("well formed");
-        validate_listing("p", &head, &owned.records())
-    }
-
-    #[test]
-    fn valid_candidate_keeps_what_the_merge_needs() {
-        let (head, owned) = OwnedRecords::from_list_json(&json!([
-            candidate_json(json!({})),
-            candidate_json(json!({"name": "beta", "rank": 2.5}))
-        ]));
-        let records = owned.records();
-        let listing = validate_listing("p", &head, &records).expect("valid");
-        assert!(listing.complete);
-        let [a, b] = listing.candidates.as_slice() else {
-            panic!("two candidates")
-        };
-        assert_eq!(a.name.of(records.text), "alpha");
-        assert_eq!(b.name.of(records.text), "beta");
-        assert!(!a.invocation.user_invocable);
-        assert_eq!(records.strings[a.source as usize], "remote");
-        assert_eq!((a.rank, b.rank), (10.0, 2.5));
-    }
-
-    #[test]
-    fn every_bad_field_is_named() {
-        let cases: Vec<(Value, &str)> = vec![
-            (json!({"name": "Bad Name"}), "\"name\" must be a kebab-case skill name (got \"Bad Name\")"),
-            (json!({"name": 1}), "\"name\" must be a kebab-case string (got number 1)"),
-            (json!({"name": ""}), "\"name\" must be a kebab-case skill name (got \"\")"),
-            (json!({"description": ""}), "\"description\" must be a non-empty string (got an empty string)"),
-            (json!({"description": null}), "\"description\" must be a non-empty string (got null)"),
-            (json!({"whenToUse": true}), "\"whenToUse\" must be a string when present (got boolean true)"),
-            (json!({"-invocation": null}), "\"invocation\" must be an object { modelInvocable, userInvocable } (got undefined)"),
-            (json!({"invocation": [true, true]}), "\"invocation\" must be an object { modelInvocable, userInvocable } (got array)"),
-            (json!({"invocation": {"modelInvocable": "yes", "userInvocable": true}}), "\"invocation.modelInvocable\" must be a boolean (got string)"),
-            (json!({"source": 3}), "\"source\" must be a non-empty string (got number 3)"),
-            (json!({"provider": "other"}), "\"provider\" must be \"p\" (got \"other\")"),
-            (json!({"-provider": null}), "\"provider\" must be \"p\" (got undefined)"),
-            (json!({"rank": "1"}), "\"rank\" must be a finite number (got string)"),
-            (json!({"rank": null}), "\"rank\" must be a finite number (got null)"),
-            (json!({"path": 1}), "\"path\" must be a string when present (got number 1)"),
-            (json!({"metadata": "x"}), "\"metadata\" must be an object when present (got string)"),
-            (json!({"metadata": []}), "\"metadata\" must be an object when present (got array)"),
-            (json!({"resourceBase": "x"}), "\"resourceBase\" must be an object when present (got string)"),
-            (json!({"resourceBase": {"kind": "url"}}), "\"resourceBase.url\" must be a string (got undefined)"),
-            (json!({"resourceBase": {"kind": "directory", "path": 4}}), "\"resourceBase.path\" must be a string (got number 4)"),
-            (json!({"resourceBase": {"kind": "opaque"}}), "\"resourceBase.description\" must be a string (got undefined)"),
-        ];
-        for (extra, needle) in cases {
-            let err = list(vec![candidate_json(extra.clone())])
-                .expect_err(&format!("{extra} must fail"))
-                .to_string();
-            assert!(
-                err.starts_with("skill provider \"p\" returned an invalid candidate at index 0: "),
-                "{err}"
-            );
-            assert!(err.ends_with(needle), "{err}\n  should end with {needle}");
-        }
-        let err = list(vec![candidate_json(json!({})), json!(null)]).expect_err("null");
-        assert!(
-            err.to_string()
-                .ends_with("index 1: must be an object (got null)"),
-            "{err}"
-        );
-        let err = list(vec![json!(42)]).expect_err("number");
-        assert!(err.to_string().ends_with("(got number 42)"), "{err}");
-        let err = list(vec![json!([])]).expect_err("array");
-        assert!(err.to_string().ends_with("(got array)"), "{err}");
-    }
-
-    #[test]
-    fn non_finite_ranks_and_host_only_types_are_reported() {
-        let (head, mut owned) = OwnedRecords::from_list_json(&json!([candidate_json(json!({}))]));
-        for (rank, found) in [
-            (f64::INFINITY, "number Infinity"),
-            (f64::NEG_INFINITY, "number -Infinity"),
-            (f64::NAN, "number NaN"),
-        ] {
-            owned.set(0, Field::Rank, Tag::Number, Some(rank));
-            let err = validate_listing("p", &head, &owned.records()).expect_err("non-finite");
-            assert!(
-                err.to_string()
-                    .ends_with(&format!("\"rank\" must be a finite number (got {found})")),
-                "{err}"
-            );
-        }
-        owned.set(0, Field::Rank, Tag::Number, Some(1.0));
-        owned.set(0, Field::Description, Tag::Function, None);
-        let err = validate_listing("p", &head, &owned.records()).expect_err("function");
-        assert!(err.to_string().ends_with("(got function)"), "{err}");
-        owned.set(0, Field::Description, Tag::Symbol, None);
-        let err = validate_listing("p", &head, &owned.records()).expect_err("symbol");
-        assert!(err.to_string().ends_with("(got symbol)"), "{err}");
-    }
-
-    #[test]
-    fn whitespace_descriptions_are_non_empty_strings() {
-        let listing = list(vec![candidate_json(json!({"description": " \n\t "}))]).expect("valid");
-        assert_eq!(listing.candidates.len(), 1);
-    }
-
-    #[test]
-    fn unknown_resource_base_kinds_pass_for_providers_not_registrations() {
-        for base in [
-            json!({"kind": "ftp", "host": "x"}),
-            json!({"kind": 3}),
-            json!({}),
-        ] {
-            let c = candidate_json(json!({ "resourceBase": base }));
-            assert!(list(vec![c.clone()]).is_ok(), "{c}");
-            let mut definition = c.clone();
-            definition["content"] = json!("body");
-            let owned = OwnedRecords::from_json(&[definition]);
-            assert_eq!(
-                validate_definition("p", &owned.records()).as_deref(),
-                Ok("alpha")
-            );
-            let registration =
-                json!({"name": "rt", "description": "d", "content": "", "resourceBase": base});
-            let owned = OwnedRecords::from_json(&[registration]);
-            let err = validate_registration(&owned.records()).expect_err("registration");
-            assert!(
-                err.to_string()
-                    .contains("\"resourceBase.kind\" must be 'directory', 'url' or 'opaque'"),
-                "{err}"
-            );
-        }
-    }
-
-    #[test]
-    fn list_results() {
-        let obs = json!({"candidates": [candidate_json(json!({}))], "complete": false});
-        let (head, owned) = OwnedRecords::from_list_json(&obs);
-        let listing = validate_listing("p", &head, &owned.records()).expect("observation");
-        assert!(!listing.complete);
-        assert_eq!(listing.candidates.len(), 1);
-        for (bad, needle) in [
-            (json!(42), "returned an invalid list() result: expected an array of candidates or { candidates, complete } (got number 42)"),
-            (json!(null), "(got null)"),
-            (json!("x"), "(got string)"),
-            (json!({"candidates": "x", "complete": true}), "\"candidates\" must be an array (got string)"),
-            (json!({"candidates": [], "complete": "yes"}), "\"complete\" must be a boolean (got string)"),
-            (json!({"candidates": [], "complete": 1}), "\"complete\" must be a boolean (got number 1)"),
-            (json!({"complete": true}), "\"candidates\" must be an array (got undefined)"),
-        ] {
-            let (head, owned) = OwnedRecords::from_list_json(&bad);
-            let err = validate_listing("p", &head, &owned.records())
-                .expect_err("must fail")
-                .to_string();
-            assert!(err.contains("\"p\"") && err.ends_with(needle), "{err}\n  should end with {needle}");
-        }
-    }
-
-    #[test]
-    fn registration_defaults_and_rules() {
-        let owned = OwnedRecords::from_json(&[
-            json!({"name": "rt", "description": "d", "content": "body"}),
-        ]);
-        let skill = validate_registration(&owned.records()).expect("valid");
-        assert_eq!(skill.provider, RUNTIME_PROVIDER);
-        assert_eq!(skill.source, RUNTIME_SOURCE);
-        assert_eq!(skill.invocation, InvocationPolicy::default());
-        let owned = OwnedRecords::from_json(&[json!({
-            "name": "rt", "description": " ", "content": "", "source": "s", "provider": "q",
-            "invocation": {"modelInvocable": false, "userInvocable": true},
-            "resourceBase": {"kind": "url", "url": "https://x"}
-        })]);
-        let skill = validate_registration(&owned.records()).expect("valid");
-        assert_eq!((skill.source.as_str(), skill.provider.as_str()), ("s", "q"));
-        assert!(!skill.invocation.model_invocable);
-        for (bad, needle) in [
-            (
-                json!({"name": "rt", "description": "d"}),
-                "\"content\" must be a string (got undefined)",
-            ),
-            (
-                json!({"name": "rt", "description": "", "content": ""}),
-                "\"description\" must be a non-empty string",
-            ),
-            (
-                json!({"name": "rt", "description": "d", "content": "", "source": ""}),
-                "\"source\" must be a non-empty string",
-            ),
-            (
-                json!({"name": "Rt", "description": "d", "content": ""}),
-                "\"name\" must be a kebab-case skill name",
-            ),
-            (
-                json!("rt"),
-                "an invalid runtime skill: must be an object (got string)",
-            ),
-        ] {
-            let owned = OwnedRecords::from_json(std::slice::from_ref(&bad));
-            let err = validate_registration(&owned.records())
-                .expect_err("must fail")
-                .to_string();
-            assert!(err.contains(needle), "{bad}: {err}");
-        }
-    }
-
-    #[test]
-    fn definitions_need_content() {
-        let owned = OwnedRecords::from_json(&[candidate_json(json!({}))]);
-        let err = validate_definition("p", &owned.records()).expect_err("no content");
-        assert!(
-            err.to_string()
-                .contains("definition from get(): \"content\" must be a string"),
-            "{err}"
-        );
-        let owned = OwnedRecords::from_json(&[json!(7)]);
-        let err = validate_definition("p", &owned.records()).expect_err("number");
-        assert!(
-            err.to_string()
-                .ends_with("must be an object or undefined (got number 7)"),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn malformed_packing_is_detected() {
-        let owned = OwnedRecords::from_json(&[candidate_json(json!({}))]);
-        let good = owned.records();
-        assert_eq!(good.check(), Ok(()));
-        let bad_tags = [99u8; Field::COUNT];
-        for broken in [
-            Records { ranks: &[], ..good },
-            Records {
-                tags: &bad_tags,
-                ..good
-            },
-            Records {
-                spans: &[0, 99],
-                ..good
-            },
-            Records {
-                refs: &[7, 7, 7],
-                ..good
-            },
-            Records {
-                numbers: &[1.0],
-                ..good
-            },
-        ] {
-            assert!(broken.check().is_err());
-        }
-    }
-}
+pub use owned::OwnedRecords;

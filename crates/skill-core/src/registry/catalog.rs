@@ -1,0 +1,226 @@
+//! A merged catalog: its winners (name, description, invocation, origin),
+//! and the descriptions the host supplies later.
+
+use super::explain::Considered;
+use super::layers::LayerId;
+use crate::model::host::Span;
+use crate::model::{Candidate, InvocationPolicy, SkillSummary};
+use crate::overrides::Applied;
+use crate::provider::NativeProvider;
+use std::sync::{Arc, OnceLock};
+
+/// The candidate that won a name.
+#[derive(Clone)]
+pub enum Winner {
+    /// A runtime skill, by registration id.
+    Runtime {
+        /// Runtime registration id.
+        id: u64,
+    },
+    /// A host (JS) provider's candidate: the host keeps the object.
+    Host {
+        /// Provider slot.
+        slot: u64,
+        /// Position of the candidate in the provider's `list()` result.
+        index: u32,
+    },
+    /// A native provider's candidate.
+    Native {
+        /// Provider slot.
+        slot: u64,
+        /// The provider (loads the body).
+        provider: Arc<dyn NativeProvider>,
+        /// The winning candidate.
+        candidate: Box<Candidate>,
+    },
+}
+
+impl std::fmt::Debug for Winner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Winner::Runtime { id } => write!(f, "Runtime({id})"),
+            Winner::Host { slot, index } => write!(f, "Host({slot}, {index})"),
+            Winner::Native {
+                slot,
+                provider,
+                candidate,
+            } => write!(
+                f,
+                "Native({slot}, {}, {})",
+                provider.name(),
+                candidate.summary.name
+            ),
+        }
+    }
+}
+
+/// Where a winner's description is: in the catalog's own text (native
+/// winners), or held by the host (runtime and JS-provider winners, whose
+/// objects stay in JS) until it supplies it ([`Catalog::supply_descriptions`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Description {
+    Text(Span),
+    /// Position among the host-held descriptions.
+    Host(u32),
+}
+
+/// One winning skill of a [`Catalog`].
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub(super) name: Span,
+    pub(super) description: Description,
+    /// Its invocation controls (as an override rewrote them, if one did).
+    pub invocation: InvocationPolicy,
+    /// The winning candidate's rank (lower wins; runtime skills have
+    /// [`RUNTIME_RANK`](crate::model::RUNTIME_RANK)).
+    pub rank: f64,
+    /// The layer of the winning candidate.
+    pub layer: LayerId,
+    /// Depth of that layer in the catalog's view (0 = nearest; the global
+    /// layer is the deepest, and 0 without a scope).
+    pub depth: u32,
+    /// Where it came from.
+    pub winner: Winner,
+    /// The override rule that decided about it, if one matched.
+    pub applied: Option<Applied>,
+}
+
+impl Entry {
+    /// The winning candidate's rank (see [`Entry::rank`](Entry#structfield.rank)).
+    pub fn rank(&self) -> f64 {
+        self.rank
+    }
+}
+
+/// Descriptions supplied by the host, in catalog order.
+#[derive(Debug)]
+pub(super) struct Supplied {
+    pub(super) text: String,
+    pub(super) spans: Vec<Span>,
+}
+
+/// The host supplied descriptions that do not fit the catalog.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("supplied descriptions do not fit the catalog: {0}")]
+pub struct SupplyError(&'static str);
+
+/// One merged catalog observation: the winners sorted by name, with the name,
+/// description and invocation of each (what catalog rendering needs), and
+/// where each came from.
+#[derive(Debug)]
+pub struct Catalog {
+    /// Unique id (never reused by this registry).
+    pub id: u64,
+    /// Generation the catalog was collected at.
+    pub generation: u64,
+    /// Whether every provider completed at a stable generation.
+    pub complete: bool,
+    /// The scoped layers merged, nearest first (empty for the global layer
+    /// alone, which every catalog merges as its farthest layer).
+    pub(super) chain: Vec<LayerId>,
+    pub(super) text: String,
+    pub(super) entries: Vec<Entry>,
+    pub(super) host_held: u32,
+    pub(super) supplied: OnceLock<Supplied>,
+    pub(super) considered: Considered,
+}
+
+impl Catalog {
+    /// The scoped layers this catalog merged, nearest first (the global
+    /// layer, always merged last, is not listed).
+    pub fn chain(&self) -> &[LayerId] {
+        &self.chain
+    }
+
+    /// Number of skills.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the catalog has no skill.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The winners, sorted by name.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The skills' names, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> + '_ {
+        self.entries.iter().map(|e| e.name.of(&self.text))
+    }
+
+    /// Name of `entry` (one of [`Catalog::entries`]).
+    pub fn name<'a>(&'a self, entry: &Entry) -> &'a str {
+        entry.name.of(&self.text)
+    }
+
+    /// Description of `entry` (one of [`Catalog::entries`]); `None` for a
+    /// host-held description not supplied yet.
+    pub fn description<'a>(&'a self, entry: &Entry) -> Option<&'a str> {
+        match entry.description {
+            Description::Text(span) => Some(span.of(&self.text)),
+            Description::Host(i) => {
+                let supplied = self.supplied.get()?;
+                supplied.spans.get(i as usize).map(|s| s.of(&supplied.text))
+            }
+        }
+    }
+
+    /// How many descriptions the host holds (runtime and JS-provider winners).
+    pub fn host_held(&self) -> usize {
+        self.host_held as usize
+    }
+
+    /// Whether every description is known (none host-held, or supplied).
+    pub fn has_descriptions(&self) -> bool {
+        self.host_held == 0 || self.supplied.get().is_some()
+    }
+
+    /// Supply the host-held descriptions, in catalog order: `text` and one
+    /// byte range in it per host-held entry. The first supply stays.
+    pub fn supply_descriptions(&self, text: String, spans: Vec<Span>) -> Result<(), SupplyError> {
+        if spans.len() != self.host_held() {
+            return Err(SupplyError("wrong count"));
+        }
+        if spans.iter().any(|s| {
+            s.start > s.end
+                || !text.is_char_boundary(s.start as usize)
+                || !text.is_char_boundary(s.end as usize)
+        }) {
+            return Err(SupplyError("span outside the text"));
+        }
+        let _ = self.supplied.set(Supplied { text, spans });
+        Ok(())
+    }
+
+    /// `(name, description)` of the model-invocable skills, sorted by name:
+    /// the input of [`crate::catalog::Catalog::new`]. `None` until every
+    /// description is known ([`Catalog::has_descriptions`]).
+    pub fn model_entries(&self) -> Option<impl Iterator<Item = (&str, &str)> + '_> {
+        self.has_descriptions().then(|| {
+            self.entries
+                .iter()
+                .filter(|e| e.invocation.model_invocable)
+                .map(|e| (self.name(e), self.description(e).unwrap_or_default()))
+        })
+    }
+
+    /// Summaries of the native winners, in catalog order (the host builds the
+    /// other summaries from its own objects).
+    pub fn native_summaries(&self) -> impl Iterator<Item = &SkillSummary> + '_ {
+        self.entries.iter().filter_map(|e| match &e.winner {
+            Winner::Native { candidate, .. } => Some(&candidate.summary),
+            _ => None,
+        })
+    }
+
+    /// Index of `name` in the sorted catalog.
+    pub fn position(&self, name: &str) -> Option<usize> {
+        self.entries
+            .binary_search_by(|e| e.name.of(&self.text).cmp(name))
+            .ok()
+    }
+}

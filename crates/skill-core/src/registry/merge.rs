@@ -1,0 +1,375 @@
+//! The merge: contenders in precedence order, override decisions, the
+//! first of each name winning, and the catalog built from the winners.
+//!
+//! Contenders sort by name, then by the depth of their layer in the view
+//! (the nearest layer first), then by rank; the sort is stable, so equal
+//! ranks keep precedence order. The first of each name wins: a name held by a
+//! nearer layer is decided there, whatever the ranks of farther layers.
+
+use super::catalog::{Catalog, Description, Entry, Winner};
+use super::collection::{Listing, PlannedProvider, PlannedRuntime};
+use super::explain::Considered;
+use super::layers::LayerId;
+use crate::model::host::Span;
+use crate::model::{InvocationPolicy, RUNTIME_RANK};
+use crate::overrides::{Applied, Effect, Overrides};
+use std::sync::OnceLock;
+
+/// Where a contender comes from: the runtime list, or `(provider position,
+/// position in its observation)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Origin {
+    Runtime(u32),
+    Provider(u32, u32),
+}
+
+/// A contender for a name, as the merge sorts it.
+#[derive(Clone, Copy)]
+pub(super) struct Contender<'a> {
+    pub(super) name: &'a str,
+    /// Depth of its layer in the view (0 = nearest).
+    pub(super) depth: u32,
+    pub(super) rank: f64,
+    pub(super) origin: Origin,
+}
+
+/// Call `push` with every candidate, in precedence order for equal ranks
+/// within a layer: runtime skills, then providers in registration order, each
+/// in its own order.
+pub(super) fn for_each_contender<'a>(
+    runtime: &'a [PlannedRuntime],
+    providers: &'a [PlannedProvider],
+    listings: &'a [Listing],
+    mut push: impl FnMut(Contender<'a>),
+) {
+    for (i, r) in runtime.iter().enumerate() {
+        push(Contender {
+            name: &r.skill.name,
+            depth: r.depth,
+            rank: RUNTIME_RANK,
+            origin: Origin::Runtime(index(i)),
+        });
+    }
+    for (p, listing) in listings.iter().enumerate() {
+        let depth = providers.get(p).map_or(u32::MAX, |planned| planned.depth);
+        let p = index(p);
+        match listing {
+            Listing::Native(candidates) => {
+                for (local, c) in candidates.iter().enumerate() {
+                    if let Some(c) = c {
+                        push(Contender {
+                            name: &c.summary.name,
+                            depth,
+                            rank: c.rank,
+                            origin: Origin::Provider(p, index(local)),
+                        });
+                    }
+                }
+            }
+            Listing::Host(obs) => {
+                for (local, c) in obs.listing.candidates.iter().enumerate() {
+                    push(Contender {
+                        name: c.name.of(&obs.text),
+                        depth,
+                        rank: c.rank,
+                        origin: Origin::Provider(p, index(local)),
+                    });
+                }
+            }
+            Listing::None => {}
+        }
+    }
+}
+
+/// The merge order: by name, then layer depth (nearest first), then rank.
+/// The sort is stable, so contenders pushed in precedence order
+/// ([`for_each_contender`]) keep it within a rank: each name's winner comes
+/// first in its group, and the winners in name order. Providers usually list
+/// in name order, and the stable sort merges such runs instead of sorting
+/// from scratch. Without scopes every depth is 0.
+pub(super) fn sort_contenders(contenders: &mut [Contender<'_>]) {
+    contenders.sort_by(|a, b| {
+        a.name
+            .cmp(b.name)
+            .then(a.depth.cmp(&b.depth))
+            .then(a.rank.total_cmp(&b.rank))
+    });
+}
+
+/// The override rule deciding about each candidate, computed once per
+/// collection (nothing without rules).
+pub(super) struct Decisions {
+    /// Where each listing's candidates start in `applied` (runtime skills
+    /// come first).
+    pub(super) offsets: Vec<usize>,
+    pub(super) applied: Vec<Option<Applied>>,
+}
+
+impl Decisions {
+    pub(super) fn new(
+        runtime: &[PlannedRuntime],
+        providers: &[PlannedProvider],
+        listings: &[Listing],
+        overrides: &Overrides,
+    ) -> Self {
+        if overrides.is_empty() {
+            return Decisions {
+                offsets: Vec::new(),
+                applied: Vec::new(),
+            };
+        }
+        let mut offsets = Vec::with_capacity(listings.len());
+        let mut total = runtime.len();
+        for listing in listings {
+            offsets.push(total);
+            total += listing.len();
+        }
+        let mut applied = vec![None; total];
+        for_each_contender(runtime, providers, listings, |c| {
+            if let (Some(at), Some(l)) = (
+                Self::at(&offsets, c.origin),
+                labels(c.origin, runtime, providers, listings),
+            ) {
+                if let Some(slot) = applied.get_mut(at) {
+                    *slot = overrides.decide(l.name, l.source, l.provider);
+                }
+            }
+        });
+        Decisions { offsets, applied }
+    }
+
+    fn at(offsets: &[usize], origin: Origin) -> Option<usize> {
+        match origin {
+            Origin::Runtime(i) => Some(i as usize),
+            Origin::Provider(p, local) => offsets.get(p as usize).map(|o| o + local as usize),
+        }
+    }
+
+    pub(super) fn is_empty(&self) -> bool {
+        self.applied.is_empty()
+    }
+
+    /// The rule deciding about the candidate at `origin`, if one matches.
+    pub(super) fn get(&self, origin: Origin) -> Option<Applied> {
+        Self::at(&self.offsets, origin)
+            .and_then(|at| self.applied.get(at).copied())
+            .flatten()
+    }
+
+    /// Whether the candidate at `origin` takes part in the merge.
+    pub(super) fn keeps(&self, origin: Origin) -> bool {
+        self.get(origin).is_none_or(|a| a.effect != Effect::Off)
+    }
+}
+
+/// Name, provider label and source of a candidate.
+pub(super) struct Labels<'a> {
+    pub(super) name: &'a str,
+    pub(super) provider: &'a str,
+    pub(super) source: &'a str,
+}
+
+pub(super) fn labels<'a>(
+    origin: Origin,
+    runtime: &'a [PlannedRuntime],
+    providers: &'a [PlannedProvider],
+    listings: &'a [Listing],
+) -> Option<Labels<'a>> {
+    let at = |i: u32| i as usize;
+    match origin {
+        Origin::Runtime(i) => runtime.get(at(i)).map(|r| Labels {
+            name: &r.skill.name,
+            provider: &r.skill.provider,
+            source: &r.skill.source,
+        }),
+        Origin::Provider(p, local) => match listings.get(at(p))? {
+            Listing::Native(candidates) => {
+                let c = candidates.get(at(local))?.as_ref()?;
+                Some(Labels {
+                    name: &c.summary.name,
+                    provider: &c.summary.provider,
+                    source: &c.summary.source,
+                })
+            }
+            Listing::Host(obs) => {
+                let c = obs.listing.candidates.get(at(local))?;
+                Some(Labels {
+                    name: c.name.of(&obs.text),
+                    provider: &providers.get(at(p))?.name,
+                    source: obs.source(c),
+                })
+            }
+            Listing::None => None,
+        },
+    }
+}
+
+pub(super) fn index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// The winners' origins sorted by name, and one warning per duplicate
+/// shadowed within the winner's layer (a nearer layer taking a name from a
+/// farther one is what layers are for: no warning). Candidates an override
+/// switched off take no part.
+pub(super) fn merge(
+    runtime: &[PlannedRuntime],
+    providers: &[PlannedProvider],
+    listings: &[Listing],
+    decisions: &Decisions,
+) -> (Vec<Origin>, Vec<String>) {
+    let total = runtime.len() + listings.iter().map(Listing::len).sum::<usize>();
+    let mut contenders: Vec<Contender<'_>> = Vec::with_capacity(total);
+    for_each_contender(runtime, providers, listings, |c| contenders.push(c));
+    if !decisions.is_empty() {
+        contenders.retain(|c| decisions.keeps(c.origin));
+    }
+    sort_contenders(&mut contenders);
+    let mut warnings = Vec::new();
+    let mut won: Vec<Origin> = Vec::with_capacity(contenders.len());
+    let mut first: Option<&Contender<'_>> = None;
+    for c in &contenders {
+        match first {
+            Some(f) if f.name == c.name && f.depth != c.depth => {}
+            Some(f) if f.name == c.name => {
+                let label = |origin| {
+                    labels(origin, runtime, providers, listings)
+                        .map_or(("", ""), |l| (l.provider, l.source))
+                };
+                let (provider, source) = label(c.origin);
+                let (first_provider, first_source) = label(f.origin);
+                warnings.push(format!(
+                    "skill \"{}\" from provider \"{provider}\" (source {source}, rank {}) is shadowed by provider \"{first_provider}\" (source {first_source}, rank {})",
+                    c.name, c.rank, f.rank
+                ));
+            }
+            _ => {
+                first = Some(c);
+                won.push(c.origin);
+            }
+        }
+    }
+    (won, warnings)
+}
+
+pub(super) fn build_catalog(
+    id: u64,
+    generation: u64,
+    complete: bool,
+    chain: Vec<LayerId>,
+    mut considered: Considered,
+    order: &[Origin],
+    decisions: &Decisions,
+) -> Catalog {
+    let mut text = String::new();
+    let mut entries = Vec::with_capacity(order.len());
+    let mut host_held = 0u32;
+    let span = |text: &mut String, s: &str| {
+        let start = u32::try_from(text.len()).unwrap_or(u32::MAX);
+        text.push_str(s);
+        Span {
+            start,
+            end: u32::try_from(text.len()).unwrap_or(u32::MAX),
+        }
+    };
+    let mut held = || {
+        host_held += 1;
+        Description::Host(host_held - 1)
+    };
+    let Considered {
+        runtime,
+        providers,
+        listings,
+        ..
+    } = &mut considered;
+    for origin in order {
+        // The rule deciding about this winner (never `off`: those did not
+        // take part), and the invocation it leaves.
+        let applied = decisions.get(*origin);
+        let invocation =
+            |declared: InvocationPolicy| applied.map_or(declared, |a| a.effect.apply(declared));
+        let entry = match *origin {
+            Origin::Runtime(i) => {
+                let Some(r) = runtime.get(i as usize) else {
+                    continue;
+                };
+                Entry {
+                    name: span(&mut text, &r.skill.name),
+                    description: held(),
+                    invocation: invocation(r.skill.invocation),
+                    rank: RUNTIME_RANK,
+                    layer: r.layer,
+                    depth: r.depth,
+                    winner: Winner::Runtime { id: r.id },
+                    applied,
+                }
+            }
+            Origin::Provider(p, local) => {
+                let (p, local) = (p as usize, local as usize);
+                let Some(planned) = providers.get(p) else {
+                    continue;
+                };
+                match listings.get_mut(p) {
+                    Some(Listing::Host(obs)) => {
+                        let Some(c) = obs.listing.candidates.get(local) else {
+                            continue;
+                        };
+                        Entry {
+                            name: span(&mut text, c.name.of(&obs.text)),
+                            description: held(),
+                            invocation: invocation(c.invocation),
+                            rank: c.rank,
+                            layer: planned.layer,
+                            depth: planned.depth,
+                            winner: Winner::Host {
+                                slot: planned.slot,
+                                index: u32::try_from(local).unwrap_or(u32::MAX),
+                            },
+                            applied,
+                        }
+                    }
+                    // Native candidates move into their winner entries.
+                    Some(Listing::Native(candidates)) => {
+                        let (Some(mut candidate), Some(provider)) = (
+                            candidates.get_mut(local).and_then(Option::take),
+                            planned.native.clone(),
+                        ) else {
+                            continue;
+                        };
+                        candidate.summary.invocation = invocation(candidate.summary.invocation);
+                        Entry {
+                            name: span(&mut text, &candidate.summary.name),
+                            description: Description::Text(span(
+                                &mut text,
+                                &candidate.summary.description,
+                            )),
+                            invocation: candidate.summary.invocation,
+                            rank: candidate.rank,
+                            layer: planned.layer,
+                            depth: planned.depth,
+                            winner: Winner::Native {
+                                slot: planned.slot,
+                                provider,
+                                candidate: Box::new(candidate),
+                            },
+                            applied,
+                        }
+                    }
+                    Some(Listing::None) | None => continue,
+                }
+            }
+        };
+        entries.push(entry);
+    }
+    Catalog {
+        id,
+        generation,
+        complete,
+        chain,
+        text,
+        entries,
+        host_held,
+        supplied: OnceLock::new(),
+        considered,
+    }
+}

@@ -1,0 +1,655 @@
+'use strict'
+// The thin JS half of `SkillRegistry`: it owns what must keep JS identity
+// (provider objects, candidate objects, options, listeners, AbortSignals) and
+// hands Rust only what it needs to validate, merge, rank and cache.
+
+const native = require('../native.js')
+const { kAttach, kLogger, kNative, kOnDispose } = require('../symbols.js')
+const {
+  toError,
+  throwIfAborted,
+  raceSignal,
+  describeError,
+  resolveLogger,
+  safeWarn,
+  checkCwd,
+} = require('../util.js')
+
+const { packRules, packListing, packOrThrow } = require('./pack.js')
+const { checkResolver, defaultResolver, scopeOption, isScopeKey, chainOf, keyName, describe } = require('./scopes.js')
+const {
+  KIND_RUNTIME,
+  KIND_NATIVE,
+  runtimeTemplate,
+  freshSummaries,
+  rewrittenPolicy,
+  explained,
+  returnedArrays,
+  buildEntry,
+  runtimeDefinition,
+} = require('./summaries.js')
+
+const DEFAULT_CACHE_ENTRIES = 128
+
+/** Native provider handles registered in some registry (one registration each). */
+const registeredHandles = new WeakSet()
+
+/** @param {unknown} name */
+function isSkillName(name) {
+  return native.isSkillName(name)
+}
+
+/** @param {{ invocation: { modelInvocable: boolean } }} skill */
+function isModelInvocable(skill) {
+  return skill.invocation.modelInvocable === true
+}
+
+/** @param {{ invocation: { userInvocable: boolean } }} skill */
+function isUserInvocable(skill) {
+  return skill.invocation.userInvocable === true
+}
+
+// ---------------------------------------------------------------------------
+// Provider calls: how one `list()`/`get()` call ended.
+
+const OK = 0
+const FAILED = 1
+const RELEASED = 2
+const TIMED_OUT = 3
+const RELEASED_OUTCOME = Object.freeze({ state: RELEASED })
+const TIMED_OUT_OUTCOME = Object.freeze({ state: TIMED_OUT })
+
+/** A lookup that stopped waiting on a flight whose leader aborted. */
+const ABANDONED = Symbol('abandoned')
+
+function checkProvider(provider) {
+  if (typeof provider !== 'object' || provider === null) {
+    throw new TypeError(`skill provider factory must return a provider object (got ${provider === null ? 'null' : typeof provider})`)
+  }
+  if (typeof provider.name !== 'string' || provider.name.length === 0) {
+    throw new TypeError('skill provider "name" must be a non-empty string')
+  }
+  if (typeof provider.list !== 'function') {
+    throw new TypeError(`skill provider "${provider.name}" must have a list(options) method`)
+  }
+  if (typeof provider.get !== 'function') {
+    throw new TypeError(`skill provider "${provider.name}" must have a get(candidate, options) method`)
+  }
+}
+
+class SkillRegistry {
+  /** @type {InstanceType<typeof native.NativeRegistry>} */
+  #native
+  #logger
+  /** @type {number | undefined} */
+  #timeoutMs
+  /** slot → { provider, name, controller, handle, scope } */
+  #providers = new Map()
+  /** runtime id → { definition, template, scope } */
+  #runtime = new Map()
+  /** cached catalog id → entry */
+  #catalogs = new Map()
+  /** flight key (normalised cwd, layers and their generations) → the collection in flight */
+  #flights = new Map()
+  /** @type {Set<() => unknown>} */
+  #listeners = new Set()
+  /** The `scopes` option; `undefined` until the default is needed. */
+  #scopes
+  /** scope key → the id of its layer (maybe dropped since: the native side knows) */
+  #layers = new WeakMap()
+  /** scope key → its ordinal, for error messages when it has no name */
+  #ordinals = new WeakMap()
+  #nextOrdinal = 0
+
+  /**
+   * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number, overrides?: readonly object[], logger?: { warn(message: string): void }, scopes?: { scopeChainOf(key: object): readonly object[] } }} [config]
+   */
+  constructor(config = {}) {
+    if (typeof config !== 'object' || config === null) {
+      throw new TypeError('SkillRegistry config must be an object')
+    }
+    const size = config.collectCacheMaxEntries ?? DEFAULT_CACHE_ENTRIES
+    if (typeof size !== 'number') {
+      throw new TypeError(`collectCacheMaxEntries must be a positive integer (got ${typeof size})`)
+    }
+    const timeout = config.providerTimeoutMs
+    if (timeout !== undefined && typeof timeout !== 'number') {
+      throw new TypeError(`providerTimeoutMs must be a positive integer of at most 2147483647 (got ${typeof timeout})`)
+    }
+    this.#logger = resolveLogger(config.logger)
+    // The native side calls back only through a weak reference, so an unused
+    // registry can be collected (and its native half with it).
+    const self = new WeakRef(this)
+    this.#native = new native.NativeRegistry(size, timeout, (kind, message) => {
+      const registry = self.deref()
+      if (registry) registry.#onNative(kind, message)
+    })
+    this.#timeoutMs = timeout
+    if (config.scopes !== undefined) this.#scopes = checkResolver(config.scopes, 'scopes')
+    // `registry.scopes`: the scope resolver in use, read-only: the `scopes`
+    // option, else `@deepseek-ai/dsh-scope` when it can be loaded (loaded on
+    // first need), else one that makes a scope's chain the scope alone. An
+    // accessor of the instance, not of the prototype, whose members are the
+    // registry's methods.
+    Object.defineProperty(this, 'scopes', { get: () => this.#resolver(), enumerable: false, configurable: false })
+    if (config.overrides !== undefined) this.#setOverrides(config.overrides)
+  }
+
+  /** The scope resolver in use (see `scopes`, defined per instance in the constructor). */
+  #resolver() {
+    return (this.#scopes ??= defaultResolver())
+  }
+
+  /**
+   * The native arguments naming the layer of `scope`: none for the global
+   * layer; else the layer the scope last got (`-1` for none) and how errors
+   * name it.
+   */
+  #layerArgs(scope) {
+    if (scope === undefined) return []
+    return [this.#layers.get(scope) ?? -1, this.#label(scope)]
+  }
+
+  /** How errors name `scope`: its `name` or `id` string, else `#n` by first use. */
+  #label(scope) {
+    const named = keyName(scope)
+    if (named !== undefined) return named
+    let ordinal = this.#ordinals.get(scope)
+    if (ordinal === undefined) {
+      ordinal = ++this.#nextOrdinal
+      this.#ordinals.set(scope, ordinal)
+    }
+    return `#${ordinal}`
+  }
+
+  /**
+   * What a read sees: `undefined` without `options.scope` (the global layer
+   * alone), else the scope's chain of keys, resolved once for the whole call.
+   */
+  #viewOf(options) {
+    const scope = options?.scope
+    if (scope === undefined) return undefined
+    if (!isScopeKey(scope)) {
+      throw new TypeError(`options.scope must be a scope key (an object) or undefined (got ${describe(scope)})`)
+    }
+    return chainOf(this.#resolver(), scope)
+  }
+
+  /** The layer ids of a chain's keys, nearest first (`undefined` for no scope). */
+  #layerIds(chain) {
+    if (chain === undefined) return undefined
+    const ids = []
+    for (const key of chain) {
+      const id = this.#layers.get(key)
+      if (id !== undefined) ids.push(id)
+    }
+    return ids
+  }
+
+  #setOverrides(rules) {
+    const { tag, rules: packed } = packRules(rules)
+    this.#native.setOverrides(tag, packed)
+  }
+
+  /**
+   * Replace the override rules (see the `overrides` option), invalidate
+   * completed catalogs and notify listeners once. Invalid rules throw (naming
+   * the rule and the key) and leave the rules in force as they were.
+   * @param {readonly object[]} rules
+   */
+  setOverrides(rules) {
+    this.#setOverrides(rules)
+    this.#emit()
+  }
+
+  #onNative(kind, message) {
+    if (kind === 'change') this.#emit()
+    else safeWarn(this.#logger, message)
+  }
+
+  #emit() {
+    for (const listener of [...this.#listeners]) {
+      try {
+        const result = listener()
+        if (result && typeof result.then === 'function') {
+          result.then(undefined, (error) => {
+            safeWarn(this.#logger, `skills change listener rejected: ${describeError(error)}`)
+          })
+        }
+      } catch (error) {
+        safeWarn(this.#logger, `skills change listener threw: ${describeError(error)}`)
+      }
+    }
+  }
+
+  /**
+   * Listen for catalog changes (registrations, disposals, runtime skills,
+   * invalidations). Listeners are called synchronously during the mutation;
+   * errors and rejections are logged and contained.
+   * @param {() => unknown} listener
+   * @returns {() => void}
+   */
+  onChange(listener) {
+    if (typeof listener !== 'function') throw new TypeError('onChange listener must be a function')
+    const entry = () => listener()
+    this.#listeners.add(entry)
+    return () => {
+      this.#listeners.delete(entry)
+    }
+  }
+
+  /**
+   * Register a provider, in the layer of `options.scope` (the global layer
+   * without one). `factory(control)` is called synchronously.
+   * @returns {() => void} disposer
+   */
+  registerProvider(factory, options) {
+    if (typeof factory !== 'function') throw new TypeError('registerProvider expects a factory function')
+    const scope = scopeOption(options, 'registerProvider')
+    const controller = new AbortController()
+    let slot = -1
+    const invalidate = () => {
+      const record = this.#providers.get(slot)
+      if (record === undefined || record.controller !== controller) return
+      if (this.#native.invalidate(slot)) this.#emit()
+    }
+    const control = Object.freeze({ signal: controller.signal, invalidate })
+    let provider
+    try {
+      provider = factory(control)
+      checkProvider(provider)
+      const handle = provider[kNative]
+      if (handle && registeredHandles.has(handle)) {
+        throw new Error(`skill provider "${provider.name}" is already registered (a native provider serves one registration; create another)`)
+      }
+      const layerArgs = this.#layerArgs(scope)
+      const [registered, layer] = handle
+        ? this.#native.registerNative(handle, ...layerArgs)
+        : this.#native.registerExternal(provider.name, ...layerArgs)
+      slot = registered
+      if (scope !== undefined) this.#layers.set(scope, layer)
+      if (handle) registeredHandles.add(handle)
+      this.#providers.set(slot, { provider, name: provider.name, controller, handle, scope, waiters: new Set() })
+      // Only once registered: a failed attempt must not touch a live registration.
+      provider[kAttach]?.(control)
+    } catch (thrown) {
+      const error = toError(thrown)
+      if (slot !== -1) this.#unregister(slot)
+      controller.abort(error)
+      throw error
+    }
+    this.#emit()
+    let disposed = false
+    return () => {
+      if (disposed) return
+      disposed = true
+      this.#unregister(slot)
+      controller.abort()
+      this.#emit()
+    }
+  }
+
+  #unregister(slot) {
+    const record = this.#providers.get(slot)
+    this.#providers.delete(slot)
+    if (record?.handle) registeredHandles.delete(record.handle)
+    this.#native.unregister(slot)
+    // Release every lookup still waiting on this provider.
+    if (record !== undefined) {
+      record.released = true
+      for (const release of [...record.waiters]) release()
+    }
+  }
+
+  /**
+   * Create the native local filesystem provider and register it, in the
+   * layer of `options.scope` (the global layer without one). Its `dispose()`
+   * unregisters it and closes its watchers.
+   */
+  registerLocalProvider(config = {}, options) {
+    scopeOption(options, 'registerLocalProvider')
+    const { LocalSkillProvider } = require('../local.js')
+    const provider = new LocalSkillProvider({ logger: this.#logger, ...config })
+    try {
+      provider[kOnDispose] = this.registerProvider(() => provider, options)
+    } catch (error) {
+      provider.dispose().catch(() => {})
+      throw error
+    }
+    return provider
+  }
+
+  /**
+   * Register a runtime skill (rank 250, provider `runtime` unless given), in
+   * the layer of `options.scope` (the global layer without one).
+   * @returns {() => void} disposer (a no-op for a name already registered in that layer)
+   */
+  register(skill, options) {
+    const scope = scopeOption(options, 'register')
+    const layerArgs = this.#layerArgs(scope)
+    const registered = this.#native.registerRuntime(packOrThrow([skill], true, 'runtime skill'), ...layerArgs)
+    const template = runtimeTemplate(skill)
+    if (registered === null || registered === undefined) {
+      const where = scope === undefined ? '' : ` in the layer of scope ${layerArgs[1]}`
+      safeWarn(this.#logger, `runtime skill "${template.name}" is already registered${where}; the duplicate is ignored`)
+      return () => {}
+    }
+    const [id, layer] = registered
+    if (scope !== undefined) this.#layers.set(scope, layer)
+    // The definition as registered: later changes to `skill` itself do not
+    // leak in; its nested objects are kept as they are.
+    this.#runtime.set(id, { definition: { ...skill }, template, scope })
+    this.#emit()
+    return () => {
+      if (!this.#runtime.delete(id)) return
+      this.#native.unregisterRuntime(id)
+      this.#emit()
+    }
+  }
+
+  /**
+   * Invalidate completed catalogs on behalf of `provider` (the exact object its
+   * factory returned) and notify listeners, while that registration is active;
+   * anything else is ignored. Providers usually call `control.invalidate()`.
+   * @param {unknown} provider
+   */
+  invalidateProvider(provider) {
+    for (const [slot, record] of this.#providers) {
+      if (record.provider !== provider) continue
+      if (this.#native.invalidate(slot)) this.#emit()
+      return
+    }
+  }
+
+  /** @param {{ cwd?: string, signal?: AbortSignal, scope?: object }} [options] */
+  async list(options) {
+    return (await this.snapshot(options)).skills
+  }
+
+  /** @param {{ cwd?: string, signal?: AbortSignal, scope?: object }} [options] */
+  async snapshot(options) {
+    const entry = await this.#collect(options, this.#viewOf(options))
+    const skills = freshSummaries(entry)
+    returnedArrays.set(skills, entry)
+    return { skills, complete: entry.complete }
+  }
+
+  /**
+   * Load the full definition of the winning skill `name`.
+   * @param {string} name
+   * @param {{ cwd?: string, signal?: AbortSignal }} [options]
+   */
+  async get(name, options) {
+    const signal = options?.signal
+    const entry = await this.#catalogFor(name, options)
+    if (entry === undefined) return undefined
+    const location = entry.catalog.locate(name)
+    if (!location) return undefined
+    const [kind, slot, index, rewrite] = location
+    if (kind === KIND_RUNTIME) {
+      const runtime = this.#runtime.get(index)
+      if (runtime === undefined) return undefined
+      const definition = runtimeDefinition(runtime)
+      if (rewrite !== 0) definition.invocation = rewrittenPolicy(rewrite)
+      return definition
+    }
+    const record = this.#providers.get(slot)
+    if (record === undefined) return undefined
+    if (kind === KIND_NATIVE) {
+      const loaded = await raceSignal(entry.catalog.loadNative(name, checkCwd(options?.cwd)), signal)
+      if (loaded.warning !== undefined) safeWarn(record.provider[kLogger] ?? this.#logger, loaded.warning)
+      const definition = loaded.definition
+      if (definition === undefined) return undefined
+      if (definition.name !== name) return this.#stale(slot, record)
+      return definition
+    }
+    const candidate = entry.hosts.get(slot)?.candidates[index]
+    const lookup = options ?? {}
+    const outcome = await raceSignal(
+      this.#call(record, Promise.resolve().then(() => record.provider.get(candidate, lookup))),
+      signal,
+    )
+    if (outcome.state === RELEASED) return undefined
+    if (outcome.state === TIMED_OUT) {
+      safeWarn(this.#logger, `skill provider "${record.name}" did not load "${name}" within ${this.#timeoutMs} ms; it is treated as unavailable`)
+      return undefined
+    }
+    if (outcome.state === FAILED) throw toError(outcome.error)
+    const definition = outcome.value
+    if (definition === undefined) return undefined
+    const loadedName = this.#native.validateDefinition(
+      record.name,
+      packOrThrow([definition], true, `skill provider "${record.name}" definition`),
+    )
+    if (loadedName !== name) return this.#stale(slot, record)
+    // An override's invocation holds for the loaded skill too.
+    return rewrite === 0 ? definition : { ...definition, invocation: rewrittenPolicy(rewrite) }
+  }
+
+  /**
+   * Who won `name` and why every other candidate lost, from the same
+   * (possibly cached) catalog `snapshot()` returns: `undefined` when no
+   * provider lists the name (or it is not a skill name).
+   * @param {string} name
+   * @param {{ cwd?: string, signal?: AbortSignal }} [options]
+   */
+  async explain(name, options) {
+    const entry = await this.#catalogFor(name, options)
+    if (entry === undefined) return undefined
+    const rows = entry.catalog.explain(name)
+    if (!rows) return undefined
+    let winner
+    const losers = []
+    for (const row of rows) {
+      const scope = this.#scopeOfRow(row, entry)
+      if (row.outcome === 'won') winner = explained(row, entry, scope)
+      else losers.push({ ...explained(row, entry, scope), reason: row.outcome })
+    }
+    return { name, complete: entry.complete, winner, losers }
+  }
+
+  /** The scope key of the layer an `explain()` row's candidate came from (`undefined` for the global layer). */
+  #scopeOfRow(row, entry) {
+    if (row.kind === KIND_RUNTIME) return entry.runtime.get(row.index)?.scope
+    return this.#providers.get(row.slot)?.scope
+  }
+
+  /**
+   * The catalog entry a lookup of skill `name` reads (the signal checked
+   * before and after), or `undefined` when `name` is not a skill name. The
+   * scope's chain is resolved once, here: the load that follows uses this
+   * very catalog.
+   */
+  async #catalogFor(name, options) {
+    const signal = options?.signal
+    throwIfAborted(signal)
+    const view = this.#viewOf(options)
+    if (!native.isSkillName(name)) return undefined
+    const entry = await this.#collect(options, view)
+    throwIfAborted(signal)
+    return entry
+  }
+
+  /** A loaded definition no longer has the catalog's name: re-discover. */
+  #stale(slot, record) {
+    if (this.#providers.get(slot) === record && this.#native.invalidate(slot)) this.#emit()
+    return undefined
+  }
+
+  /**
+   * Await `call` (a provider's `list()` or `get()`) until it settles, its
+   * registration is disposed (released), or `providerTimeoutMs` passes.
+   * Never rejects.
+   */
+  #call(record, call) {
+    return new Promise((resolve) => {
+      let timer
+      let settled = false
+      const done = (outcome) => {
+        if (settled) return
+        settled = true
+        record.waiters.delete(release)
+        if (timer !== undefined) clearTimeout(timer)
+        resolve(outcome)
+      }
+      const release = () => done(RELEASED_OUTCOME)
+      call.then(
+        (value) => done({ state: OK, value }),
+        (error) => done({ state: FAILED, error }),
+      )
+      if (record.released) return release()
+      record.waiters.add(release)
+      if (this.#timeoutMs !== undefined) {
+        timer = setTimeout(() => done(TIMED_OUT_OUTCOME), this.#timeoutMs)
+        timer.unref?.()
+      }
+    })
+  }
+
+  /**
+   * The catalog entry for a lookup of the view `chain` (the scope's chain of
+   * keys, `undefined` without a scope): the cached complete catalog, or the
+   * result of the collection in flight for the same view (same normalised
+   * cwd, same layers at the same generations: joined), or of a new one.
+   * Concurrent identical lookups share one call per provider.
+   */
+  async #collect(options, chain) {
+    const signal = options?.signal
+    throwIfAborted(signal)
+    const cwd = checkCwd(options?.cwd)
+    for (;;) {
+      const layers = this.#layerIds(chain)
+      const cachedId = this.#native.cached(cwd, layers)
+      if (cachedId >= 0) {
+        const hit = this.#catalogs.get(cachedId)
+        if (hit) return hit
+      }
+      const key = this.#native.flightKey(cwd, layers)
+      const flight = this.#flights.get(key) ?? this.#fly(key, cwd, chain, options ?? {})
+      const entry = await raceSignal(flight.promise, signal)
+      if (entry !== ABANDONED) return entry
+      // The flight's leader aborted while a provider was working with its
+      // options: this caller starts (or joins) a fresh flight.
+    }
+  }
+
+  /**
+   * Start a collection for `cwd` and the view `chain`, known as `key`, led
+   * by the lookup whose options are `lookup` (providers receive that very
+   * object).
+   */
+  #fly(key, cwd, chain, lookup) {
+    const flight = {
+      key,
+      cwd,
+      chain,
+      lookup,
+      pending: 0,
+      abandoned: false,
+      promise: undefined,
+      resolve: undefined,
+      reject: undefined,
+    }
+    flight.promise = new Promise((resolve, reject) => {
+      flight.resolve = resolve
+      flight.reject = reject
+    })
+    this.#flights.set(key, flight)
+    const signal = lookup.signal
+    // One caller aborting must not degrade the others' result: if the leader
+    // aborts while a JS provider is still working with its options, the
+    // other callers stop waiting for this flight and start a new one.
+    const onAbort = () => {
+      if (flight.pending > 0) this.#abandon(flight)
+    }
+    signal?.addEventListener('abort', onAbort)
+    this.#run(flight)
+      .then(flight.resolve, flight.reject)
+      .finally(() => {
+        signal?.removeEventListener('abort', onAbort)
+        if (this.#flights.get(key) === flight) this.#flights.delete(key)
+      })
+    return flight
+  }
+
+  #abandon(flight) {
+    if (flight.abandoned) return
+    flight.abandoned = true
+    if (this.#flights.get(flight.key) === flight) this.#flights.delete(flight.key)
+    flight.resolve(ABANDONED)
+  }
+
+  async #run(flight) {
+    const { cwd, chain, lookup } = flight
+    for (let attempt = 0; ; attempt++) {
+      // What this collection sees: the providers of the view's layers (JS
+      // ones are called here, native ones natively) and the runtime skills.
+      // The layers are looked up again for a retry (one may have come or
+      // gone), along the same chain.
+      const collection = this.#native.collect(cwd, attempt, this.#layerIds(chain))
+      const external = collection.hostSlots()
+      const hasNative = collection.hasNative
+      const runtime = new Map(this.#runtime)
+      if (external.length > 0 && lookup.signal?.aborted) {
+        // A retry would hand providers an aborted signal.
+        this.#abandon(flight)
+        return ABANDONED
+      }
+      flight.pending = external.length
+      const calls = external.map((slot) => this.#listExternal(slot, lookup, flight))
+      const nativeList = hasNative ? collection.listNative() : NO_WARNINGS
+      const [nativeWarnings, ...outcomes] = await Promise.all([nativeList, ...calls])
+      if (flight.abandoned) return ABANDONED
+      for (const { slot, message } of nativeWarnings) {
+        safeWarn(this.#providers.get(slot)?.provider[kLogger] ?? this.#logger, message)
+      }
+      const states = []
+      const hosts = new Map()
+      for (let i = 0; i < external.length; i++) {
+        const slot = external[i]
+        const outcome = outcomes[i]
+        states.push(slot, outcome.state)
+        if (outcome.state !== OK) continue
+        const check = (head, count) => collection.checkListing(slot, head, count)
+        const { head, candidates, packed } = packListing(outcome.value, outcome.name, check)
+        collection.addListing(slot, head, packed)
+        hosts.set(slot, { candidates, names: packed.names, descriptions: packed.descriptions })
+      }
+      const finished = collection.finish(states)
+      if (finished === null || finished === undefined) continue
+      for (const id of finished.evicted) this.#catalogs.delete(id)
+      for (const warning of finished.warnings) safeWarn(this.#logger, warning)
+      const entry = buildEntry(finished, hosts, runtime)
+      if (entry.complete) this.#catalogs.set(finished.id, entry)
+      return entry
+    }
+  }
+
+  /** One JS provider's `list()` for a flight; resolves to its outcome. */
+  #listExternal(slot, lookup, flight) {
+    const record = this.#providers.get(slot)
+    if (record === undefined) {
+      flight.pending--
+      return Promise.resolve(RELEASED_OUTCOME)
+    }
+    const call = Promise.resolve().then(() => record.provider.list(lookup))
+    return this.#call(record, call).then((outcome) => {
+      flight.pending--
+      if (outcome.state === OK) return { state: OK, value: outcome.value, name: record.name }
+      if (flight.abandoned || lookup.signal?.aborted) return outcome
+      if (outcome.state === FAILED) {
+        safeWarn(this.#logger, `skill provider "${record.name}" failed to list skills: ${describeError(outcome.error)}`)
+      } else if (outcome.state === TIMED_OUT) {
+        safeWarn(
+          this.#logger,
+          `skill provider "${record.name}" did not list skills within ${this.#timeoutMs} ms; the lookup goes on without it (incomplete)`,
+        )
+      }
+      return outcome
+    })
+  }
+}
+
+const NO_WARNINGS = Promise.resolve([])
+
+module.exports = { SkillRegistry, isSkillName, isModelInvocable, isUserInvocable }

@@ -1,0 +1,238 @@
+'use strict'
+// Summaries, `explain()` rows and the catalog entries JS keeps next to each
+// native catalog: built from the winners' own objects.
+
+const { packTexts } = require('./pack.js')
+
+const KIND_RUNTIME = 0
+const KIND_EXTERNAL = 1
+const KIND_NATIVE = 2
+
+/** The summary fields of a runtime registration, read once, defaults applied. */
+function runtimeTemplate(skill) {
+  return {
+    name: skill.name,
+    description: skill.description,
+    whenToUse: skill.whenToUse,
+    invocation: skill.invocation,
+    source: skill.source ?? 'runtime',
+    provider: skill.provider ?? 'runtime',
+    resourceBase: skill.resourceBase,
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Summaries: fresh, plain, mutable objects per lookup, built from the
+// winners' own objects: a JS provider's candidate or a runtime registration
+// hands back its nested objects as they are (identity kept); a native
+// winner's nested objects are fresh too.
+
+/** A summary of a JS-provider candidate or a runtime registration. */
+function copySummary(t) {
+  const summary = { name: t.name, description: t.description }
+  if (t.whenToUse !== undefined) summary.whenToUse = t.whenToUse
+  summary.invocation = t.invocation ?? { modelInvocable: true, userInvocable: true }
+  summary.source = t.source
+  summary.provider = t.provider
+  if (t.resourceBase !== undefined) summary.resourceBase = t.resourceBase
+  return summary
+}
+
+/** A summary of a native winner, nested objects included. */
+function copyNativeSummary(t) {
+  const summary = { name: t.name, description: t.description }
+  if (t.whenToUse !== undefined) summary.whenToUse = t.whenToUse
+  const invocation = t.invocation
+  summary.invocation = { modelInvocable: invocation.modelInvocable, userInvocable: invocation.userInvocable }
+  summary.source = t.source
+  summary.provider = t.provider
+  const base = t.resourceBase
+  if (base !== undefined) {
+    if (base.kind === 'directory') summary.resourceBase = { kind: 'directory', path: base.path }
+    else if (base.kind === 'url') summary.resourceBase = { kind: 'url', url: base.url }
+    else summary.resourceBase = { kind: base.kind, description: base.description }
+  }
+  return summary
+}
+
+/** @param {CatalogEntry} entry */
+function freshSummaries(entry) {
+  const { sources, winners, rewritten } = entry
+  const skills = []
+  for (let i = 0; i < sources.length; i++) {
+    skills.push(winners[4 * i] === KIND_NATIVE ? copyNativeSummary(sources[i]) : copySummary(sources[i]))
+  }
+  // Winners whose invocation an override rewrote get a new policy object.
+  if (rewritten !== undefined) {
+    for (let i = 0; i < rewritten.length; i += 2) skills[rewritten[i]].invocation = rewrittenPolicy(rewritten[i + 1])
+  }
+  return skills
+}
+
+
+// ---------------------------------------------------------------------------
+// Overrides: the rules live in Rust (`skill_core::overrides`), validated
+// there; JS reads each rule's own keys and hands over their types and texts.
+
+const REWRITE_USER_ONLY = 1
+const REWRITE_MODEL_ONLY = 2
+
+/** A fresh invocation policy for a rewrite code (see `Location` in the binding). */
+function rewrittenPolicy(code) {
+  return code === REWRITE_USER_ONLY
+    ? { modelInvocable: false, userInvocable: true }
+    : { modelInvocable: true, userInvocable: false }
+}
+
+
+/**
+ * One candidate of `explain()`: a fresh plain object; a JS provider's or a
+ * runtime registration's `resourceBase` is its own object.
+ * @param {Record<string, any>} row  one item of the native `explain()`
+ * @param {CatalogEntry} entry
+ * @param {object | undefined} scope  the scope key of its layer (`undefined` for the global layer)
+ */
+function explained(row, entry, scope) {
+  let path
+  let resourceBase
+  if (row.kind === KIND_EXTERNAL) {
+    const candidate = entry.hosts.get(row.slot)?.candidates[row.index]
+    path = candidate?.path
+    resourceBase = candidate?.resourceBase
+  } else if (row.kind === KIND_RUNTIME) {
+    const runtime = entry.runtime.get(row.index)
+    path = runtime?.definition.path
+    resourceBase = runtime?.template.resourceBase
+  } else {
+    path = row.path
+    resourceBase = row.resourceBase
+  }
+  const out = { provider: row.provider, source: row.source, rank: row.rank }
+  if (path !== undefined) out.path = path
+  if (resourceBase !== undefined) out.resourceBase = resourceBase
+  out.invocation = { modelInvocable: row.modelInvocable, userInvocable: row.userInvocable }
+  if (row.rule !== undefined) out.override = { rule: row.rule, effect: row.effect }
+  if (scope !== undefined) out.scope = scope
+  return out
+}
+
+
+/** Arrays returned by `snapshot()`/`list()` → the catalog entry they came from. */
+const returnedArrays = new WeakMap()
+
+/**
+ * For a `skills` array returned by `snapshot()` or `list()`: the native catalog
+ * it came from (every winner's name, description and invocation in name order,
+ * ready to render), and `summaries`, what the registry put at each position:
+ * frozen objects with the `name`, `description` and `invocation.modelInvocable`
+ * the native catalog holds for it. The catalog renderer checks the array
+ * against them before rendering from the native catalog (the array and its
+ * summaries are the caller's to change). `undefined` for any other value.
+ * @param {unknown} skills
+ * @returns {{ catalog: object, summaries: readonly object[] } | undefined}
+ */
+function catalogSourceOf(skills) {
+  if (typeof skills !== 'object' || skills === null) return undefined
+  const entry = returnedArrays.get(skills)
+  if (entry === undefined) return undefined
+  return (entry.source ??= catalogSource(entry))
+}
+
+/**
+ * The `catalogSourceOf` record of a catalog entry. The runtime and JS-provider
+ * descriptions stayed in JS until now: the native catalog gets them here, as
+ * they were read when the candidates were packed (or registered).
+ * @param {CatalogEntry} entry
+ */
+function catalogSource(entry) {
+  const { catalog, sources, winners, hosts } = entry
+  const summaries = []
+  const held = []
+  for (let i = 0; i < sources.length; i++) {
+    const kind = winners[4 * i]
+    let name
+    let description
+    if (kind === KIND_EXTERNAL) {
+      const host = hosts.get(winners[4 * i + 1])
+      const index = winners[4 * i + 2]
+      name = host.names[index]
+      description = host.descriptions[index]
+    } else {
+      name = sources[i].name
+      description = sources[i].description
+    }
+    if (kind !== KIND_NATIVE) held.push(description)
+    const invocation = Object.freeze({ modelInvocable: winners[4 * i + 3] === 1 })
+    summaries.push(Object.freeze({ name, description, invocation }))
+  }
+  if (catalog.needsDescriptions) catalog.supplyDescriptions(packTexts(held))
+  return Object.freeze({ catalog, summaries: Object.freeze(summaries) })
+}
+
+
+/**
+ * @typedef {{
+ *   catalog: InstanceType<typeof native.NativeCatalog>,
+ *   complete: boolean,
+ *   winners: Float64Array,
+ *   sources: object[],
+ *   hosts: Map<number, { candidates: unknown[], names: unknown[], descriptions: unknown[] }>,
+ *   runtime: Map<number, { definition: object, template: object }>,
+ *   rewritten: number[] | undefined,
+ *   source?: { catalog: object, summaries: readonly object[] },
+ * }} CatalogEntry
+ */
+
+/**
+ * The JS side of a merged catalog: the native winners (`kind, slot, index,
+ * modelInvocable` each, name order), the object each summary is built from
+ * (a JS provider's candidate, a runtime registration, a native summary), the
+ * winners an override rewrote (`position, code` pairs), and each JS
+ * provider's listing and the runtime skills (for `get()` and `explain()`).
+ * @returns {CatalogEntry}
+ */
+function buildEntry(finished, hosts, runtime) {
+  const { catalog, winners } = finished
+  const count = winners.length / 4
+  const sources = new Array(count)
+  let natives
+  for (let i = 0; i < count; i++) {
+    const kind = winners[4 * i]
+    const index = winners[4 * i + 2]
+    if (kind === KIND_EXTERNAL) {
+      sources[i] = hosts.get(winners[4 * i + 1]).candidates[index]
+    } else if (kind === KIND_RUNTIME) {
+      sources[i] = runtime.get(index).template
+    } else {
+      natives ??= JSON.parse(catalog.nativeSummariesJson())
+      sources[i] = natives[index]
+    }
+  }
+  const rewritten = finished.rewritten.length > 0 ? finished.rewritten : undefined
+  return { catalog, complete: finished.complete, winners, sources, hosts, runtime, rewritten, source: undefined }
+}
+
+/** A fresh copy of a runtime skill's definition, defaults applied. */
+function runtimeDefinition({ definition }) {
+  return {
+    ...definition,
+    invocation: definition.invocation ?? { modelInvocable: true, userInvocable: true },
+    provider: definition.provider ?? 'runtime',
+    source: definition.source ?? 'runtime',
+  }
+}
+
+
+module.exports = {
+  KIND_RUNTIME,
+  KIND_EXTERNAL,
+  KIND_NATIVE,
+  runtimeTemplate,
+  freshSummaries,
+  rewrittenPolicy,
+  explained,
+  returnedArrays,
+  catalogSourceOf,
+  buildEntry,
+  runtimeDefinition,
+}
