@@ -16,7 +16,10 @@ import * as SkillFileSystem from '../filesystem.mjs'
 import { tempDirs, write } from './helpers'
 
 const require = createRequire(import.meta.url)
-const scope = require('./stand-ins/dsh-scope') as typeof import('./stand-ins/dsh-scope')
+const scope = require('./stand-ins/@deepseek-ai/dsh-scope') as typeof import('./stand-ins/@deepseek-ai/dsh-scope')
+
+/** What a preset does: a context of its own, forked from `ctx`, in `key`'s scope. */
+const scoped = (ctx: Context, key: object) => scope.assignScope(ctx.extend(), key)
 
 const temps = tempDirs('dsh-scopes-')
 afterEach(() => temps.cleanup())
@@ -53,10 +56,10 @@ describe('scoped presets through the Cordis service', () => {
     let changes = 0
     ctx.on('skills/change', () => void changes++)
 
-    const reviewer = scope.createScope('reviewer')
-    const writer = scope.createScope('writer')
+    const reviewer = scope.createScope({ name: 'reviewer' })
+    const writer = scope.createScope({ name: 'writer' })
     // …and the preset mounts a provider of the same name, `filesystem`, in its own layer.
-    const preset = await scope.withScope(ctx, reviewer).plugin(SkillFileSystem, config.preset)
+    const preset = await scoped(ctx, reviewer).plugin(SkillFileSystem, config.preset)
     expect(changes).toBe(1)
 
     const host = ['deploy: Deploy (host).', 'lint: Lint.', 'review: Review (host).']
@@ -70,12 +73,15 @@ describe('scoped presets through the Cordis service', () => {
     expect((await ctx.skills.get('review'))?.content).toBe('Host review.')
     expect((await ctx.skills.get('review', { scope: writer }))?.content).toBe('Host review.')
     expect((await ctx.skills.snapshot({ scope: reviewer })).complete).toBe(true)
+    const why = await ctx.skills.explain('deploy', { scope: reviewer })
+    expect(why?.winner).toMatchObject({ provider: 'filesystem', rank: 300, scope: reviewer })
+    expect(why?.losers).toEqual([expect.objectContaining({ provider: 'runtime', rank: 250, reason: 'scope' })])
 
     // Disposing the preset's plugin drops its layer; mounting it again is fine.
     await preset.dispose()
     expect(changes).toBeGreaterThan(1)
     expect(await view(ctx, { scope: reviewer })).toEqual(host)
-    const again = await scope.withScope(ctx, reviewer).plugin(SkillFileSystem, config.preset)
+    const again = await scoped(ctx, reviewer).plugin(SkillFileSystem, config.preset)
     expect((await view(ctx, { scope: reviewer }))[2]).toBe('review: Review (preset).')
     await again.dispose()
   })
@@ -83,16 +89,16 @@ describe('scoped presets through the Cordis service', () => {
   it('files runtime skills by the calling plugin (or an explicit scope), and follows a re-linked parent', async () => {
     const ctx = new Context()
     await ctx.plugin(SkillRegistry, { scopes: scope })
-    const team = scope.createScope('team')
-    const agent = scope.createScope('agent', team)
-    const other = scope.createScope('other')
-    await scope.withScope(ctx, team).plugin({
+    const team = scope.createScope({ name: 'team' })
+    const agent = scope.createScope({ name: 'agent', parent: team })
+    const other = scope.createScope({ name: 'other' })
+    await scoped(ctx, team).plugin({
       inject: ['skills'],
       apply(ctx: Context) {
         ctx.skills.register({ name: 'style', description: 'Team style.', content: 'Team.', source: 'runtime' })
       },
     })
-    await scope.withScope(ctx, agent).plugin({
+    await scoped(ctx, agent).plugin({
       inject: ['skills'],
       apply(ctx: Context) {
         ctx.skills.register({ name: 'style', description: 'Agent style.', content: 'Agent.', source: 'runtime' })
@@ -101,7 +107,7 @@ describe('scoped presets through the Cordis service', () => {
         ctx.skills.register({ name: 'shared', description: 'Shared.', content: 'Shared.', source: 'runtime' }, { scope: undefined })
       },
     })
-    await scope.withScope(ctx, other).plugin({
+    await scoped(ctx, other).plugin({
       inject: ['skills'],
       apply(ctx: Context) {
         ctx.skills.register({ name: 'other', description: 'Other.', content: 'Other.', source: 'runtime' })
@@ -120,8 +126,8 @@ describe('scoped presets through the Cordis service', () => {
     await ctx.plugin(SkillRegistry, { scopes: scope })
     const config = roots()
     await ctx.plugin(SkillFileSystem, config.host)
-    const reviewer = scope.createScope('reviewer')
-    await scope.withScope(ctx, reviewer).plugin(SkillFileSystem, config.preset)
+    const reviewer = scope.createScope({ name: 'reviewer' })
+    await scoped(ctx, reviewer).plugin(SkillFileSystem, config.preset)
     const { isUserInvocable, renderSkillContent } = await import('../cordis.mjs')
     const menu = (await ctx.skills.list({ cwd: process.cwd(), scope: reviewer })).filter(isUserInvocable).map((s) => s.name)
     expect(menu).toEqual(['deploy', 'lint', 'review'])

@@ -47,7 +47,7 @@ beforeAll(() => {
   const devModules = path.join(root, 'node_modules')
   copyPackage(harness, '@deepseek-ai/cordis', path.join(devModules, 'cordis-fork-stand-in'))
   copyPackage(harness, '@deepseek-ai/schemastery', path.join(devModules, 'schemastery-fork-stand-in'))
-  copyPackage(harness, '@deepseek-ai/dsh-scope', path.join(__dirname, 'stand-ins', 'dsh-scope'))
+  copyPackage(harness, '@deepseek-ai/dsh-scope', path.join(__dirname, 'stand-ins', '@deepseek-ai', 'dsh-scope'))
   trap(harness, 'cordis')
   trap(harness, 'schemastery')
   // The same installed package, in a project on npm cordis.
@@ -208,9 +208,8 @@ describe('inside a harness with @deepseek-ai/cordis', () => {
     })
   })
 
-  // Needs the registry's per-scope layers (branch w-layers): the service files
-  // the preset's registration into the preset's layer, found through
-  // @deepseek-ai/dsh-scope (installed in this project, not configured).
+  // The service files the preset's registration into the preset's layer,
+  // found through @deepseek-ai/dsh-scope (installed in this project, not configured).
   it('scopes: a preset mounts its own filesystem provider in its scope (dsh-scope found, not configured)', () => {
     const { code, stderr, out } = run(
       harness,
@@ -222,8 +221,8 @@ describe('inside a harness with @deepseek-ai/cordis', () => {
       const ctx = new Context()
       await ctx.plugin(SkillRegistry)
       await ctx.plugin(SkillFileSystem, { includeDefaultRoots: false, customSkillDirs: [${skillsDir('host')}], watch: false })
-      const reviewer = scope.createScope('reviewer')
-      const preset = await scope.withScope(ctx, reviewer).plugin(SkillFileSystem, {
+      const reviewer = scope.createScope({ name: 'reviewer' })
+      const preset = await scope.assignScope(ctx.extend(), reviewer).plugin(SkillFileSystem, {
         includeDefaultRoots: false, customSkillDirs: [${skillsDir('preset')}], watch: false,
       })
       const view = async (options) => (await ctx.skills.list(options)).map((s) => s.name + ': ' + s.description)

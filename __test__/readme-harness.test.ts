@@ -1,9 +1,6 @@
 // The code blocks of the README's "Harness releases" section run as written.
 // They import the package by name: each runs from a folder inside this
 // package (`.tmp/`, ignored by git), where the name resolves to this checkout.
-//
-// The scoped preset example needs the registry's per-scope layers (branch
-// w-layers): until they land, the preset's provider collides with the host's.
 import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as path from 'node:path'

@@ -3,11 +3,11 @@
 import type {
   SkillCatalogSnapshot,
   SkillDefinition,
-  SkillLookupOptions,
   SkillProvider,
   SkillProviderControl,
   SkillRegistration,
   SkillSummary,
+  SkillViewOptions,
 } from './skill'
 import type {
   Config as RegistryConfig,
@@ -15,42 +15,20 @@ import type {
   SkillExplanation,
   SkillOverrideRule,
   SkillProviderFactory,
+  SkillRegistrationOptions,
   SkillRegistry as PlainSkillRegistry,
+  SkillScopeResolver,
 } from './registry'
 import type { LocalSkillProvider, LocalSkillProviderConfig, LocalSkillProviderContext } from './local'
-
-/**
- * The scope resolver of per-scope registry layers (`@deepseek-ai/dsh-scope`'s
- * two functions, or a host's own): `scopeChainOf(key)` is `[key, parent, …]`
- * nearest first; `scopeOf(ctx)` the scope key of a plugin context
- * (`undefined`: the global layer).
- */
-export interface SkillScopeResolverLike {
-  scopeChainOf(key: object): readonly object[]
-  scopeOf?(ctx: unknown): object | undefined
-}
-
-/** Options of a registration through the service. */
-export interface SkillServiceRegistrationOptions {
-  /**
-   * The layer to file the registration into (`undefined`: the global layer).
-   * Default: the scope of the calling plugin's context.
-   */
-  readonly scope?: object | undefined
-}
-
-/** Lookup options of the service's reads (`scope`: whose view; none is the global layer alone). */
-export interface SkillServiceLookupOptions extends SkillLookupOptions {
-  readonly scope?: object | undefined
-}
 
 /** The service config: the registry config plus an optional scope resolver. */
 export interface SkillServiceConfig extends RegistryConfig {
   /**
-   * The scope resolver (default: `@deepseek-ai/dsh-scope` when installed,
-   * else every registration is global).
+   * The scope resolver (default: `@deepseek-ai/dsh-scope` when installed;
+   * without it, or without its `scopeOf`, every registration through the
+   * service is global unless it names its scope).
    */
-  readonly scopes?: SkillScopeResolverLike
+  readonly scopes?: SkillScopeResolver
 }
 
 /** The methods of `ctx.skills` (the registry service), whichever framework copy it runs on. */
@@ -63,29 +41,29 @@ export interface SkillServiceMethods {
    * the name `runtime` is reserved and names are unique per layer.
    * @returns the effect's disposer (removes the provider, aborts `control.signal`).
    */
-  registerProvider(factory: SkillProviderFactory, options?: SkillServiceRegistrationOptions): () => void
+  registerProvider(factory: SkillProviderFactory, options?: SkillRegistrationOptions): () => void
   /**
    * Create and register the native local provider (named `config.providerName`, default `'local'`) as an
    * effect of the calling plugin, in the layer of its scope: disposing the
    * plugin disposes the provider and closes its watchers.
    */
-  registerLocalProvider(config?: LocalSkillProviderConfig, options?: SkillServiceRegistrationOptions): LocalSkillProvider
+  registerLocalProvider(config?: LocalSkillProviderConfig, options?: SkillRegistrationOptions): LocalSkillProvider
   /**
    * Register a runtime skill as an effect of the calling plugin, in the layer
    * of its scope (rank 250; a duplicate name in that layer is logged and ignored).
    * @returns the effect's disposer
    */
-  register(skill: SkillRegistration, options?: SkillServiceRegistrationOptions): () => void
+  register(skill: SkillRegistration, options?: SkillRegistrationOptions): () => void
   /** Invalidate on behalf of an exact, still registered provider object (see `SkillRegistry`). */
   invalidateProvider(provider: SkillProvider): void
   /** `snapshot(options).skills`. */
-  list(options?: SkillServiceLookupOptions): Promise<SkillSummary[]>
+  list(options?: SkillViewOptions): Promise<SkillSummary[]>
   /** Sorted summaries of the view of `options.scope` plus whether discovery was complete. */
-  snapshot(options?: SkillServiceLookupOptions): Promise<SkillCatalogSnapshot>
+  snapshot(options?: SkillViewOptions): Promise<SkillCatalogSnapshot>
   /** Load the winning skill's full definition; `undefined` for unknown or stale names. */
-  get(name: string, options?: SkillServiceLookupOptions): Promise<SkillDefinition | undefined>
+  get(name: string, options?: SkillViewOptions): Promise<SkillDefinition | undefined>
   /** Who won `name` and why every other candidate lost; `undefined` when no provider lists it. */
-  explain(name: string, options?: SkillServiceLookupOptions): Promise<SkillExplanation | undefined>
+  explain(name: string, options?: SkillViewOptions): Promise<SkillExplanation | undefined>
   /**
    * Replace the override rules (the service's, for every plugin), invalidate
    * and emit one `skills/change`. Invalid rules throw and leave the rules in force.

@@ -75,12 +75,8 @@ export declare const framework: '@deepseek-ai/cordis'
 export { BUNDLED_SKILL_RANK, escapeText, renderSkillContent } from './content'
 export type { SkillInvocationSource } from './content'
 export { isModelInvocable, isUserInvocable } from './registry'
-export type {
-  SkillScopeResolverLike,
-  SkillServiceConfig,
-  SkillServiceLookupOptions,
-  SkillServiceMethods,
-  SkillServiceRegistrationOptions,
-} from './cordis-common'
+export type { SkillServiceConfig, SkillServiceMethods } from './cordis-common'
+export type { SkillScopeKey, SkillViewOptions } from './skill'
+export type { SkillRegistrationOptions, SkillScopeResolver } from './registry'
 
 export default SkillService

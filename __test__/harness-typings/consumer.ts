@@ -3,7 +3,7 @@
 // `@deepseek-ai/schemastery`, `@deepseek-ai/dsh-scope` (stand-in) and the
 // packed package: a harness of release 0.1.1-rc.2 typed against the fork.
 import { Context } from '@deepseek-ai/cordis'
-import { createScope, withScope } from '@deepseek-ai/dsh-scope'
+import { assignScope, createScope } from '@deepseek-ai/dsh-scope'
 import SkillRegistry, {
   BUNDLED_SKILL_RANK,
   SkillService,
@@ -31,8 +31,8 @@ export async function harness(cwd: string): Promise<string[]> {
   void fork
 
   // An agent preset mounts its own filesystem provider in its scope.
-  const reviewer = createScope('reviewer')
-  const preset = withScope(ctx, reviewer)
+  const reviewer = createScope({ name: 'reviewer' })
+  const preset = assignScope(ctx.extend(), reviewer)
   await preset.plugin(SkillFileSystem, { customSkillDirs: ['/opt/reviewer-skills'], includeDefaultRoots: false })
 
   const off: () => boolean = ctx.on('skills/change', () => {})

@@ -11,7 +11,7 @@ import SkillRegistry, {
   isUserInvocable,
   renderSkillContent,
   type SkillInvocationSource,
-  type SkillServiceLookupOptions,
+  type SkillViewOptions,
 } from '@deepseek-ai/dsh-skill-native/cordis'
 import * as SkillFileSystem from '@deepseek-ai/dsh-skill-native/filesystem'
 import SkillFileSystemPlugin, { FileSystemSkillProvider, type Config as FileSystemConfig } from '@deepseek-ai/dsh-skill-native/filesystem'
@@ -61,7 +61,7 @@ export async function harness(scope: object): Promise<string[]> {
     },
   })
 
-  const options: SkillServiceLookupOptions = { cwd: '/p', scope }
+  const options: SkillViewOptions = { cwd: '/p', scope }
   const menu: SkillSummary[] = (await ctx.skills.list(options)).filter(isUserInvocable)
   const catalog = (await ctx.skills.snapshot({ cwd: '/p', signal: new AbortController().signal, scope })).skills.filter(isModelInvocable)
   const loaded = await ctx.skills.get('badge', { cwd: '/p', scope })
