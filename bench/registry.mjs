@@ -10,8 +10,13 @@
 //    time (user + system) per call are reported.
 // 2. The native local provider registered in the registry, against plain
 //    synchronous Node reads of the same files.
+// 3. Scopes: nine providers (JS, then native local) filed in the global layer
+//    and read without a scope, against the same nine filed three per layer
+//    (global, a preset, an agent under the preset) and read through the
+//    agent's three-deep chain, interleaved in one run (and the nine through
+//    the baseline build, when given).
 //
-//   node bench/registry.mjs [--baseline DIR] [--rounds N] [--local N]
+//   node bench/registry.mjs [--baseline DIR] [--rounds N] [--local N] [--only scopes]
 //
 // "native, 8 overrides" is the native registry with eight override rules
 // (globs, source and provider filters; a few of them match), to show what
@@ -21,6 +26,7 @@
 // `SkillRegistry` (for example `/work/baseline`); `BENCH_BASELINE` works too.
 import { createRequire } from 'node:module'
 import { performance } from 'node:perf_hooks'
+import fs from 'node:fs'
 import path from 'node:path'
 import { generateHome, plainReads, stats } from './fixtures.mjs'
 
@@ -35,6 +41,7 @@ const baselineDir = option('--baseline', process.env.BENCH_BASELINE)
 const Before = baselineDir ? require(path.resolve(baselineDir, 'index.js')).SkillRegistry : undefined
 const roundsOption = option('--rounds', undefined)
 const localCount = Number(option('--local', 1000))
+const only = option('--only', undefined)
 
 const both = Object.freeze({ modelInvocable: true, userInvocable: true })
 
@@ -223,64 +230,182 @@ async function scenario(title, lists, rounds) {
   }
 }
 
-console.log(`## Registry with JS providers (median per call${Before ? `; "before" = ${baselineDir}` : ''})`)
-for (const n of [100, 1000, 10000]) {
-  const rounds = Number(roundsOption ?? (n >= 10000 ? 40 : n >= 1000 ? 300 : 1000))
-  await scenario(`one JS provider, ${n.toLocaleString('en')} candidates`, [['remote', makeCandidates(n, 'remote', 700)]], rounds)
-}
-{
-  // Four providers of 1,000 candidates each, a quarter of each overlapping the
-  // next one's names (shadowed duplicates), at different ranks.
-  const lists = [0, 1, 2, 3].map((p) => [`remote-${p}`, makeCandidates(1000, `remote-${p}`, 700 + p * 10, p * 750)])
-  await scenario('four JS providers, 1,000 candidates each (750 shadowed in total)', lists, Number(roundsOption ?? 150))
+if (only === undefined) {
+  console.log(`## Registry with JS providers (median per call${Before ? `; "before" = ${baselineDir}` : ''})`)
+  for (const n of [100, 1000, 10000]) {
+    const rounds = Number(roundsOption ?? (n >= 10000 ? 40 : n >= 1000 ? 300 : 1000))
+    await scenario(`one JS provider, ${n.toLocaleString('en')} candidates`, [['remote', makeCandidates(n, 'remote', 700)]], rounds)
+  }
+  {
+    // Four providers of 1,000 candidates each, a quarter of each overlapping the
+    // next one's names (shadowed duplicates), at different ranks.
+    const lists = [0, 1, 2, 3].map((p) => [`remote-${p}`, makeCandidates(1000, `remote-${p}`, 700 + p * 10, p * 750)])
+    await scenario('four JS providers, 1,000 candidates each (750 shadowed in total)', lists, Number(roundsOption ?? 150))
+  }
+
+  // The native local provider registered in the registry: discovery, merge and
+  // cache without JS on the provider path. Cold = a fresh registry and provider.
+  {
+    const n = localCount
+    const fixture = generateHome(n)
+    try {
+      plainReads(fixture.roots)
+      const plain = []
+      const cold = []
+      for (let r = 0; r < 20; r++) {
+        let t = performance.now()
+        plainReads(fixture.roots)
+        plain.push(performance.now() - t)
+        const registry = new SkillRegistry({ logger: { warn() {} } })
+        const local = registry.registerLocalProvider(fixture.config)
+        t = performance.now()
+        const snapshot = await registry.snapshot()
+        cold.push(performance.now() - t)
+        if (snapshot.skills.length !== n) throw new Error(`expected ${n} skills, got ${snapshot.skills.length}`)
+        await local.dispose()
+      }
+      const registry = new SkillRegistry({ logger: { warn() {} } })
+      registry.registerLocalProvider(fixture.config)
+      await registry.snapshot()
+      const warm = []
+      for (let r = 0; r < 2000; r++) {
+        const t = performance.now()
+        await registry.snapshot()
+        warm.push(performance.now() - t)
+      }
+      const gets = []
+      for (let r = 0; r < 2000; r++) {
+        const t = performance.now()
+        const d = await registry.get(`skill-${String(r % n).padStart(5, '0')}`)
+        gets.push(performance.now() - t)
+        if (!d) throw new Error('missing definition')
+      }
+      const p = stats(plain)
+      const c = stats(cold)
+      console.log('')
+      console.log(`## Registry with the native local provider (${n} skills on disk, median per call)`)
+      console.log('| plain sync Node reads (floor) | cold snapshot() | ratio to floor | warm snapshot() | get() |')
+      console.log('|---|---|---|---|---|')
+      console.log(
+        `| ${p.median.toFixed(3)} ms | ${c.median.toFixed(3)} ms | ${(c.median / p.median).toFixed(2)}× | ${stats(warm).median.toFixed(4)} ms | ${stats(gets).median.toFixed(4)} ms |`,
+      )
+    } finally {
+      fixture.cleanup()
+    }
+  }
 }
 
-// The native local provider registered in the registry: discovery, merge and
-// cache without JS on the provider path. Cold = a fresh registry and provider.
-{
-  const n = localCount
-  const fixture = generateHome(n)
-  try {
-    plainReads(fixture.roots)
-    const plain = []
-    const cold = []
-    for (let r = 0; r < 20; r++) {
-      let t = performance.now()
-      plainReads(fixture.roots)
-      plain.push(performance.now() - t)
-      const registry = new SkillRegistry({ logger: { warn() {} } })
-      const local = registry.registerLocalProvider(fixture.config)
-      t = performance.now()
-      const snapshot = await registry.snapshot()
-      cold.push(performance.now() - t)
-      if (snapshot.skills.length !== n) throw new Error(`expected ${n} skills, got ${snapshot.skills.length}`)
-      await local.dispose()
+// ---------------------------------------------------------------------------
+// Scopes. Nine providers, `per` candidates each (a quarter of each provider's
+// names shared with the next one): "flat" files them all in the global layer
+// and reads without a scope (what a registry without scopes does); "3 layers"
+// files three per layer (global, preset, agent under the preset) and reads
+// with the agent's scope, so the view merges the three layers. A scope
+// resolver is passed explicitly (a plain parent map). Cold = after
+// invalidating a global provider (every view is collected again); warm = a
+// cache hit.
+
+/** A resolver over a parent map, as `@deepseek-ai/dsh-scope` would give. */
+function resolverOf(parents) {
+  return {
+    scopeChainOf(key) {
+      const chain = []
+      for (let at = key; at !== undefined; at = parents.get(at)) chain.push(at)
+      return chain
+    },
+  }
+}
+
+/**
+ * `layout`: [global, preset, agent] lists of providers to register, each a
+ * `(registry, scope) => invalidate()` function; the read scope is the agent.
+ */
+function scopedVariant(Registry, label, layout, scoped) {
+  const preset = { name: 'preset' }
+  const agent = { name: 'agent' }
+  const registry = new Registry({ logger: { warn() {} }, ...(scoped ? { scopes: resolverOf(new Map([[agent, preset]])) } : {}) })
+  const scopes = scoped ? [undefined, preset, agent] : [undefined, undefined, undefined]
+  let invalidate
+  layout.forEach((providers, layer) => {
+    for (const register of providers) {
+      const inv = register(registry, scopes[layer])
+      invalidate ??= inv
     }
-    const registry = new SkillRegistry({ logger: { warn() {} } })
-    registry.registerLocalProvider(fixture.config)
-    await registry.snapshot()
-    const warm = []
-    for (let r = 0; r < 2000; r++) {
-      const t = performance.now()
-      await registry.snapshot()
-      warm.push(performance.now() - t)
-    }
-    const gets = []
-    for (let r = 0; r < 2000; r++) {
-      const t = performance.now()
-      const d = await registry.get(`skill-${String(r % n).padStart(5, '0')}`)
-      gets.push(performance.now() - t)
-      if (!d) throw new Error('missing definition')
-    }
-    const p = stats(plain)
-    const c = stats(cold)
-    console.log('')
-    console.log(`## Registry with the native local provider (${n} skills on disk, median per call)`)
-    console.log('| plain sync Node reads (floor) | cold snapshot() | ratio to floor | warm snapshot() | get() |')
-    console.log('|---|---|---|---|---|')
+  })
+  const options = scoped ? { cwd: '/w', scope: agent } : { cwd: '/w' }
+  return { label, snapshot: () => registry.snapshot(options), invalidate }
+}
+
+/** Nine JS providers of `per` candidates: three per layer. */
+function jsLayout(per) {
+  const layer = (l) =>
+    [0, 1, 2].map((i) => {
+      const p = l * 3 + i
+      const name = `remote-${p}`
+      const candidates = makeCandidates(per, name, 700 + i, (p * per * 3) / 4)
+      return (registry, scope) => {
+        let control
+        registry.registerProvider((c) => ((control = c), providerOf(name, candidates)), scope === undefined ? undefined : { scope })
+        return () => control.invalidate()
+      }
+    })
+  return [layer(0), layer(1), layer(2)]
+}
+
+/** Nine native local providers over `roots` (nine directories): three per layer. */
+function localLayout(roots) {
+  const layer = (l) =>
+    [0, 1, 2].map((i) => {
+      const p = l * 3 + i
+      return (registry, scope) => {
+        const local = registry.registerLocalProvider(
+          { includeDefaultRoots: false, customSkillDirs: [roots[p]], providerName: `local-${p}`, watch: false },
+          scope === undefined ? undefined : { scope },
+        )
+        return () => registry.invalidateProvider(local)
+      }
+    })
+  return [layer(0), layer(1), layer(2)]
+}
+
+async function scopedScenario(title, layout, rounds) {
+  const variants = [scopedVariant(SkillRegistry, 'flat: 9 providers, no scope', layout, false)]
+  variants.push(scopedVariant(SkillRegistry, '3 layers x 3 providers, scope chain of 3', layout, true))
+  if (Before) variants.push(scopedVariant(Before, 'before: 9 providers (no scopes)', layout, false))
+  const cold = await interleave(variants, rounds, async (v) => {
+    v.invalidate()
+    await v.snapshot()
+  })
+  for (const v of variants) await v.snapshot()
+  const warm = await interleave(variants, rounds * 4, (v) => v.snapshot())
+  console.log(`\n### ${title}`)
+  console.log('| variant | cold wall | cold CPU | cold vs flat (wall) | warm wall | warm CPU | warm vs flat (wall) |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|')
+  for (let i = 0; i < variants.length; i++) {
+    const c = cold[i]
+    const w = warm[i]
     console.log(
-      `| ${p.median.toFixed(3)} ms | ${c.median.toFixed(3)} ms | ${(c.median / p.median).toFixed(2)}× | ${stats(warm).median.toFixed(4)} ms | ${stats(gets).median.toFixed(4)} ms |`,
+      `| ${c.label} | ${ms(c.wall)} ms | ${ms(c.cpu)} ms | ${(c.wall / cold[0].wall).toFixed(2)}× | ${ms(w.wall)} ms | ${ms(w.cpu)} ms | ${(w.wall / warm[0].wall).toFixed(2)}× |`,
     )
+  }
+}
+
+if (only === undefined || only === 'scopes') {
+  console.log(`\n## Scopes: nine providers, flat or in three layers (median per call${Before ? `; "before" = ${baselineDir}` : ''})`)
+  await scopedScenario('nine JS providers, 300 candidates each', jsLayout(300), Number(roundsOption ?? 150))
+  const fixture = generateHome(900)
+  const roots = []
+  try {
+    // Nine roots of 100 skills each.
+    const files = fixture.roots.flatMap((root) => fs.readdirSync(root).map((entry) => path.join(root, entry)))
+    files.sort()
+    for (let p = 0; p < 9; p++) {
+      const root = path.join(fixture.home, `root-${p}`)
+      fs.mkdirSync(root)
+      roots.push(root)
+    }
+    files.forEach((file, i) => fs.renameSync(file, path.join(roots[i % 9], path.basename(file))))
+    await scopedScenario('nine native local providers, 100 skills each', localLayout(roots), Number(roundsOption ?? 60))
   } finally {
     fixture.cleanup()
   }

@@ -122,8 +122,10 @@ function columns(n) {
 }
 
 class Packer {
-  constructor(n) {
-    const { tags, ranks, lengths, refs } = columns(n)
+  /** Room for `capacity` records to start with (see `grow`). */
+  constructor(capacity) {
+    const { tags, ranks, lengths, refs } = columns(capacity)
+    this.capacity = capacity
     this.tags = tags
     this.ranks = ranks
     this.lengths = lengths
@@ -136,8 +138,38 @@ class Packer {
     this.numbers = []
     this.interned = new Map()
     /** Each item's name and description as read (what the native catalog holds). */
-    this.names = new Array(n)
-    this.descriptions = new Array(n)
+    this.names = new Array(capacity)
+    this.descriptions = new Array(capacity)
+  }
+
+  /**
+   * Room for `capacity` records (more than now): the columns move to larger
+   * ones. Large lists start with room for `SCRATCH_RECORDS` and grow once
+   * that many were read, so a list refused at one of its first items costs
+   * nothing like its length.
+   */
+  grow(capacity) {
+    const tags = new Uint8Array(capacity * FIELDS)
+    tags.set(this.tags)
+    const ranks = new Float64Array(capacity)
+    ranks.set(this.ranks)
+    const lengths = new Uint32Array(capacity)
+    lengths.set(this.lengths)
+    const refs = new Uint32Array(capacity * 3).fill(NO_REF)
+    refs.set(this.refs)
+    const names = new Array(capacity)
+    const descriptions = new Array(capacity)
+    for (let i = 0; i < this.capacity; i++) {
+      names[i] = this.names[i]
+      descriptions[i] = this.descriptions[i]
+    }
+    this.capacity = capacity
+    this.tags = tags
+    this.ranks = ranks
+    this.lengths = lengths
+    this.refs = refs
+    this.names = names
+    this.descriptions = descriptions
   }
 
   /** Tag `value` at `slot` (any type). */
@@ -219,9 +251,9 @@ function pack(items, withContent) {
 
 function packInto(items, withContent) {
   const n = items.length
-  const out = new Packer(n)
+  const out = new Packer(Math.min(n, SCRATCH_RECORDS))
   scratchInUse = true
-  const { tags, ranks, lengths, refs, names, descriptions } = out
+  let { tags, ranks, lengths, refs, names, descriptions } = out
   let text = ''
   // Most providers repeat one source and one provider name: remember the last.
   let lastSource
@@ -229,6 +261,10 @@ function packInto(items, withContent) {
   let lastProvider
   let lastProviderRef = NO_REF
   for (let i = 0; i < n; i++) {
+    if (i === out.capacity) {
+      out.grow(n)
+      ;({ tags, ranks, lengths, refs, names, descriptions } = out)
+    }
     const item = items[i]
     const at = i * FIELDS
     if (!isPlainObject(item)) {

@@ -118,14 +118,13 @@ function chainOf(resolver, key) {
   if (keys.length === 0 || keys[0] !== key) {
     throw new TypeError(`${what} must return the scope itself first (got ${keys.length === 0 ? 'an empty array' : describe(keys[0])})`)
   }
-  const seen = new Set()
-  for (let i = 0; i < keys.length; i++) {
+  for (let i = 1; i < keys.length; i++) {
     const k = keys[i]
     if (!isScopeKey(k)) {
       throw new TypeError(`${what}[${i}] must be a scope key (an object) (got ${describe(k)})`)
     }
-    if (seen.has(k)) throw new TypeError(`${what}[${i}] repeats an earlier key: a scope chain cannot loop`)
-    seen.add(k)
+    // Chains are short: a scan is cheaper than a set.
+    if (keys.indexOf(k) < i) throw new TypeError(`${what}[${i}] repeats an earlier key: a scope chain cannot loop`)
   }
   return keys
 }
