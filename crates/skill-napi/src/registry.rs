@@ -427,13 +427,15 @@ impl NativeCollection {
     /// registration order, the nearest layer first).
     #[napi(catch_unwind)]
     pub fn host_slots(&self) -> Vec<f64> {
-        locked(&self.collection).as_ref().map_or_else(Vec::new, |c| {
-            c.providers
-                .iter()
-                .filter(|p| p.native.is_none())
-                .map(|p| p.slot as f64)
-                .collect()
-        })
+        locked(&self.collection)
+            .as_ref()
+            .map_or_else(Vec::new, |c| {
+                c.providers
+                    .iter()
+                    .filter(|p| p.native.is_none())
+                    .map(|p| p.slot as f64)
+                    .collect()
+            })
     }
 
     /// Whether the plan has native providers (see [`Self::list_native`]).
