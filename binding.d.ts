@@ -274,6 +274,9 @@ export declare class NativeServiceScan {
   finishDiagnosis(cwd?: string | undefined | null): Promise<object>
 }
 
+/** The rank of the `bundled` source (the lowest-priority local root). */
+export declare function bundledSkillRankNative(): number
+
 /**
  * Digest of the catalog held by a stored message text, or `null` when the
  * text holds none.
@@ -297,6 +300,12 @@ export declare function catalogPlan(registry: NativeCatalog | undefined | null, 
 
 /** Entries, their digest and the report in one crossing. */
 export declare function catalogRender(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout): NapiCatalogEntries
+
+/**
+ * `text` with `&`, `<` and `>` escaped as `&amp;`, `&lt;`, `&gt;` (the rule
+ * of the catalog descriptions and the `skill` tool result).
+ */
+export declare function escapeTextNative(text: string): string
 
 /** What [`NativeCollection::finish`] hands back. */
 export interface FinishedCollection {
@@ -526,5 +535,8 @@ export interface PackedTexts {
   lengths: Uint32Array
 }
 
-/** The `skill` tool result for a loaded skill. */
-export declare function renderSkillContentNative(name: string, provider: string, resourceBaseValue: NapiResourceBase | undefined | null, content: string): string
+/**
+ * The `skill` tool result for a loaded skill; `spaced` selects the layout of
+ * harness release 0.1.1-rc.2 (a blank line before `<skill_instructions>`).
+ */
+export declare function renderSkillContentNative(name: string, provider: string, resourceBaseValue: NapiResourceBase | undefined | null, content: string, spaced?: boolean | undefined | null): string

@@ -5,5 +5,12 @@ import { createRequire } from 'node:module'
 const cjs = createRequire(import.meta.url)('./lib/cordis.js')
 
 export const SkillService = cjs.SkillService
+export const SkillRegistry = cjs.SkillRegistry
 export const SkillLocal = cjs.SkillLocal
+export const BUNDLED_SKILL_RANK = cjs.BUNDLED_SKILL_RANK
+export const escapeText = cjs.escapeText
+export const renderSkillContent = cjs.renderSkillContent
+export const isModelInvocable = cjs.isModelInvocable
+export const isUserInvocable = cjs.isUserInvocable
+export const framework = cjs.framework
 export default SkillService

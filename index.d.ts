@@ -69,3 +69,7 @@ export type {
   SkillFsEntry,
 } from './types/local'
 export { LocalSkillProvider } from './types/local'
+export type { SkillInvocationSource } from './types/content'
+// `renderSkillContent` above keeps the earlier release's layout; the Cordis
+// entries export release 0.1.1-rc.2's (`types/content`).
+export { BUNDLED_SKILL_RANK, escapeText } from './types/content'

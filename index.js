@@ -4,6 +4,7 @@
 const registry = require('./lib/registry.js')
 const catalog = require('./lib/catalog.js')
 const local = require('./lib/local.js')
+const content = require('./lib/content.js')
 
 exports.SkillRegistry = registry.SkillRegistry
 exports.isSkillName = registry.isSkillName
@@ -21,3 +22,5 @@ exports.renderCatalogUpdate = catalog.renderCatalogUpdate
 exports.planCatalogStep = catalog.planCatalogStep
 exports.scanCatalogHistory = catalog.scanCatalogHistory
 exports.renderSkillContent = catalog.renderSkillContent
+exports.escapeText = content.escapeText
+exports.BUNDLED_SKILL_RANK = content.BUNDLED_SKILL_RANK

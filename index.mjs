@@ -17,5 +17,7 @@ export const {
   planCatalogStep,
   scanCatalogHistory,
   renderSkillContent,
+  escapeText,
+  BUNDLED_SKILL_RANK,
 } = cjs
 export default cjs

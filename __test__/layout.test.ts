@@ -51,6 +51,24 @@ function describeTriple(triple: string): Target {
 
 const targets = pkg.napi.targets.map(describeTriple)
 
+describe('entry points', () => {
+  it('every exports target exists and is packed', () => {
+    const manifest = require('../package.json') as { exports: Record<string, string | Record<string, string>>; files: string[] }
+    const packed = (file: string) =>
+      manifest.files.some((pattern) => pattern === file || (pattern.endsWith('/') && file.startsWith(pattern)))
+    const entries = Object.keys(manifest.exports)
+    expect(entries).toEqual(['.', './cordis', './filesystem', './harness', './harness/filesystem', './package.json'])
+    for (const [entry, target] of Object.entries(manifest.exports)) {
+      const targets = typeof target === 'string' ? [target] : Object.values(target)
+      if (typeof target !== 'string') expect(Object.keys(target), entry).toEqual(['types', 'import', 'require'])
+      for (const file of targets.map((t) => t.replace(/^\.\//, ''))) {
+        expect(fs.existsSync(path.join(root, file)), `${entry}: ${file}`).toBe(true)
+        if (file !== 'package.json') expect(packed(file), `${entry}: ${file} in files`).toBe(true)
+      }
+    }
+  })
+})
+
 describe('prebuilt addon layout', () => {
   it('targets every platform the README promises, including Linux musl', () => {
     expect(pkg.napi.targets.sort()).toEqual(

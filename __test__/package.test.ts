@@ -151,6 +151,22 @@ describe('the packed package', () => {
     expect(result.stderr).toContain("Cannot find module 'cordis'")
   })
 
+  it('says which framework package is missing for each Cordis entry', () => {
+    for (const [entry, missing] of [
+      ['cordis', 'cordis'],
+      ['filesystem', 'cordis'],
+      ['harness', '@deepseek-ai/cordis'],
+      ['harness/filesystem', '@deepseek-ai/cordis'],
+    ]) {
+      const cjs = node(['-e', `require('@deepseek-ai/dsh-skill-native/${entry}')`])
+      expect(cjs.code, entry).not.toBe(0)
+      expect(cjs.stderr, entry).toContain(`Cannot find module '${missing}'`)
+      const esm = node(['--input-type=module', '-e', `await import('@deepseek-ai/dsh-skill-native/${entry}')`])
+      expect(esm.code, entry).not.toBe(0)
+      expect(esm.stderr, entry).toContain(`Cannot find module '${missing}'`)
+    }
+  })
+
   it('runs dsh-skills from the installed bin', () => {
     const bin = path.join(project, 'node_modules', '.bin', process.platform === 'win32' ? 'dsh-skills.cmd' : 'dsh-skills')
     const help = spawnSync(bin, ['--help'], { cwd: project, env, encoding: 'utf8', timeout: 30_000 })

@@ -350,6 +350,15 @@ const RESOURCE_FIELD = { directory: 'path', url: 'url', opaque: 'description' }
  * and the body in `<skill_instructions>`.
  */
 function renderSkillContent(input) {
+  return renderSkillContentIn(input, false)
+}
+
+/**
+ * `renderSkillContent` in the layout of the harness release it serves:
+ * `spaced` puts one blank line between `</skill_resources>` and
+ * `<skill_instructions>` (release 0.1.1-rc.2; see lib/content.js).
+ */
+function renderSkillContentIn(input, spaced) {
   if (input === null || typeof input !== 'object') {
     throw new TypeError(`renderSkillContent: expected { name, provider, resourceBase?, content } (got ${describe(input)})`)
   }
@@ -379,7 +388,7 @@ function renderSkillContent(input) {
     }
     base = { kind, [field]: value }
   }
-  return native.renderSkillContentNative(name, provider, base, content)
+  return native.renderSkillContentNative(name, provider, base, content, spaced)
 }
 
 module.exports = {
@@ -393,4 +402,5 @@ module.exports = {
   planCatalogStep,
   scanCatalogHistory,
   renderSkillContent,
+  renderSkillContentIn,
 }

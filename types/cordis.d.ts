@@ -1,34 +1,19 @@
-// @deepseek-ai/dsh-skill-native/cordis — Cordis 4 drop-in plugins.
+// @deepseek-ai/dsh-skill-native/cordis — Cordis 4 drop-in plugins, typed for
+// npm `cordis` (the `…/harness` entry is the same, typed for `@deepseek-ai/cordis`).
 import type { Context, Service } from 'cordis'
 import type Schema from 'schemastery'
-import type {
-  SkillCatalogSnapshot,
-  SkillDefinition,
-  SkillLookupOptions,
-  SkillProvider,
-  SkillRegistration,
-  SkillSummary,
-} from './skill'
-import type {
-  Config as RegistryConfig,
-  SkillChangeListener,
-  SkillExplanation,
-  SkillOverrideRule,
-  SkillProviderFactory,
-  SkillRegistry,
-} from './registry'
-import type { LocalSkillProvider, LocalSkillProviderConfig } from './local'
+import type { SkillProviderPluginConfig, SkillServiceConfig, SkillServiceMethods } from './cordis-common'
 
 declare module 'cordis' {
   interface Context {
-    /** The skill provider registry (`SkillService`). */
+    /** The skill provider registry (`SkillService`, also exported as `SkillRegistry`). */
     skills: SkillService
   }
   interface Events {
     /**
      * The skill catalog may have changed (provider or runtime registration,
-     * disposal, invalidation). It carries no diff: consumers call
-     * `ctx.skills.snapshot()` again with their own lookup options.
+     * disposal, invalidation, in any scope's layer). It carries no diff:
+     * consumers call `ctx.skills.snapshot()` again with their own lookup options.
      */
     'skills/change'(): void
   }
@@ -38,62 +23,24 @@ declare module 'cordis' {
  * `ctx.skills`: the provider registry as a Cordis service (`ctx.plugin(SkillService)`).
  * Same methods as `SkillRegistry`; `registerProvider`, `registerLocalProvider`,
  * `register` and `onChange` are effects of the calling plugin, so disposing
- * that plugin undoes them (the returned disposer is the effect's own).
+ * that plugin undoes them (the returned disposer is the effect's own), and
+ * registrations are filed into the layer of the calling plugin's scope.
  * Changes are emitted as `skills/change`; warnings go to `ctx.logger.warn(message)`.
  */
 export declare class SkillService extends Service<SkillService.Config> {
   /**
-   * `{ collectCacheMaxEntries, providerTimeoutMs, overrides }`: positive
-   * integers (default 128 and none) and override rules (default none).
+   * `{ collectCacheMaxEntries, providerTimeoutMs, overrides, scopes }`: positive
+   * integers (default 128 and none), override rules (default none) and a
+   * scope resolver (default `@deepseek-ai/dsh-scope` when installed).
    */
   static readonly Config: Schema<SkillService.Config, SkillService.Config>
   constructor(ctx: Context, config?: SkillService.Config)
-  /** The wrapped registry (registrations made on it directly belong to no plugin). */
-  readonly registry: SkillRegistry
-  /**
-   * Register a provider as an effect of the calling plugin: `factory(control)`
-   * runs synchronously; the name `runtime` is reserved and names are unique.
-   * @returns the effect's disposer (removes the provider, aborts `control.signal`).
-   */
-  registerProvider(factory: SkillProviderFactory): () => void
-  /**
-   * Create and register the native local provider (named `config.providerName`, default `'local'`) as an
-   * effect of the calling plugin: disposing the plugin disposes the provider
-   * and closes its watchers.
-   */
-  registerLocalProvider(config?: LocalSkillProviderConfig): LocalSkillProvider
-  /**
-   * Register a runtime skill as an effect of the calling plugin (rank 250;
-   * a duplicate name is logged and ignored).
-   * @returns the effect's disposer
-   */
-  register(skill: SkillRegistration): () => void
-  /** Invalidate on behalf of an exact, still registered provider object (see `SkillRegistry`). */
-  invalidateProvider(provider: SkillProvider): void
-  /** `snapshot(options).skills`. */
-  list(options?: SkillLookupOptions): Promise<SkillSummary[]>
-  /** Sorted summaries plus whether discovery was complete. */
-  snapshot(options?: SkillLookupOptions): Promise<SkillCatalogSnapshot>
-  /** Load the winning skill's full definition; `undefined` for unknown or stale names. */
-  get(name: string, options?: SkillLookupOptions): Promise<SkillDefinition | undefined>
-  /** Who won `name` and why every other candidate lost; `undefined` when no provider lists it. */
-  explain(name: string, options?: SkillLookupOptions): Promise<SkillExplanation | undefined>
-  /**
-   * Replace the override rules (the service's, for every plugin), invalidate
-   * and emit one `skills/change`. Invalid rules throw and leave the rules in force.
-   */
-  setOverrides(rules: readonly SkillOverrideRule[]): void
-  /**
-   * Listen for catalog changes as an effect of the calling plugin (the
-   * `skills/change` event is the usual way).
-   * @returns the effect's disposer
-   */
-  onChange(listener: SkillChangeListener): () => void
 }
+export interface SkillService extends SkillServiceMethods {}
 
 export declare namespace SkillService {
   /** Skill registry configuration. */
-  interface Config extends RegistryConfig {}
+  interface Config extends SkillServiceConfig {}
 }
 
 export declare namespace SkillLocal {
@@ -101,7 +48,7 @@ export declare namespace SkillLocal {
    * Every `LocalSkillProviderConfig` field except `logger` (the plugin logs to
    * `ctx.logger.warn`) and `fs` (the provider uses `ctx.get('fs')`).
    */
-  type Config = Omit<LocalSkillProviderConfig, 'logger' | 'fs'>
+  type Config = SkillProviderPluginConfig
 }
 
 /**
@@ -120,5 +67,16 @@ export declare const SkillLocal: {
   readonly Config: Schema<SkillLocal.Config, SkillLocal.Config>
   apply(ctx: Context, config?: SkillLocal.Config): void
 }
+
+/** Release 0.1.1-rc.2's name of the service class (the main entry's `SkillRegistry` is the plain class). */
+export { SkillService as SkillRegistry }
+/** The framework copy this entry runs on (`@deepseek-ai/cordis` when the harness has it). */
+export declare const framework: 'cordis' | '@deepseek-ai/cordis'
+export { BUNDLED_SKILL_RANK, escapeText, renderSkillContent } from './content'
+export type { SkillInvocationSource } from './content'
+export { isModelInvocable, isUserInvocable } from './registry'
+export type { SkillServiceConfig, SkillServiceMethods } from './cordis-common'
+export type { SkillScopeKey, SkillViewOptions } from './skill'
+export type { SkillRegistrationOptions, SkillScopeResolver } from './registry'
 
 export default SkillService

@@ -26,8 +26,9 @@ use crate::util::invalid_arg;
 use napi::bindgen_prelude::{ClassInstance, ToNapiValue, Uint32Array};
 use napi_derive::napi;
 use skill_core::catalog::{
-    self, Budget, Catalog, CatalogError, CatalogReport, Entries, MessageKind,
+    self, Budget, Catalog, CatalogError, CatalogReport, ContentLayout, Entries, MessageKind,
 };
+use skill_core::local::Source;
 use skill_core::model::ResourceBase;
 
 /// A string returned to JS; ASCII text (the usual catalog) is handed over as
@@ -368,21 +369,42 @@ fn resource_base(base: NapiResourceBase) -> napi::Result<ResourceBase> {
     }
 }
 
-/// The `skill` tool result for a loaded skill.
+/// The `skill` tool result for a loaded skill; `spaced` selects the layout of
+/// harness release 0.1.1-rc.2 (a blank line before `<skill_instructions>`).
 #[napi(catch_unwind, js_name = "renderSkillContentNative")]
 pub fn render_skill_content_native(
     name: String,
     provider: String,
     resource_base_value: Option<NapiResourceBase>,
     content: String,
+    spaced: Option<bool>,
 ) -> napi::Result<String> {
     let base = resource_base_value.map(resource_base).transpose()?;
-    Ok(catalog::render_skill_content(
+    let layout = if spaced == Some(true) {
+        ContentLayout::Spaced
+    } else {
+        ContentLayout::Compact
+    };
+    Ok(catalog::render_skill_content_as(
+        layout,
         &name,
         &provider,
         base.as_ref(),
         &content,
     ))
+}
+
+/// `text` with `&`, `<` and `>` escaped as `&amp;`, `&lt;`, `&gt;` (the rule
+/// of the catalog descriptions and the `skill` tool result).
+#[napi(catch_unwind, js_name = "escapeTextNative")]
+pub fn escape_text_native(text: String) -> String {
+    catalog::escape_text(&text)
+}
+
+/// The rank of the `bundled` source (the lowest-priority local root).
+#[napi(catch_unwind, js_name = "bundledSkillRankNative")]
+pub fn bundled_skill_rank_native() -> f64 {
+    Source::Bundled.rank()
 }
 
 #[cfg(test)]

@@ -28,10 +28,15 @@
 //! without one, the entries are exactly the rules above.
 
 pub mod budget;
+pub mod content;
 
 pub use budget::{omitted_notice, Budget, CatalogReport, MIN_SHORTENED_LENGTH};
+pub use content::{
+    escape_attribute, escape_text, render_skill_content, render_skill_content_as, resource_hint,
+    ContentLayout,
+};
 
-use crate::model::{is_skill_name, js_number, ResourceBase, SkillSummary};
+use crate::model::{is_skill_name, js_number, SkillSummary};
 use sha2::{Digest, Sha256};
 use std::fmt;
 
@@ -111,7 +116,7 @@ pub const fn is_js_whitespace(c: char) -> bool {
 
 /// Appends the escaped form of one description character.
 #[inline]
-fn push_escaped(out: &mut String, c: char) {
+pub(super) fn push_escaped(out: &mut String, c: char) {
     match c {
         '&' => out.push_str("&amp;"),
         '<' => out.push_str("&lt;"),
@@ -649,81 +654,6 @@ pub fn plan_step(
     })
 }
 
-/// Escapes text for an XML attribute value (`& < > " '`).
-pub fn escape_attribute(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// Escapes text for XML character data (`& < >`).
-pub fn escape_text(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    for c in value.chars() {
-        push_escaped(&mut out, c);
-    }
-    out
-}
-
-/// Resource hint for the `skill` tool result.
-pub fn resource_hint(provider: &str, resource_base: Option<&ResourceBase>) -> String {
-    match resource_base {
-        Some(ResourceBase::Directory { path }) => format!(
-            "This skill's files are in the directory {}. Relative paths in the instructions \
-             (scripts, references, assets) resolve against that directory. Open a resource \
-             only when the instructions call for it.",
-            escape_text(path)
-        ),
-        Some(ResourceBase::Url { url }) => format!(
-            "This skill's resources are published at {}. Relative references in the \
-             instructions resolve against that URL. Fetch a resource only when the \
-             instructions call for it.",
-            escape_text(url)
-        ),
-        Some(ResourceBase::Opaque { description }) => format!(
-            "Resources of this skill: {}. Use a resource only when the instructions call for it.",
-            escape_text(description)
-        ),
-        None => format!(
-            "Resources referenced by the instructions are managed by the {} skill provider; \
-             they have no local path or URL.",
-            escape_text(provider)
-        ),
-    }
-}
-
-/// The `skill` tool result for a loaded skill. The body is included as is.
-pub fn render_skill_content(
-    name: &str,
-    provider: &str,
-    resource_base: Option<&ResourceBase>,
-    content: &str,
-) -> String {
-    let name = escape_attribute(name);
-    let hint = resource_hint(provider, resource_base);
-    let mut out = String::with_capacity(name.len() + hint.len() + content.len() + 160);
-    out.push_str("<skill_content name=\"");
-    out.push_str(&name);
-    out.push_str("\">\n<skill_resources>\n");
-    out.push_str(&hint);
-    out.push_str("\n</skill_resources>\n<skill_instructions>\n");
-    out.push_str(content);
-    if !content.ends_with('\n') {
-        out.push('\n');
-    }
-    out.push_str("</skill_instructions>\n</skill_content>");
-    out
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
@@ -863,7 +793,7 @@ pub(crate) mod tests {
 
     #[test]
     fn from_summaries_keeps_model_invocable_names_and_descriptions() {
-        use crate::model::InvocationPolicy;
+        use crate::model::{InvocationPolicy, ResourceBase};
         let summary = |name: &str, model_invocable: bool| SkillSummary {
             name: name.into(),
             description: format!("about {name}"),
@@ -964,31 +894,5 @@ pub(crate) mod tests {
         assert_eq!(content_digest(&tombstone.text), Some(digest_hex("")));
         assert!(plan_step(&empty, None, true).is_some());
         assert_eq!(plan_step(&empty, Some(&digest_hex("")), true), None);
-    }
-
-    #[test]
-    fn skill_content() {
-        let dir = ResourceBase::Directory {
-            path: "/s/a&b".into(),
-        };
-        let text = render_skill_content("a\"<'>&", "local", Some(&dir), "Body\n");
-        assert!(text.starts_with(
-            "<skill_content name=\"a&quot;&lt;&#39;&gt;&amp;\">\n<skill_resources>\n"
-        ));
-        assert!(text.contains("/s/a&amp;b"));
-        assert!(
-            text.ends_with("<skill_instructions>\nBody\n</skill_instructions>\n</skill_content>")
-        );
-        let url = ResourceBase::Url {
-            url: "https://x/y/".into(),
-        };
-        assert!(render_skill_content("a", "p", Some(&url), "B").contains("https://x/y/"));
-        let opaque = ResourceBase::Opaque {
-            description: "kept by the vault".into(),
-        };
-        assert!(render_skill_content("a", "p", Some(&opaque), "B").contains("kept by the vault"));
-        let none = render_skill_content("a", "remote-x", None, "B");
-        assert!(none.contains("managed by the remote-x skill provider"));
-        assert!(none.ends_with("<skill_instructions>\nB\n</skill_instructions>\n</skill_content>"));
     }
 }

@@ -1,0 +1,344 @@
+// The package inside a harness of release 0.1.1-rc.2, as its author gets it:
+// a project whose node_modules holds the harness's framework copy
+// (`@deepseek-ai/cordis`, `@deepseek-ai/schemastery`; here npm aliases of the
+// nearest published versions, installed in the dev tree under neutral names
+// so the dev tree itself never resolves them), the scope package (our
+// stand-in) and this package installed from its packed tarball. npm `cordis`
+// and `schemastery` are there too, as packages that record being loaded and
+// throw: the entries must run on the harness's copy and never load them.
+// A second project has only npm `cordis`: the automatic entries run on it.
+import { spawnSync } from 'node:child_process'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { copyPackage, pack, projectWith, root, userEnv } from './pack'
+
+let base: string
+let env: NodeJS.ProcessEnv
+let harness: string
+let plain: string
+let files: string[]
+
+/** A package that records its loading in `globalThis.loadedNpmFramework` and throws. */
+function trap(project: string, name: string) {
+  const dir = path.join(project, 'node_modules', name)
+  fs.mkdirSync(dir, { recursive: true })
+  fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name, version: '4.0.0-rc.10', main: 'index.js' }))
+  fs.writeFileSync(
+    path.join(dir, 'index.js'),
+    `(globalThis.loadedNpmFramework ??= []).push(${JSON.stringify(name)})\nthrow new Error('npm ${name} was loaded')\n`,
+  )
+}
+
+function writeSkill(file: string, name: string, description: string, body: string) {
+  fs.mkdirSync(path.dirname(file), { recursive: true })
+  fs.writeFileSync(file, `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`)
+}
+
+beforeAll(() => {
+  base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-harness-')))
+  const home = path.join(base, 'home')
+  fs.mkdirSync(home)
+  env = userEnv(home)
+  const packed = pack(base, env)
+  files = packed.files
+  harness = projectWith(path.join(base, 'harness'), packed.tarball, env, { type: 'module' })
+  const devModules = path.join(root, 'node_modules')
+  copyPackage(harness, '@deepseek-ai/cordis', path.join(devModules, 'cordis-fork-stand-in'))
+  copyPackage(harness, '@deepseek-ai/schemastery', path.join(devModules, 'schemastery-fork-stand-in'))
+  copyPackage(harness, '@deepseek-ai/dsh-scope', path.join(__dirname, 'stand-ins', '@deepseek-ai', 'dsh-scope'))
+  trap(harness, 'cordis')
+  trap(harness, 'schemastery')
+  // The same installed package, in a project on npm cordis.
+  plain = path.join(base, 'plain')
+  fs.mkdirSync(path.join(plain, 'node_modules', '@deepseek-ai'), { recursive: true })
+  fs.writeFileSync(path.join(plain, 'package.json'), JSON.stringify({ name: 'plain', private: true, type: 'module' }))
+  fs.cpSync(
+    path.join(harness, 'node_modules', '@deepseek-ai', 'dsh-skill-native'),
+    path.join(plain, 'node_modules', '@deepseek-ai', 'dsh-skill-native'),
+    { recursive: true },
+  )
+  copyPackage(plain, 'cordis', path.join(devModules, 'cordis'))
+  copyPackage(plain, 'schemastery', path.join(devModules, 'schemastery'))
+  // Skills: one root for the host, one for a preset.
+  writeSkill(path.join(base, 'skills', 'host', 'review', 'SKILL.md'), 'review', 'Review (host).', 'Host review.')
+  writeSkill(path.join(base, 'skills', 'host', 'lint.md'), 'lint', 'Lint.', 'Lint it.')
+  writeSkill(path.join(base, 'skills', 'preset', 'review.md'), 'review', 'Review (preset).', 'Preset review.')
+  writeSkill(path.join(base, 'skills', 'preset', 'deploy.md'), 'deploy', 'Deploy.', 'Deploy it.')
+}, 180_000)
+
+afterAll(() => {
+  if (base) fs.rmSync(base, { recursive: true, force: true })
+})
+
+/** Run `script` with node in `project` (ES module unless `commonjs`); its last stdout line is JSON. */
+function run(project: string, script: string, options: { commonjs?: boolean; env?: NodeJS.ProcessEnv } = {}) {
+  const file = path.join(project, options.commonjs ? 'script.cjs' : 'script.mjs')
+  fs.writeFileSync(file, script)
+  const result = spawnSync(process.execPath, [file], { cwd: project, env: { ...env, ...options.env }, encoding: 'utf8', timeout: 60_000 })
+  const last = result.stdout.trim().split('\n').pop() ?? ''
+  return { code: result.status, stderr: result.stderr, out: last.startsWith('{') ? JSON.parse(last) : last }
+}
+
+const skillsDir = (name: string) => JSON.stringify(path.join(base, 'skills', name))
+
+describe('inside a harness with @deepseek-ai/cordis', () => {
+  it('ships the new entries', () => {
+    for (const file of [
+      'filesystem.mjs',
+      'harness.mjs',
+      'harness-filesystem.mjs',
+      'lib/filesystem.js',
+      'lib/harness.js',
+      'lib/harness-filesystem.js',
+      'lib/content.js',
+      'lib/cordis/framework.js',
+      'types/filesystem.d.ts',
+      'types/harness.d.ts',
+      'types/harness-filesystem.d.ts',
+      'types/cordis-common.d.ts',
+      'types/content.d.ts',
+    ]) {
+      expect(files).toContain(file)
+    }
+    expect(files.some((file) => file.startsWith('__test__/'))).toBe(false)
+  })
+
+  it('CommonJS: the automatic entries run on the harness copy and never load npm cordis', () => {
+    const { code, stderr, out } = run(
+      harness,
+      `
+      const { Context, Service } = require('@deepseek-ai/cordis')
+      const entry = require('@deepseek-ai/dsh-skill-native/cordis')
+      const SkillFileSystem = require('@deepseek-ai/dsh-skill-native/filesystem')
+      ;(async () => {
+        const ctx = new Context()
+        await ctx.plugin(entry.SkillRegistry)
+        await ctx.plugin(SkillFileSystem, { includeDefaultRoots: false, customSkillDirs: [${skillsDir('host')}], watch: false })
+        const skills = (await ctx.skills.list()).map((s) => [s.name, s.provider])
+        const review = await ctx.skills.get('review')
+        console.log(JSON.stringify({
+          framework: entry.framework,
+          extendsFork: entry.SkillService.prototype instanceof Service,
+          isService: ctx.skills instanceof entry.SkillRegistry,
+          skills,
+          content: entry.renderSkillContent(review),
+          npmLoaded: globalThis.loadedNpmFramework ?? [],
+          npmInCache: Object.keys(require.cache).filter((file) => /[\\\\/]node_modules[\\\\/](cordis|schemastery)[\\\\/]/.test(file)),
+        }))
+      })()
+      `,
+      { commonjs: true },
+    )
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(out).toEqual({
+      framework: '@deepseek-ai/cordis',
+      extendsFork: true,
+      isService: true,
+      skills: [
+        ['lint', 'filesystem'],
+        ['review', 'filesystem'],
+      ],
+      content: expect.stringContaining('</skill_resources>\n\n<skill_instructions>\nHost review.\n</skill_instructions>'),
+      npmLoaded: [],
+      npmInCache: [],
+    })
+  })
+
+  it('ESM: the …/harness entries are the same objects, and a skill-tool consumer works on the fork', () => {
+    const { code, stderr, out } = run(
+      harness,
+      `
+      import { Context } from '@deepseek-ai/cordis'
+      import SkillRegistry, * as registryEntry from '@deepseek-ai/dsh-skill-native/harness'
+      import * as SkillFileSystem from '@deepseek-ai/dsh-skill-native/harness/filesystem'
+      import * as autoEntry from '@deepseek-ai/dsh-skill-native/cordis'
+      import * as autoFileSystem from '@deepseek-ai/dsh-skill-native/filesystem'
+      const { BUNDLED_SKILL_RANK, escapeText, renderSkillContent, isUserInvocable } = registryEntry
+      const ctx = new Context()
+      await ctx.plugin(SkillRegistry)
+      await ctx.plugin(SkillFileSystem, { includeDefaultRoots: false, customSkillDirs: [${skillsDir('host')}], watch: false })
+      await ctx.plugin({
+        name: 'badge-skills',
+        inject: ['skills'],
+        apply(ctx) {
+          ctx.skills.registerProvider(() => ({
+            name: 'badge',
+            async list() {
+              return [{ name: 'badge', description: 'Show <badges>.', invocation: { modelInvocable: false, userInvocable: true },
+                source: 'bundled', provider: 'badge', rank: BUNDLED_SKILL_RANK, locator: 'badge' }]
+            },
+            async get(candidate) { return { ...candidate, content: 'Badges.' } },
+          }))
+        },
+      })
+      let changes = 0
+      ctx.on('skills/change', () => void changes++)
+      ctx.skills.register({ name: 'inline', description: 'Inline.', content: 'Inline.', source: 'runtime' })
+      const menu = (await ctx.skills.list({ cwd: process.cwd() })).filter(isUserInvocable).map((s) => s.name)
+      const badge = await ctx.skills.get('badge', { cwd: process.cwd(), signal: new AbortController().signal })
+      console.log(JSON.stringify({
+        same: [
+          registryEntry.SkillRegistry === autoEntry.SkillRegistry,
+          registryEntry.SkillLocal === autoEntry.SkillLocal,
+          SkillFileSystem.apply === autoFileSystem.apply,
+          SkillFileSystem.FileSystemSkillProvider === autoFileSystem.FileSystemSkillProvider,
+        ],
+        framework: registryEntry.framework,
+        changes,
+        menu,
+        badge: renderSkillContent(badge),
+        escaped: escapeText('<b> & </b>'),
+        npmLoaded: globalThis.loadedNpmFramework ?? [],
+      }))
+      `,
+    )
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(out).toEqual({
+      same: [true, true, true, true],
+      framework: '@deepseek-ai/cordis',
+      changes: 1,
+      menu: ['badge', 'inline', 'lint', 'review'],
+      badge: expect.stringMatching(/^<skill_content name="badge">\n<skill_resources>\n[^\n]*"?badge"?[^\n]*\n<\/skill_resources>\n\n<skill_instructions>\nBadges\.\n<\/skill_instructions>\n<\/skill_content>$/),
+      escaped: '&lt;b&gt; &amp; &lt;/b&gt;',
+      npmLoaded: [],
+    })
+  })
+
+  // The service files the preset's registration into the preset's layer,
+  // found through @deepseek-ai/dsh-scope (installed in this project, not configured).
+  it('scopes: a preset mounts its own filesystem provider in its scope (dsh-scope found, not configured)', () => {
+    const { code, stderr, out } = run(
+      harness,
+      `
+      import { Context } from '@deepseek-ai/cordis'
+      import SkillRegistry from '@deepseek-ai/dsh-skill-native/harness'
+      import * as SkillFileSystem from '@deepseek-ai/dsh-skill-native/harness/filesystem'
+      import scope from '@deepseek-ai/dsh-scope'
+      const ctx = new Context()
+      await ctx.plugin(SkillRegistry)
+      await ctx.plugin(SkillFileSystem, { includeDefaultRoots: false, customSkillDirs: [${skillsDir('host')}], watch: false })
+      const reviewer = scope.createScope({ name: 'reviewer' })
+      const preset = await scope.assignScope(ctx.extend(), reviewer).plugin(SkillFileSystem, {
+        includeDefaultRoots: false, customSkillDirs: [${skillsDir('preset')}], watch: false,
+      })
+      const view = async (options) => (await ctx.skills.list(options)).map((s) => s.name + ': ' + s.description)
+      const out = { host: await view({}), preset: await view({ scope: reviewer }) }
+      out.loaded = (await ctx.skills.get('review', { scope: reviewer }))?.content
+      await preset.dispose()
+      out.after = await view({ scope: reviewer })
+      console.log(JSON.stringify(out))
+      `,
+    )
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(out).toEqual({
+      host: ['lint: Lint.', 'review: Review (host).'],
+      preset: ['deploy: Deploy.', 'lint: Lint.', 'review: Review (preset).'],
+      loaded: 'Preset review.',
+      after: ['lint: Lint.', 'review: Review (host).'],
+    })
+  })
+
+  it('DSH_SKILL_CORDIS=cordis makes the automatic entries load npm cordis (here: the trap)', () => {
+    const { code, stderr } = run(harness, `await import('@deepseek-ai/dsh-skill-native/cordis')`, {
+      env: { DSH_SKILL_CORDIS: 'cordis' },
+    })
+    expect(code).not.toBe(0)
+    expect(stderr).toContain('npm cordis was loaded')
+    const pinned = run(harness, `const m = await import('@deepseek-ai/dsh-skill-native/harness'); console.log(JSON.stringify({ framework: m.framework }))`, {
+      env: { DSH_SKILL_CORDIS: 'cordis' },
+    })
+    expect(pinned.stderr).toBe('')
+    expect(pinned.out).toEqual({ framework: '@deepseek-ai/cordis' })
+  })
+
+  it('typings: a TypeScript harness on @deepseek-ai/cordis compiles against …/harness and …/harness/filesystem (strict)', { timeout: 180_000 }, () => {
+    const project = path.join(harness, 'ts')
+    fs.mkdirSync(project, { recursive: true })
+    fs.writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          typeRoots: [path.join(root, 'node_modules', '@types')],
+          types: ['node'],
+        },
+        files: ['consumer.ts'],
+      }),
+    )
+    fs.copyFileSync(path.join(__dirname, 'harness-typings', 'consumer.ts'), path.join(project, 'consumer.ts'))
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+    const result = spawnSync(process.execPath, [tsc, '-p', path.join(project, 'tsconfig.json')], { encoding: 'utf8', timeout: 170_000 })
+    expect(result.stdout + result.stderr).toBe('')
+    expect(result.status).toBe(0)
+  })
+})
+
+describe('in a project on npm cordis (no fork installed)', () => {
+  it('the automatic entries load npm cordis, from ESM and CommonJS', () => {
+    const esm = run(
+      plain,
+      `
+      import { Context } from 'cordis'
+      import SkillRegistry, { framework } from '@deepseek-ai/dsh-skill-native/cordis'
+      import * as SkillFileSystem from '@deepseek-ai/dsh-skill-native/filesystem'
+      const ctx = new Context()
+      await ctx.plugin(SkillRegistry)
+      await ctx.plugin(SkillFileSystem, { includeDefaultRoots: false, customSkillDirs: [${skillsDir('preset')}], watch: false })
+      console.log(JSON.stringify({ framework, skills: (await ctx.skills.list()).map((s) => s.provider + ':' + s.name) }))
+      `,
+    )
+    expect(esm.stderr).toBe('')
+    expect(esm.out).toEqual({ framework: 'cordis', skills: ['filesystem:deploy', 'filesystem:review'] })
+    const cjs = run(
+      plain,
+      `
+      const { framework, SkillRegistry } = require('@deepseek-ai/dsh-skill-native/cordis')
+      const { Service } = require('cordis')
+      const { name, FileSystemSkillProvider } = require('@deepseek-ai/dsh-skill-native/filesystem')
+      console.log(JSON.stringify({ framework, name, extendsNpm: SkillRegistry.prototype instanceof Service, provider: new FileSystemSkillProvider({ watch: false }).name }))
+      `,
+      { commonjs: true },
+    )
+    expect(cjs.stderr).toBe('')
+    expect(cjs.out).toEqual({ framework: 'cordis', name: 'skill-filesystem', extendsNpm: true, provider: 'filesystem' })
+    const pinned = run(plain, `await import('@deepseek-ai/dsh-skill-native/harness/filesystem')`)
+    expect(pinned.code).not.toBe(0)
+    expect(pinned.stderr).toContain("Cannot find module '@deepseek-ai/cordis'")
+  })
+
+  it('typings: a TypeScript consumer of …/cordis and …/filesystem compiles against the installed package (strict)', { timeout: 180_000 }, () => {
+    const project = path.join(plain, 'ts')
+    fs.mkdirSync(project, { recursive: true })
+    fs.writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          typeRoots: [path.join(root, 'node_modules', '@types')],
+          types: ['node'],
+        },
+        files: ['consumer.ts'],
+      }),
+    )
+    fs.copyFileSync(path.join(__dirname, 'release-typings', 'consumer.ts'), path.join(project, 'consumer.ts'))
+    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+    const result = spawnSync(process.execPath, [tsc, '-p', path.join(project, 'tsconfig.json')], { encoding: 'utf8', timeout: 170_000 })
+    expect(result.stdout + result.stderr).toBe('')
+    expect(result.status).toBe(0)
+  })
+})
