@@ -76,7 +76,8 @@ export interface LocalSkillProviderConfig {
    * `.agents/skills` and the user roots (`dshHome`, `agentsHome`), and the
    * bundled root from `$DSH_BUNDLED_SKILL_DIR`. With `false` only
    * `customSkillDirs`, an explicit `bundledSkillDir` and `compatRoots` are
-   * scanned; `nestedRoots`, `dshHome` and `agentsHome` are then rejected.
+   * scanned; `dshHome` and `agentsHome` are then unused (not an error), and
+   * `nestedRoots` is rejected as a contradiction.
    */
   readonly includeDefaultRoots?: boolean
   /**
@@ -226,7 +227,7 @@ export declare class LocalSkillProvider {
    * or use `registry.registerLocalProvider(config)`).
    * @throws TypeError for a field of the wrong type; Error for a non-positive-integer
    *   tunable, an empty path, an unknown `compatRoots` entry, an empty or reserved
-   *   `providerName`, or `nestedRoots`/`dshHome`/`agentsHome` with `includeDefaultRoots: false`.
+   *   `providerName`, or `nestedRoots` with `includeDefaultRoots: false`.
    */
   constructor(config?: LocalSkillProviderConfig)
   /**
@@ -258,10 +259,13 @@ export declare class LocalSkillProvider {
   /** One record per root and per file considered for `options.cwd`. */
   diagnose(options?: SkillLookupOptions): Promise<LocalDiagnosis>
   /**
-   * A first-party write or edit touched `path`: when it could be a skill entry
-   * of a configured root or of a project root a recent lookup used, the catalog
-   * is invalidated synchronously and listeners are notified once, watching or
-   * not. Returns whether it invalidated (`false` when not registered).
+   * A first-party write or edit touched `path`: when it is a skill entry
+   * (`<root>/<name>.md` or `<root>/<dir>/SKILL.md`) of a configured root or of
+   * a project root a recent lookup used, the catalog is invalidated
+   * synchronously and listeners are notified once, watching or not. A root,
+   * its ancestors, other files of a root, files inside a bundle and `.system`
+   * under the user DSH root invalidate nothing. Returns whether it
+   * invalidated (`false` when not registered).
    */
   observeHostMutation(path: string): boolean
   /**

@@ -153,7 +153,6 @@ fn name_rules() {
 fn description_rules() {
     for bad in [
         "description: \"\"",
-        "description: \"   \"",
         "description: 5",
         "description:",
         "",
@@ -172,6 +171,17 @@ fn description_rules() {
     }
     let p = ok(&doc("name: a\ndescription: >\n  folded\n  text", ""));
     assert_eq!(p.description, "folded text\n");
+    // Only whitespace is still a non-empty string (the registry accepts such a
+    // description from any provider): kept as written.
+    for (yaml, description) in [
+        ("description: \"   \"", "   "),
+        ("description: \"\\t\\n\"", "\t\n"),
+        ("description: \"\u{3000}\"", "\u{3000}"),
+    ] {
+        let p = ok(&doc(&format!("name: a\n{yaml}"), ""));
+        assert_eq!(p.description, description, "{yaml}");
+        assert_eq!(p, parse_with_full_reader(&doc(&format!("name: a\n{yaml}"), "")).expect("full reader"));
+    }
 }
 
 #[test]

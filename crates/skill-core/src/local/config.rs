@@ -143,7 +143,7 @@ pub enum ConfigError {
         /// The value as given.
         value: String,
     },
-    /// An option that only shapes the default roots, with
+    /// An option that only shapes the default roots (`nestedRoots`), with
     /// `includeDefaultRoots: false`.
     #[error(
         "{0} has no effect with includeDefaultRoots: false (only customSkillDirs, \
@@ -253,13 +253,12 @@ impl LocalOptions {
             };
             (Some(dsh_home), Some(agents_home))
         } else {
-            let shaping = [
-                ("nestedRoots", nested_roots),
-                ("dshHome", self.dsh_home.is_some()),
-                ("agentsHome", self.agents_home.is_some()),
-            ];
-            if let Some((field, _)) = shaping.into_iter().find(|(_, set)| *set) {
-                return Err(ConfigError::WithoutDefaultRoots(field));
+            // `dshHome` and `agentsHome` only place the user roots: without
+            // the default roots they are unused (several isolated providers
+            // can share one configuration shape). `nestedRoots` would add
+            // project roots that are not scanned: a contradiction.
+            if nested_roots {
+                return Err(ConfigError::WithoutDefaultRoots("nestedRoots"));
             }
             (None, None)
         };

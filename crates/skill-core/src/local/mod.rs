@@ -258,15 +258,16 @@ impl LocalProvider {
         })
     }
 
-    /// Whether a change at `path` could change a catalog of this provider:
-    /// it could be a skill entry (see [`roots::affects`]) of a configured root
-    /// (custom, user, bundled, compatibility) or of a project root (nested
-    /// ones included) a recent lookup used. Purely lexical.
+    /// Whether a first-party write at `path` could change a catalog of this
+    /// provider: `path` is a skill entry (see [`roots::is_entry`]: a flat
+    /// `<root>/<name>.md` or a bundle's `<root>/<dir>/SKILL.md`) of a
+    /// configured root (custom, user, bundled, compatibility) or of a project
+    /// root (nested ones included) a recent lookup used. Purely lexical.
     pub fn could_affect(&self, path: &Path) -> bool {
         let path = roots::normalize(path);
         self.known_roots()
             .iter()
-            .any(|root| roots::affects(&roots::normalize(&root.path), root.skips_system(), &path))
+            .any(|root| roots::is_entry(&roots::normalize(&root.path), root.skips_system(), &path))
     }
 
     /// The configured roots and the project roots of recent lookups.

@@ -122,10 +122,15 @@ fn host_mutations_invalidate_without_watching() {
     provider.discover(&ctx(Some(&project.join("src"))));
     for (path, relevant) in [
         (agents.join("new.md"), true),
-        (agents.join("renamed-bundle"), true),
         (agents.join("bundle/SKILL.md"), true),
         (agents.join("bundle/../other.md"), true),
-        (project.join(".dsh"), true),
+        // Only skill entries: not the root, its ancestors, a bundle
+        // directory, other files of the root or files inside a bundle.
+        (agents.clone(), false),
+        (project.join(".dsh"), false),
+        (project.clone(), false),
+        (agents.join("renamed-bundle"), false),
+        (agents.join("notes.txt"), false),
         (agents.join("bundle/references/x.md"), false),
         (project.join("src/main.rs"), false),
         (env.user_dsh().join(".system/SKILL.md"), false),
