@@ -269,9 +269,11 @@ export declare class LocalSkillProvider {
    */
   observeHostMutation(path: string): boolean
   /**
-   * Unregister from the registry (when registered), close the watchers, and
-   * settle every pending `list`/`get`/`diagnose`: they reject, as do later
-   * calls. Idempotent.
+   * Unregister from the registry (when registered) and close the watchers.
+   * `list`/`get`/`diagnose` keep working afterwards, unwatched; calls pending
+   * at disposal complete normally, except that one still waiting on the
+   * filesystem service (`config.fs`) a second later is released with an
+   * error. Idempotent; never rejects.
    */
   dispose(): Promise<void>
 }

@@ -151,12 +151,7 @@ fn name_rules() {
 
 #[test]
 fn description_rules() {
-    for bad in [
-        "description: \"\"",
-        "description: 5",
-        "description:",
-        "",
-    ] {
+    for bad in ["description: \"\"", "description: 5", "description:", ""] {
         let e = err(&doc(&format!("name: a\n{bad}"), ""));
         assert!(
             matches!(
@@ -180,7 +175,10 @@ fn description_rules() {
     ] {
         let p = ok(&doc(&format!("name: a\n{yaml}"), ""));
         assert_eq!(p.description, description, "{yaml}");
-        assert_eq!(p, parse_with_full_reader(&doc(&format!("name: a\n{yaml}"), "")).expect("full reader"));
+        assert_eq!(
+            p,
+            parse_with_full_reader(&doc(&format!("name: a\n{yaml}"), "")).expect("full reader")
+        );
     }
 }
 

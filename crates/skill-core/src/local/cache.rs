@@ -293,6 +293,14 @@ impl ParseCache {
         let state = self.lock();
         (state.entries.len(), state.bytes)
     }
+
+    /// Drop every kept parse and release the memory holding them (the cache
+    /// fills again as files are read).
+    pub fn clear(&self) {
+        let mut state = self.lock();
+        state.entries = LruCache::unbounded();
+        state.bytes = 0;
+    }
 }
 
 #[cfg(test)]
@@ -315,5 +323,24 @@ mod tests {
             assert_eq!(&text[range], parsed.body, "{text:?}");
         }
         assert_eq!(body_range(b"abc", "x"), None);
+    }
+
+    #[test]
+    fn clear_drops_every_entry() {
+        let dir = tempfile::TempDir::new().expect("tempdir");
+        let path = dir.path().join("a.md");
+        std::fs::write(&path, "---\nname: a\ndescription: d\n---\nBody\n").expect("write");
+        let cache = ParseCache::new(16, 1 << 20, Duration::ZERO);
+        assert!(matches!(
+            cache.read(&super::super::fs::StdFs, &path, 1 << 20),
+            ReadOutcome::Parsed(_)
+        ));
+        assert_eq!(cache.size().0, 1);
+        assert!(cache.size().1 > 0);
+        cache.clear();
+        assert_eq!(cache.size(), (0, 0));
+        // Filled again lazily.
+        cache.read(&super::super::fs::StdFs, &path, 1 << 20);
+        assert_eq!(cache.size().0, 1);
     }
 }

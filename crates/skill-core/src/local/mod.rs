@@ -116,6 +116,30 @@ pub enum LoadError {
     Outside(String),
 }
 
+/// The native memory a [`LocalProvider`] holds, from [`LocalProvider::memory`]
+/// (estimates: what the data structures hold, not what the allocator keeps).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryUse {
+    /// Files whose parse is cached.
+    pub parse_cache_files: usize,
+    /// Bytes the parse cache accounts for.
+    pub parse_cache_bytes: usize,
+    /// Scopes (roots) whose logged warnings are remembered.
+    pub warned: usize,
+    /// Everything: the provider, its configuration, the bounded record of
+    /// recent lookups, the parse cache and the remembered warnings.
+    pub total_bytes: usize,
+}
+
+/// The memory the bounded tables of recent lookups reserve up front (an LRU
+/// table allocates room for its capacity when it is created): 4,096 `cwd`s
+/// and `max_projects` projects, one 16-byte slot and one control byte per
+/// bucket, at most 7/8 of the buckets used.
+fn lookup_tables_bytes(max_projects: usize) -> usize {
+    let table = |capacity: usize| (capacity.saturating_mul(8) / 7).next_power_of_two() * 17;
+    table(4096) + table(max_projects.min(1 << 20))
+}
+
 /// The local filesystem skill provider.
 pub struct LocalProvider {
     config: LocalConfig,
@@ -346,7 +370,10 @@ impl LocalProvider {
         }
     }
 
-    /// Close the watcher. Discovery and loading keep working (unwatched).
+    /// Close the watcher and release what only a live, watched provider
+    /// needs: the watcher itself, the parse cache and the record of warnings
+    /// already logged. Discovery and loading keep working (unwatched); the
+    /// parse cache fills again if they are used. Idempotent.
     pub fn close(&self) {
         if self.closed.swap(true, Ordering::AcqRel) {
             return;
@@ -358,6 +385,33 @@ impl LocalProvider {
             .take();
         if let Some(o) = observer {
             o.close();
+        }
+        self.cache.clear();
+        self.warned.clear();
+    }
+
+    /// The native memory this provider holds, estimated (see [`MemoryUse`]).
+    pub fn memory(&self) -> MemoryUse {
+        let (parse_cache_files, parse_cache_bytes) = self.cache.size();
+        let (warned, warned_bytes) = self.warned.size();
+        let config = &self.config;
+        let paths = [&config.dsh_home, &config.agents_home, &config.claude_home]
+            .into_iter()
+            .chain([&config.codex_home, &config.bundled_skill_dir])
+            .flatten()
+            .chain(&config.custom_skill_dirs)
+            .map(|p| p.as_os_str().len() + 32)
+            .sum::<usize>();
+        MemoryUse {
+            parse_cache_files,
+            parse_cache_bytes,
+            warned,
+            total_bytes: std::mem::size_of::<Self>()
+                + paths
+                + config.provider_name.len()
+                + lookup_tables_bytes(config.watch.max_projects)
+                + parse_cache_bytes
+                + warned_bytes,
         }
     }
 

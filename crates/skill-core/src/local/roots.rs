@@ -196,9 +196,7 @@ pub fn is_entry(root: &Path, skips_system: bool, path: &Path) -> bool {
     let mut parts = rest.components().map(|c| c.as_os_str());
     match (parts.next(), parts.next(), parts.next()) {
         (Some(name), None, _) => name.as_encoded_bytes().ends_with(b".md"),
-        (Some(dir), Some(file), None) => {
-            file == "SKILL.md" && !(skips_system && dir == ".system")
-        }
+        (Some(dir), Some(file), None) => file == "SKILL.md" && !(skips_system && dir == ".system"),
         _ => false,
     }
 }

@@ -3,7 +3,7 @@
 use super::*;
 
 /// A provider whose parse cache trusts any file time older than the read.
-fn eager_cache(provider: &mut LocalProvider) {
+pub(super) fn eager_cache(provider: &mut LocalProvider) {
     provider.cache = cache::ParseCache::new(64, 1 << 20, std::time::Duration::ZERO);
 }
 

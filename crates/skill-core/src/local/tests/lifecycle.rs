@@ -87,6 +87,52 @@ fn observer_seam() {
 }
 
 #[test]
+fn close_releases_the_caches_and_reads_keep_working() {
+    let env = Env::new();
+    bundle(&env.user_dsh(), "a", "a");
+    let b = flat(&env.user_agents(), "b.md", "b");
+    write(&env.user_agents().join("bad.md"), "no frontmatter\n");
+    let mut provider = env.provider();
+    super::cache::eager_cache(&mut provider);
+    let fresh = provider.memory();
+    assert_eq!((fresh.parse_cache_files, fresh.warned), (0, 0));
+    let d = provider.discover(&ctx(None));
+    assert_eq!(names(&d), pairs(&[("a", "user-dsh"), ("b", "user-agents")]));
+    assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
+    let used = provider.memory();
+    assert_eq!(used.parse_cache_files, 3);
+    assert!(used.warned > 0);
+    assert!(used.total_bytes > fresh.total_bytes);
+
+    provider.close();
+    let closed = provider.memory();
+    assert_eq!(
+        (
+            closed.parse_cache_files,
+            closed.parse_cache_bytes,
+            closed.warned
+        ),
+        (0, 0, 0)
+    );
+    assert_eq!(closed.total_bytes, fresh.total_bytes);
+    provider.close();
+
+    // Reads are served after close: discovery (the parse cache fills again)
+    // and loading.
+    let again = provider.discover(&ctx(None));
+    assert_eq!(names(&again), names(&d));
+    assert!(again.observation.complete);
+    assert_eq!(provider.memory().parse_cache_files, 3);
+    let mut candidate = again.observation.candidates[1].clone();
+    candidate.path = Some(path_string(&b));
+    let loaded = provider
+        .load(&candidate, None)
+        .expect("load")
+        .expect("present");
+    assert_eq!(loaded.content, "# b\n\nBody of b.");
+}
+
+#[test]
 fn cancelled_discovery_is_incomplete() {
     let env = Env::new();
     for i in 0..40 {
