@@ -508,6 +508,26 @@ describe('local provider through a filesystem service', () => {
     await Promise.all([provider.dispose(), native.dispose(), fresh.dispose(), customOnly.dispose()])
   })
 
+  it('reads bytes that are not UTF-8 as the service does: U+FFFD for each bad sequence, on both paths', async () => {
+    const w = workspace()
+    const file = path.join(w.userDsh, 'latin.md')
+    fs.writeFileSync(
+      file,
+      Buffer.concat([Buffer.from('---\nname: latin\ndescription: caf'), Buffer.from([0xe9, 0x20, 0xf0, 0x9f, 0x41]), Buffer.from('\n---\nBody \xff\n', 'latin1')]),
+    )
+    const service = new FakeFs()
+    const viaService = new LocalSkillProvider({ ...w.config, fs: service, logger: recorder().logger })
+    const native = new LocalSkillProvider({ ...w.config, logger: recorder().logger })
+    const pick = async (p: InstanceType<typeof LocalSkillProvider>) => {
+      const c = (await p.list()).candidates.find((x) => x.name === 'latin')!
+      return [c.description, (await p.get(c))?.content]
+    }
+    const expected = ['caf\ufffd \ufffdA', 'Body \ufffd']
+    expect(await pick(native)).toEqual(expected)
+    expect(await pick(viaService)).toEqual(expected)
+    await Promise.all([native.dispose(), viaService.dispose()])
+  })
+
   it('disposing the provider releases calls waiting on a service that never answers, shortly after', async () => {
     const w = workspace()
     const service = new FakeFs()

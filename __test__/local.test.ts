@@ -156,7 +156,8 @@ describe('LocalSkillProvider.list', () => {
     expect(rec.warnings).toHaveLength(5)
     expect(rec.warnings.join('\n')).toMatch(/bad\.md skipped: missing frontmatter/)
     expect(rec.warnings.join('\n')).toMatch(/legacy\.md skipped: frontmatter key `userInvocable`/)
-    expect(rec.warnings.join('\n')).toMatch(/binary\.md skipped: not UTF-8 text/)
+    // Decoded as UTF-8 with U+FFFD for the bad bytes (as the fs-service path is): no closing line.
+    expect(rec.warnings.join('\n')).toMatch(/binary\.md skipped: unterminated frontmatter/)
     expect(rec.warnings.join('\n')).toMatch(/empty\.md skipped: empty file/)
     expect(rec.warnings.join('\n')).toMatch(/dangling\.md skipped: broken symbolic link/)
   })

@@ -946,3 +946,57 @@ fn fast_reader_agrees_on_fuzzer_findings() {
         assert_eq!(parse(&text), parse_with_full_reader(&text), "{yaml:?}");
     }
 }
+
+#[test]
+fn a_raw_nul_is_content_as_in_the_js_package() {
+    // The scanner takes U+0000 for the end of the input; the JS package reads
+    // it as an ordinary character, in a comment as in any scalar.
+    let p = ok(&doc(
+        "# a comment with \u{0}\nname: a\ndescription: \"x\u{0}y\"\nwhenToUse: plain \u{0} text\nmetadata:\n  lit: |\n    a\u{0}b\n  single: 'q\u{0}'",
+        "",
+    ));
+    assert_eq!(p.description, "x\u{0}y");
+    assert_eq!(p.when_to_use.as_deref(), Some("plain \u{0} text"));
+    let m = p.metadata.expect("metadata");
+    assert_eq!(m["lit"], Json::from("a\u{0}b\n"));
+    assert_eq!(m["single"], Json::from("q\u{0}"));
+    // Private-use characters around it keep their value.
+    let p = ok(&doc("name: a\ndescription: \"\u{e000}\u{0}\u{e001}\"", ""));
+    assert_eq!(p.description, "\u{e000}\u{0}\u{e001}");
+    // A NUL in a name is still not kebab-case.
+    assert!(matches!(
+        err(&doc("name: a\u{0}b\ndescription: d", "")),
+        FrontmatterError::Field { field: "name", .. }
+    ));
+}
+
+#[test]
+fn a_document_end_line_before_the_content_is_a_second_document() {
+    // The JS package ends an empty document at a leading `...` line and then
+    // refuses the one that follows.
+    for yaml in [
+        "...\nname: a\ndescription: d",
+        "# comment\n...\nname: a\ndescription: d",
+        "... # comment\nname: a\ndescription: d",
+    ] {
+        let e = err(&doc(yaml, ""));
+        assert!(
+            e.to_string().contains("more than one YAML document"),
+            "{yaml:?}: {e}"
+        );
+    }
+    // Alone (or before comments only) it is an empty document: not a mapping.
+    assert!(matches!(
+        err(&doc("...\n# comment", "")),
+        FrontmatterError::NotMapping(_)
+    ));
+    // After the content it ends the document, as before.
+    assert_eq!(ok(&doc("name: a\ndescription: d\n...", "")).name, "a");
+    // Not a marker: part of the text.
+    assert_eq!(
+        ok(&doc("name: a\ndescription: d\nwhenToUse: x\n  ...more", ""))
+            .when_to_use
+            .as_deref(),
+        Some("x ...more")
+    );
+}

@@ -424,6 +424,19 @@ impl LocalProvider {
     /// watching is healthy. Watch before reading, so a change made during the
     /// scan is seen. Its project roots are keyed by the project's scope.
     fn observe_roots(&self, project: Option<&Project>, roots: &[RootSpec]) -> bool {
+        // A root that cannot even be named is left out of discovery (see
+        // `RootStatus::Unusable`): there is nothing to watch either.
+        let usable: Vec<RootSpec>;
+        let roots = if roots.iter().any(|r| roots::unnameable(&r.path)) {
+            usable = roots
+                .iter()
+                .filter(|r| !roots::unnameable(&r.path))
+                .cloned()
+                .collect();
+            &usable[..]
+        } else {
+            roots
+        };
         match self.observer() {
             // Closed meanwhile (`close` marks the provider closed before it
             // closes the watcher): not watching is not a watching problem.

@@ -29,7 +29,8 @@ pub struct RootReport {
     pub source: &'static str,
     /// Rank.
     pub rank: f64,
-    /// `scanned`, `missing` or `error`.
+    /// `scanned`, `missing`, `error` (listing failed: discovery is
+    /// incomplete) or `unusable` (the path cannot be used at all: left out).
     pub status: &'static str,
     /// Why listing failed.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -104,11 +105,16 @@ impl LocalProvider {
         let mut candidates = Vec::with_capacity(scan.files.len());
         let scope = |root: usize| Scope::Root(scan.roots[root].0.path.clone());
         for (index, (_, status)) in scan.roots.iter().enumerate() {
-            if let RootStatus::Failed(reason) = status {
-                warnings.push((
+            match status {
+                RootStatus::Failed(reason) => warnings.push((
                     scope(index),
                     format!("{reason}; skill discovery is incomplete"),
-                ));
+                )),
+                RootStatus::Unusable(reason) => warnings.push((
+                    scope(index),
+                    format!("{reason}; it is left out"),
+                )),
+                _ => {}
             }
         }
         for file in &scan.files {
@@ -180,6 +186,10 @@ impl LocalProvider {
                     RootStatus::Failed(r) => {
                         warnings.push(format!("{r}; skill discovery is incomplete"));
                         ("error", Some(r.clone()))
+                    }
+                    RootStatus::Unusable(r) => {
+                        warnings.push(format!("{r}; it is left out"));
+                        ("unusable", Some(r.clone()))
                     }
                 };
                 RootReport {

@@ -201,6 +201,21 @@ pub fn is_entry(root: &Path, skips_system: bool, path: &Path) -> bool {
     }
 }
 
+/// Whether `path` cannot be named to the operating system at all: it holds a
+/// NUL byte, is longer than the platform's path limit, or has a component
+/// longer than 255 bytes (the file name limit of every common filesystem).
+/// Purely lexical; discovery finds the same from the error of listing it.
+pub fn unnameable(path: &Path) -> bool {
+    #[cfg(unix)]
+    const PATH_MAX: usize = libc::PATH_MAX as usize;
+    #[cfg(not(unix))]
+    const PATH_MAX: usize = 32_767;
+    let bytes = path.as_os_str().as_encoded_bytes();
+    bytes.contains(&0)
+        || bytes.len() >= PATH_MAX
+        || path.components().any(|c| c.as_os_str().len() > 255)
+}
+
 /// `path` made absolute (against the process's working directory) with `.`
 /// and `..` resolved lexically, without touching the filesystem.
 pub fn normalize(path: &Path) -> PathBuf {
@@ -363,6 +378,15 @@ mod tests {
         }
         let custom = RootSpec::new(PathBuf::from("/c"), Source::Custom);
         assert!(custom.affects(Path::new("/c/.system/SKILL.md")));
+    }
+
+    #[test]
+    fn unnameable_paths() {
+        assert!(!unnameable(Path::new("/h/.dsh/skills")));
+        assert!(unnameable(Path::new("/h/nul\0root")));
+        assert!(unnameable(&Path::new("/h").join("n".repeat(256))));
+        assert!(!unnameable(&Path::new("/h").join("n".repeat(255))));
+        assert!(unnameable(&PathBuf::from(["d"; 2100].join("/"))));
     }
 
     #[test]

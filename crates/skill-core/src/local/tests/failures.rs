@@ -149,3 +149,168 @@ fn each_problem_is_warned_once_until_it_goes_away() {
     // diagnose() always explains everything.
     assert_eq!(provider.diagnose(&ctx(None)).warnings.len(), 2);
 }
+
+/// Fails reads of chosen files with an OS error: every time, or only the
+/// first `transient` times.
+struct FailingReads {
+    files: Vec<PathBuf>,
+    code: i32,
+    transient: Option<std::sync::atomic::AtomicUsize>,
+}
+
+impl SkillFs for FailingReads {
+    on_disk!();
+    fn read_file(&self, path: &Path, cap: u64) -> io::Result<FileRead> {
+        if self.files.iter().any(|f| f == path) {
+            let fail = match &self.transient {
+                None => true,
+                Some(left) => left
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1))
+                    .is_ok(),
+            };
+            if fail {
+                return Err(io::Error::from_raw_os_error(self.code));
+            }
+        }
+        StdFs.read_file(path, cap)
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn an_entry_failing_the_same_way_twice_is_skipped_once_not_incomplete_forever() {
+    let env = Env::new();
+    let broken = flat(&env.user_agents(), "broken.md", "broken");
+    flat(&env.user_agents(), "open.md", "open");
+    let config = env.options().resolve_with(&|_| None).expect("config");
+    let provider = LocalProvider::with_fs(
+        config.clone(),
+        Arc::new(FailingReads {
+            files: vec![broken.clone()],
+            code: libc::EIO,
+            transient: None,
+        }),
+    );
+    let first = provider.discover(&ctx(None));
+    assert!(first.observation.complete, "{:?}", first.warnings);
+    assert_eq!(names(&first), pairs(&[("open", "user-agents")]));
+    assert_eq!(first.warnings.len(), 1, "{:?}", first.warnings);
+    assert!(
+        first.warnings[0].contains("broken.md skipped: cannot read:")
+            && first.warnings[0].contains("the same on a second attempt"),
+        "{:?}",
+        first.warnings
+    );
+    // Once: the next discoveries are complete and quiet.
+    for _ in 0..3 {
+        let again = provider.discover(&ctx(None));
+        assert!(again.observation.complete);
+        assert!(again.warnings.is_empty(), "{:?}", again.warnings);
+    }
+    let report = provider.diagnose(&ctx(None));
+    assert!(report.complete);
+    let file = report
+        .files
+        .iter()
+        .find(|f| f.path.ends_with("broken.md"))
+        .expect("reported");
+    assert_eq!(file.outcome, "skipped");
+    // get() of it: not loadable (with the reason), rather than an I/O error.
+    let mut candidate = first.observation.candidates[0].clone();
+    candidate.path = Some(path_string(&broken));
+    assert!(matches!(
+        provider.load(&candidate, None),
+        Err(LoadError::Invalid { .. })
+    ));
+
+    // A failure that does not repeat: loaded.
+    let flaky = LocalProvider::with_fs(
+        config.clone(),
+        Arc::new(FailingReads {
+            files: vec![broken.clone()],
+            code: libc::EIO,
+            transient: Some(std::sync::atomic::AtomicUsize::new(1)),
+        }),
+    );
+    let d = flaky.discover(&ctx(None));
+    assert!(d.observation.complete);
+    assert_eq!(
+        names(&d),
+        pairs(&[("broken", "user-agents"), ("open", "user-agents")])
+    );
+
+    // A shortage of the system (out of file descriptors) stays a reason to
+    // call discovery incomplete, as a permission problem does (above).
+    let short = LocalProvider::with_fs(
+        config,
+        Arc::new(FailingReads {
+            files: vec![broken],
+            code: libc::EMFILE,
+            transient: None,
+        }),
+    );
+    let d = short.discover(&ctx(None));
+    assert!(!d.observation.complete);
+    assert!(
+        d.warnings[0].contains("skill discovery is incomplete"),
+        "{:?}",
+        d.warnings
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_link_to_an_unreadable_special_file_is_skipped() {
+    use std::os::unix::fs::symlink;
+    let env = Env::new();
+    fs::create_dir_all(env.user_agents()).expect("mkdir");
+    // Opens, is a "regular" file of size 0, and every read fails with EIO.
+    symlink("/proc/self/mem", env.user_agents().join("x.md")).expect("link");
+    // A link whose target cannot be named (a component longer than NAME_MAX).
+    symlink("a".repeat(300), env.user_agents().join("y.md")).expect("link");
+    flat(&env.user_agents(), "open.md", "open");
+    let provider = env.provider();
+    let d = provider.discover(&ctx(None));
+    assert!(d.observation.complete, "{:?}", d.warnings);
+    assert_eq!(names(&d), pairs(&[("open", "user-agents")]));
+    assert_eq!(d.warnings.len(), 2, "{:?}", d.warnings);
+    assert!(provider.discover(&ctx(None)).warnings.is_empty());
+}
+
+#[cfg(unix)]
+#[test]
+fn a_root_that_cannot_be_named_is_reported_once_and_left_out() {
+    let env = Env::new();
+    flat(&env.user_agents(), "open.md", "open");
+    // Longer than PATH_MAX (4096 on Linux, 1024 on macOS).
+    let long = env.root().join(["d"; 2100].join("/"));
+    let provider = env.provider_with(LocalOptions {
+        custom_skill_dirs: Some(vec![path_string(&long), "/nul\0root".into()]),
+        ..env.options()
+    });
+    // Watched: the watcher is not asked to watch what cannot be named (it
+    // would stay unhealthy, and discovery incomplete, for good).
+    assert!(crate::watch::LocalWatcher::install(&provider));
+    let d = provider.discover(&ctx(None));
+    assert!(d.observation.complete, "{:?}", d.warnings);
+    assert_eq!(names(&d), pairs(&[("open", "user-agents")]));
+    assert_eq!(d.warnings.len(), 2, "{:?}", d.warnings);
+    assert!(
+        d.warnings
+            .iter()
+            .all(|w| w.contains("cannot be used") && w.ends_with("it is left out")),
+        "{:?}",
+        d.warnings
+    );
+    assert!(provider.discover(&ctx(None)).warnings.is_empty());
+    let report = provider.diagnose(&ctx(None));
+    assert!(report.complete);
+    assert_eq!(
+        report
+            .roots
+            .iter()
+            .filter(|r| r.status == "unusable")
+            .count(),
+        2
+    );
+}
