@@ -1103,7 +1103,11 @@ impl<'input, T: Input> Parser<'input, T> {
         'input: 'a,
     {
         let span: Span = {
-            if empty {
+            // [dsh-skill-native patch] A key longer than 1024 characters is
+            // no longer announced by a KEY token (see `stale_simple_keys`),
+            // yet in a flow mapping `key: value` stays a pair: take the
+            // value that follows.
+            if empty && !matches!(self.peek_token()?.1, TokenType::Value) {
                 let Token(mark, _) = *self.peek_token()?;
                 self.state = State::FlowMappingKey;
                 return Ok((Event::empty_scalar(), mark));

@@ -867,8 +867,17 @@ impl<'input, T: Input> Scanner<'input, T> {
         for sk in &mut self.simple_keys {
             if sk.possible
                 // If not in a flow construct, simple keys cannot span multiple lines.
-                && self.flow_level == 0
-                    && (sk.mark.line < self.mark.line || sk.mark.index + 1024 < self.mark.index)
+                && ((self.flow_level == 0 && sk.mark.line < self.mark.line)
+                    // [dsh-skill-native patch] Nowhere may an implicit key be
+                    // longer than 1024 characters (YAML 1.2, 7.4.2 / 8.2.2).
+                    // Upstream checks this outside flow constructs only, so a
+                    // possible key saved before a flow collection (`[[a, a,
+                    // ...]]`, `- [a, a, ...]`) stays possible until that
+                    // collection closes, and every token inside it is queued
+                    // first: hundreds of MB for a 1 MiB input. Going stale
+                    // after 1024 characters bounds the queue to the tokens
+                    // of 1024 characters.
+                    || sk.mark.index + 1024 < self.mark.index)
             {
                 if sk.required {
                     return Err(ScanError::new_str(self.mark, "simple key expect ':'"));
