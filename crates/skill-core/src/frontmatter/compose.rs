@@ -30,10 +30,15 @@ pub const MAX_BYTES: usize = 4 * 1024 * 1024;
 pub const MAX_DEPTH: usize = 128;
 /// The JS `yaml` package's default `maxAliasCount`.
 const MAX_ALIAS_COUNT: u64 = 100;
+/// Most directives (`%TAG`, `%YAML`, reserved) before the document: the
+/// parser keeps each `%TAG` in a map, and tens of thousands of them cost more
+/// than a whole document within the budget.
+pub const MAX_DIRECTIVES: usize = 1000;
 
 /// Compose `yaml` (the text between the `---` lines) into a value. `line_offset`
 /// is added to line numbers in messages (the frontmatter starts on line 2).
 pub fn compose(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterError> {
+    check_directive_count(yaml)?;
     // Three characters the JS package reads as ordinary content where the
     // scanner would not: U+FEFF after the start of the stream (the scanner
     // refuses it), a carriage return not followed by a line feed (the
@@ -77,6 +82,30 @@ pub fn compose(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterE
             })
             .collect()
     }))
+}
+
+/// Refuse more than [`MAX_DIRECTIVES`] directives. Directives are the lines
+/// starting with `%` before the document's `---` line (every line, when there
+/// is none: a `%` line there is an error or, at the top of a block scalar,
+/// text of a document that is not a mapping, refused either way).
+fn check_directive_count(yaml: &str) -> Result<(), FrontmatterError> {
+    let mut directives = 0usize;
+    for line in yaml.split('\n') {
+        if let Some(rest) = line.strip_prefix("---") {
+            if rest.is_empty() || rest.starts_with([' ', '\t', '\r']) {
+                break;
+            }
+        }
+        if line.starts_with('%') {
+            directives += 1;
+            if directives > MAX_DIRECTIVES {
+                return Err(FrontmatterError::Yaml(format!(
+                    "more than {MAX_DIRECTIVES} directives (`%` lines) before the document"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Tabs right after a `:` separate a key from its value (YAML 1.2, and the JS

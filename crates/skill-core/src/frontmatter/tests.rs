@@ -1000,3 +1000,122 @@ fn a_document_end_line_before_the_content_is_a_second_document() {
         Some("x ...more")
     );
 }
+
+#[test]
+fn implicit_keys_over_1024_characters_in_flow_collections() {
+    let long = "k".repeat(1100);
+    // In a flow mapping the JS package accepts them: so does this reader.
+    for (yaml, key) in [
+        (format!("  m: {{\"{long}\": v}}"), long.clone()),
+        (format!("  m: {{{long}: v, b: c}}"), long.clone()),
+    ] {
+        let p = ok(&doc(
+            &format!("name: a\ndescription: d\nmetadata:\n{yaml}"),
+            "",
+        ));
+        let m = p.metadata.expect("metadata");
+        assert_eq!(m["m"][key.as_str()], Json::from("v"), "{yaml}");
+    }
+    // In a flow sequence it refuses them (`KEY_OVER_1024_CHARS`): so does this
+    // reader. A long entry that is not a key is fine.
+    assert!(matches!(
+        err(&doc(
+            &format!("name: a\ndescription: d\nx: [\"{long}\": v]"),
+            ""
+        )),
+        FrontmatterError::Yaml(_)
+    ));
+    let p = ok(&doc(
+        &format!("name: a\ndescription: d\nmetadata:\n  x: [\"{long}\", v]"),
+        "",
+    ));
+    assert_eq!(p.metadata.expect("metadata")["x"][1], Json::from("v"));
+}
+
+/// How many characters the YAML scanner reads before the parser hands out
+/// `events` events (or fails).
+fn read_ahead(yaml: &str, events: usize) -> usize {
+    use saphyr_parser::Parser;
+    use std::cell::Cell;
+    let read = Cell::new(0usize);
+    let chars = yaml.chars().inspect(|_| read.set(read.get() + 1));
+    let mut parser = Parser::new_from_iter(chars);
+    for _ in 0..events {
+        match parser.next_event() {
+            Some(Ok(_)) => {}
+            _ => break,
+        }
+    }
+    read.get()
+}
+
+#[test]
+fn the_scanner_does_not_queue_a_whole_flow_collection_behind_a_possible_key() {
+    // `x: [[a, a, ...]]`, `- [a, a, ...]`, `[a, a, ...]` at the top: a key
+    // saved before a flow collection used to stay possible until the
+    // collection closed, every token inside it queued first (1 MiB of them:
+    // 180-260 MB before the composer saw an event). Implicit keys go stale
+    // after 1024 characters (YAML 1.2; crates/saphyr-parser/PATCHES.md), so
+    // events come after reading about that much.
+    let body = "a,".repeat(100_000);
+    for yaml in [
+        format!("x: [[{body}a]]"),
+        format!("- [{body}a]"),
+        format!("[{body}a]"),
+        format!("x: {{[{body}a]: v}}"),
+        format!("x: [&a [{body}a]]"),
+    ] {
+        let read = read_ahead(&yaml, 20);
+        assert!(
+            read < 4096,
+            "{}...: {read} characters read for 20 events",
+            &yaml[..12]
+        );
+    }
+}
+
+#[test]
+fn a_flow_collection_after_a_possible_key_is_refused_by_the_node_budget() {
+    let mut yaml = String::from("name: a\ndescription: d\nx: [[");
+    while yaml.len() < 1 << 20 {
+        yaml.push_str("a,");
+    }
+    yaml.push_str("a]]");
+    for shape in [
+        yaml.clone(),
+        yaml.replacen("x: [[", "x: {[", 1).replace("a]]", "a]: v}"),
+    ] {
+        let e = err(&doc(&shape, ""));
+        assert!(
+            matches!(e, FrontmatterError::Expands(_)),
+            "{}: {e}",
+            &shape[..40]
+        );
+    }
+}
+
+#[test]
+fn directives_are_bounded() {
+    let tags = |n: usize| {
+        (0..n)
+            .map(|i| format!("%TAG !t{i}! tag:example.com,2000:\n"))
+            .collect::<String>()
+    };
+    let within = format!(
+        "{}--- \nname: a\ndescription: d",
+        tags(super::compose::MAX_DIRECTIVES)
+    );
+    assert_eq!(ok(&doc(&within, "")).name, "a");
+    let beyond = format!(
+        "{}--- \nname: a\ndescription: d",
+        tags(super::compose::MAX_DIRECTIVES + 1)
+    );
+    let e = err(&doc(&beyond, ""));
+    assert!(e.to_string().contains("more than 1000 directives"), "{e}");
+    // `%` lines inside the document are text, not directives.
+    let text = format!(
+        "name: a\ndescription: d\nwhenToUse: |\n{}",
+        "  %x\n".repeat(super::compose::MAX_DIRECTIVES + 5)
+    );
+    assert!(ok(&doc(&text, "")).when_to_use.is_some());
+}

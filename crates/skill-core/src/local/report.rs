@@ -110,10 +110,9 @@ impl LocalProvider {
                     scope(index),
                     format!("{reason}; skill discovery is incomplete"),
                 )),
-                RootStatus::Unusable(reason) => warnings.push((
-                    scope(index),
-                    format!("{reason}; it is left out"),
-                )),
+                RootStatus::Unusable(reason) => {
+                    warnings.push((scope(index), format!("{reason}; it is left out")))
+                }
                 _ => {}
             }
         }

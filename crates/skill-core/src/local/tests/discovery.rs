@@ -156,7 +156,10 @@ fn bad_files_are_skipped_and_siblings_load() {
     );
     // Bytes that are not UTF-8 are decoded as the JS `fs` service path and the
     // TypeScript provider decoded them: each bad sequence becomes U+FFFD.
-    assert_eq!(d.observation.candidates[2].summary.description, "caf\u{fffd}");
+    assert_eq!(
+        d.observation.candidates[2].summary.description,
+        "caf\u{fffd}"
+    );
     assert_eq!(
         d.observation.candidates[1].summary.invocation,
         InvocationPolicy {
