@@ -156,9 +156,13 @@ export interface LocalRootDiagnosis {
   readonly source: SkillSource
   /** Rank of skills found there (lower wins). */
   readonly rank: number
-  /** `scanned`, `missing` (an empty root) or `error` (discovery incomplete). */
-  readonly status: 'scanned' | 'missing' | 'error'
-  /** Why listing failed (status `error`). */
+  /**
+   * `scanned`, `missing` (an empty root), `error` (discovery incomplete) or
+   * `unusable` (the path cannot be used at all: too long, or a NUL byte; the
+   * root is left out and discovery stays complete).
+   */
+  readonly status: 'scanned' | 'missing' | 'error' | 'unusable'
+  /** Why listing failed (statuses `error` and `unusable`). */
   readonly reason?: string
 }
 
