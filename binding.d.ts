@@ -144,8 +144,17 @@ export declare class NativeLocalProvider {
    * caller notifies them synchronously through its registration's control.
    */
   observeHostMutation(path: string): boolean
-  /** Stop watching (idempotent). Discovery keeps working, unwatched. */
+  /**
+   * Stop watching and release the native state only a watched provider
+   * needs (the watcher, the parse cache, the record of logged warnings);
+   * idempotent. Discovery and loading keep working, unwatched.
+   */
   close(): void
+  /**
+   * The native memory this provider holds (estimates) and what V8 was
+   * told about it. A diagnostic.
+   */
+  memoryUse(): NativeMemoryUse
   /** Whether `close()` was called. */
   get closed(): boolean
   /**
@@ -456,6 +465,20 @@ export interface NativeLocalProviderConfig {
   watchMaxProjects?: number
   /** Follow symbolic links when watching (default true). */
   watchFollowSymlinks?: boolean
+}
+
+/** The native memory of a provider (estimates; see `memoryUse()`). */
+export interface NativeMemoryUse {
+  /** Files whose parse is cached. */
+  parseCacheFiles: number
+  /** Bytes the parse cache accounts for. */
+  parseCacheBytes: number
+  /** Roots whose logged warnings are remembered. */
+  warned: number
+  /** Everything the provider holds natively. */
+  totalBytes: number
+  /** What V8 was told (external memory) for this object. */
+  reportedBytes: number
 }
 
 /** A directory probed for `.git` (`resolve(git)` then `stat`). */

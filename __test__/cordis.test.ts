@@ -511,9 +511,11 @@ describe('SkillLocal', () => {
     expect(invalidations).toBe(3)
     emit(target(path.join(custom, 'throws.md')), 'v', { name: 'write' })
     expect(warnings('skill-local')).toEqual([expect.stringContaining('cannot observe')])
-    // The registration goes away: the provider disposes itself.
+    // The registration goes away: the provider disposes itself (its watchers
+    // close, reads are still served, nothing is left to invalidate).
     controller.abort()
-    await expect(provider.list({})).rejects.toThrow(/disposed/)
+    expect(await provider.list({})).toMatchObject({ complete: true })
+    expect(original(path.join(custom, 'a.md'))).toBe(false)
   })
 
   for (const watch of [false, true]) {
@@ -558,7 +560,14 @@ describe('SkillLocal', () => {
       })
       const renamed = path.join(project, '.dsh', 'skills', 'code-review')
       fs.renameSync(bundle, renamed)
-      expect(emit({ targetKey: renamed, displayPath: renamed }, { kind: 'present', version: 'v' }, { name: 'edit' })).toBe(1)
+      // Only a skill entry counts (SPEC-HEAD §B): not the bundle directory,
+      // the root, or a file inside a bundle.
+      const root = path.join(project, '.dsh', 'skills')
+      for (const displayPath of [renamed, root, path.join(renamed, 'references', 'notes.md')]) {
+        expect(emit({ targetKey: displayPath, displayPath }, { kind: 'present', version: 'v' }, { name: 'edit' })).toBe(0)
+      }
+      const entry = path.join(renamed, 'SKILL.md')
+      expect(emit({ targetKey: entry, displayPath: entry }, { kind: 'present', version: 'v' }, { name: 'edit' })).toBe(1)
       expect((await ctx.skills.list({ cwd: project })).find((s) => s.name === 'review')?.resourceBase).toEqual({
         kind: 'directory',
         path: renamed,

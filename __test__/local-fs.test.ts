@@ -508,19 +508,54 @@ describe('local provider through a filesystem service', () => {
     await Promise.all([provider.dispose(), native.dispose(), fresh.dispose(), customOnly.dispose()])
   })
 
-  it('disposing the provider settles calls waiting on a service that never answers', async () => {
+  it('reads bytes that are not UTF-8 as the service does: U+FFFD for each bad sequence, on both paths', async () => {
+    const w = workspace()
+    const file = path.join(w.userDsh, 'latin.md')
+    fs.writeFileSync(
+      file,
+      Buffer.concat([Buffer.from('---\nname: latin\ndescription: caf'), Buffer.from([0xe9, 0x20, 0xf0, 0x9f, 0x41]), Buffer.from('\n---\nBody \xff\n', 'latin1')]),
+    )
+    const service = new FakeFs()
+    const viaService = new LocalSkillProvider({ ...w.config, fs: service, logger: recorder().logger })
+    const native = new LocalSkillProvider({ ...w.config, logger: recorder().logger })
+    const pick = async (p: InstanceType<typeof LocalSkillProvider>) => {
+      const c = (await p.list()).candidates.find((x) => x.name === 'latin')!
+      return [c.description, (await p.get(c))?.content]
+    }
+    const expected = ['caf\ufffd \ufffdA', 'Body \ufffd']
+    expect(await pick(native)).toEqual(expected)
+    expect(await pick(viaService)).toEqual(expected)
+    await Promise.all([native.dispose(), viaService.dispose()])
+  })
+
+  it('disposing the provider releases calls waiting on a service that never answers, shortly after', async () => {
     const w = workspace()
     const service = new FakeFs()
     const provider = new LocalSkillProvider({ ...w.config, fs: service, logger: recorder().logger })
-    const candidate = (await provider.list()).candidates.find((c) => c.name === 'user')!
+    const listed = (await provider.list()).candidates
+    const candidate = listed.find((c) => c.name === 'user')!
+    const other = listed.find((c) => c.name === 'zz')!
     service.fail('listDir', w.userDsh, 'hang')
     service.fail('readText', path.join(w.userDsh, 'user.md'), 'hang')
     const pending = [provider.list({ cwd: w.cwd }), provider.diagnose({ cwd: w.cwd }), provider.get(candidate)]
     for (const p of pending) p.catch(() => {})
+    // A call pending on a part of the service that answers completes normally
+    // across dispose.
+    const answered = provider.get(other)
+    const settled = pending.map(() => false)
+    pending.forEach((p, i) => p.then(() => (settled[i] = true), () => (settled[i] = true)))
+    const disposedAt = Date.now()
     await provider.dispose()
-    for (const p of pending) await expect(p).rejects.toThrow('the local skill provider was disposed')
-    // Later calls reject at once.
-    await expect(provider.list()).rejects.toThrow('the local skill provider was disposed')
+    expect((await answered)?.name).toBe('zz')
+    // Still waiting right after dispose; released within the grace period.
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(settled).toEqual([false, false, false])
+    for (const p of pending) await expect(p).rejects.toThrow('disposed while the filesystem service had not answered')
+    expect(Date.now() - disposedAt).toBeLessThan(5000)
+    // Later calls are served (the service answers again).
+    service.clear()
+    expect((await provider.list({ cwd: w.cwd })).candidates.map((c) => c.name)).toContain('user')
+    expect((await provider.get(candidate))?.name).toBe('user')
   })
 
   it('rejects a service of the wrong shape', () => {

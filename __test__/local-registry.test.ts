@@ -198,7 +198,9 @@ describe('native local provider inside the registry', () => {
     expect((await registry.snapshot({ cwd: w.cwd })).complete).toBe(true)
     fs.rmdirSync(loop)
     fs.symlinkSync(loop, loop)
-    local.observeHostMutation(loop)
+    // A root itself is not a skill entry: a write there invalidates nothing.
+    expect(local.observeHostMutation(loop)).toBe(false)
+    registry.invalidateProvider(local)
     expect((await registry.snapshot({ cwd: w.cwd })).complete).toBe(false)
     expect(log.warnings.filter((m) => m.includes('cannot list skill root'))).toHaveLength(2)
     await local.dispose()

@@ -288,8 +288,9 @@ describe('providerName and includeDefaultRoots', () => {
     expect(make({ includeDefaultRoots: false, nestedRoots: true })).toThrow(
       'nestedRoots has no effect with includeDefaultRoots: false',
     )
-    expect(make({ includeDefaultRoots: false, dshHome: '/x' })).toThrow('dshHome has no effect with includeDefaultRoots: false')
-    expect(make({ includeDefaultRoots: false, agentsHome: '/x' })).toThrow('agentsHome has no effect')
+    // Without the default roots, dshHome and agentsHome are unused, not an error.
+    expect(make({ includeDefaultRoots: false, dshHome: '/x', agentsHome: '/y' })().name).toBe('local')
+    expect(make({ includeDefaultRoots: false, dshHome: 7 })).toThrow(/config\.dshHome must be a string/)
     expect(make({ includeDefaultRoots: false })().name).toBe('local')
   })
 })

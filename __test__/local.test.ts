@@ -156,7 +156,8 @@ describe('LocalSkillProvider.list', () => {
     expect(rec.warnings).toHaveLength(5)
     expect(rec.warnings.join('\n')).toMatch(/bad\.md skipped: missing frontmatter/)
     expect(rec.warnings.join('\n')).toMatch(/legacy\.md skipped: frontmatter key `userInvocable`/)
-    expect(rec.warnings.join('\n')).toMatch(/binary\.md skipped: not UTF-8 text/)
+    // Decoded as UTF-8 with U+FFFD for the bad bytes (as the fs-service path is): no closing line.
+    expect(rec.warnings.join('\n')).toMatch(/binary\.md skipped: unterminated frontmatter/)
     expect(rec.warnings.join('\n')).toMatch(/empty\.md skipped: empty file/)
     expect(rec.warnings.join('\n')).toMatch(/dangling\.md skipped: broken symbolic link/)
   })
@@ -432,20 +433,65 @@ describe('lifecycle', () => {
     expect(calls).toBe(1)
     const native = (provider as unknown as Record<symbol, { closed: boolean }>)[kNative]
     expect(native.closed).toBe(true)
-    // A disposed provider is gone: calls reject.
-    await expect(provider.list({})).rejects.toThrow('the local skill provider was disposed')
-    await expect(provider.diagnose({})).rejects.toThrow('the local skill provider was disposed')
+    // Disposing only closes the watchers: reads are still served.
+    expect((await provider.list({})).candidates.map((c) => c.name)).toEqual(['s'])
+    expect((await provider.diagnose({})).files.map((f) => f.outcome)).toEqual(['loaded'])
   })
 
-  it('disposing settles pending calls', async () => {
+  it('dispose never rejects: a failing unregistration is logged', async () => {
     const l = layout()
+    const log = recorder()
+    const provider = new LocalSkillProvider({ ...l.config, logger: log.logger })
+    ;(provider as unknown as Record<symbol, () => void>)[kOnDispose] = () => {
+      throw new Error('unregistration failed')
+    }
+    await expect(provider.dispose()).resolves.toBeUndefined()
+    await expect(provider.dispose()).resolves.toBeUndefined()
+    expect(log.warnings).toEqual([expect.stringContaining('unregistration failed')])
+  })
+
+  it('pending calls complete normally across dispose, and reads keep working after it', async () => {
+    const l = layout({ watch: true })
     for (let i = 0; i < 50; i++) write(path.join(l.home, `.dsh/skills/s${i}.md`), skill(`s${i}`))
     const provider = new LocalSkillProvider(l.config)
     const candidate = (await provider.list({})).candidates[0]
-    const pending = [provider.list({}), provider.get(candidate, {}), provider.diagnose({})]
-    for (const p of pending) p.catch(() => {})
-    void provider.dispose()
-    for (const p of pending) await expect(p).rejects.toThrow('the local skill provider was disposed')
+    const pending = [provider.list({}), provider.get(candidate, {}), provider.diagnose({})] as const
+    await provider.dispose()
+    const [listed, loaded, diagnosis] = await Promise.all(pending)
+    expect(listed.candidates).toHaveLength(50)
+    expect(listed.complete).toBe(true)
+    expect(loaded?.content).toBe('# s0\n\nBody of s0.')
+    expect(diagnosis.files).toHaveLength(50)
+    // Later calls are served too, unwatched, from a fresh read of the disk.
+    write(path.join(l.home, '.dsh/skills/late.md'), skill('late'))
+    const after = await provider.list({})
+    expect(after.candidates.map((c) => c.name)).toContain('late')
+    expect(after.complete).toBe(true)
+    expect((await provider.get(candidate, {}))?.name).toBe('s0')
+    await provider.dispose()
+  })
+
+  it('dispose releases the native caches and tells V8 what stays', async () => {
+    const l = layout({ watch: true })
+    for (let i = 0; i < 20; i++) write(path.join(l.home, `.agents/skills/s${i}/SKILL.md`), skill(`s${i}`))
+    write(path.join(l.home, '.agents/skills/broken.md'), 'no frontmatter\n')
+    const provider = new LocalSkillProvider({ ...l.config, logger: recorder().logger })
+    type Memory = { parseCacheFiles: number; parseCacheBytes: number; warned: number; totalBytes: number; reportedBytes: number }
+    const native = (provider as unknown as Record<symbol, { memoryUse(): Memory }>)[kNative]
+    const fresh = native.memoryUse()
+    // What the provider holds is reported as external memory from the start.
+    expect(fresh.reportedBytes).toBe(fresh.totalBytes)
+    expect(fresh.totalBytes).toBeGreaterThan(0)
+    await provider.list({})
+    const used = native.memoryUse()
+    expect(used.warned).toBe(1)
+    expect(used.totalBytes).toBeGreaterThan(fresh.totalBytes)
+    expect(used.reportedBytes).toBe(used.totalBytes)
+    await provider.dispose()
+    const disposed = native.memoryUse()
+    expect([disposed.parseCacheFiles, disposed.parseCacheBytes, disposed.warned]).toEqual([0, 0, 0])
+    expect(disposed.totalBytes).toBe(fresh.totalBytes)
+    expect(disposed.reportedBytes).toBe(disposed.totalBytes)
   })
 })
 
@@ -487,7 +533,9 @@ describe('the TypeScript constructor: new LocalSkillProvider(ctx, control, confi
     expect(native.closed).toBe(false)
     c.controller.abort()
     expect(native.closed).toBe(true)
-    await expect(provider.list({})).rejects.toThrow(/disposed/)
+    // Disposed (the watchers closed), it still serves reads; there is no
+    // registration left to invalidate.
+    expect((await provider.list({})).candidates.map((c) => c.name)).toEqual(['good'])
     expect(provider.observeHostMutation(path.join(root, 'new.md'))).toBe(false)
     // An already aborted signal: disposed at once.
     const late = control()

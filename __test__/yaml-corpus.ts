@@ -308,7 +308,8 @@ export function oracle(fileText: string): Expected | undefined | typeof CYCLIC {
     if (Object.hasOwn(d, legacy)) return undefined
   }
   if (typeof d.name !== 'string' || !KEBAB.test(d.name)) return undefined
-  if (typeof d.description !== 'string' || d.description.trim() === '') return undefined
+  // A description of only whitespace is kept as written (non-empty).
+  if (typeof d.description !== 'string' || d.description === '') return undefined
   const flag = (key: string): boolean | undefined | 'bad' => {
     if (!Object.hasOwn(d, key)) return undefined
     const v = d[key]

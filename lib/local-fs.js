@@ -11,7 +11,8 @@
 // ever waits on a JS promise.
 //
 // Every operation takes `stop`: the signals that end it (the caller's signal
-// and the provider's lifetime). Once one aborts, no new service call starts.
+// and, for a call still pending when the provider is disposed, its release
+// shortly after). Once one aborts, no new service call starts.
 // The caller's `signal` itself is what `stat` and `readText` receive.
 
 const { abortError, describeError } = require('./util.js')

@@ -2,8 +2,8 @@
 // The `local` skill provider: a thin JS shell over the native provider.
 // Discovery and loading run in Rust on the libuv thread pool; this layer
 // validates the configuration types, fills in the defaults that come from the
-// environment, races the caller's AbortSignal and the provider's lifetime, and
-// logs warnings through the configured logger. With a host filesystem service
+// environment, races the caller's AbortSignal, and logs warnings through the
+// configured logger. With a host filesystem service
 // (`config.fs`, or the `fs` service of the Cordis context), the I/O goes
 // through the service instead (see local-fs.js) and the provider registers as
 // a JS provider.
@@ -13,7 +13,7 @@ const path = require('node:path')
 const binding = require('./native.js')
 const { kAttach, kLogger, kNative, kOnDispose } = require('./symbols.js')
 const fsSeam = require('./local-fs.js')
-const { checkCwd, raceSignal, resolveLogger, safeWarn, throwIfAborted } = require('./util.js')
+const { checkCwd, describeError, raceSignal, resolveLogger, safeWarn, throwIfAborted } = require('./util.js')
 
 const STRING_FIELDS = ['providerName', 'dshHome', 'agentsHome', 'bundledSkillDir']
 const BOOLEAN_FIELDS = ['includeDefaultRoots', 'nestedRoots', 'watch', 'watchUsePolling', 'watchFollowSymlinks']
@@ -24,8 +24,15 @@ const NUMBER_FIELDS = [
   'watchMaxProjects',
 ]
 
-/** The message of the error pending and later calls reject with after `dispose()`. */
-const DISPOSED = 'the local skill provider was disposed'
+/**
+ * How long a call still waiting on the filesystem service when the provider is
+ * disposed may keep waiting; then it is released with an error, so disposal
+ * never leaves a caller waiting forever on a service that never answers.
+ */
+const SERVICE_GRACE_MS = 1000
+
+/** The message of the error such a call rejects with. */
+const RELEASED = 'the local skill provider was disposed while the filesystem service had not answered'
 
 function describe(value) {
   if (value === null) return 'null'
@@ -173,8 +180,8 @@ class LocalSkillProvider {
   #fs
   /** `control.invalidate` of the current registration. */
   #invalidate
-  /** Aborted by `dispose()`: settles every pending call. */
-  #lifetime = new AbortController()
+  /** One controller per call waiting on the filesystem service (see `#service`). */
+  #waiting = new Set()
 
   /**
    * `new LocalSkillProvider(config)`, or the plugin form
@@ -240,27 +247,29 @@ class LocalSkillProvider {
     return this.#name
   }
 
-  /** Reject with the caller's abort reason or the disposal, whichever comes first. */
-  #settle(work, signal) {
-    return raceSignal(raceSignal(work, signal), this.#lifetime.signal)
-  }
-
-  /** Checks every call makes first: the caller's signal, then disposal. */
-  #enter(signal) {
-    throwIfAborted(signal)
-    throwIfAborted(this.#lifetime.signal)
-    return [signal, this.#lifetime.signal]
+  /**
+   * Run `work(stop)` for a call through the filesystem service: `stop` (the
+   * caller's signal and this call's release) ends it. A call still waiting on
+   * the service when the provider is disposed is released `SERVICE_GRACE_MS`
+   * later (see `dispose`); calls made afterwards are not.
+   */
+  #service(signal, work) {
+    const release = new AbortController()
+    this.#waiting.add(release)
+    const done = () => this.#waiting.delete(release)
+    const promise = raceSignal(raceSignal(work([signal, release.signal]), signal), release.signal)
+    promise.then(done, done)
+    return promise
   }
 
   /** Discover candidates for `options.cwd`; resolves to `{ candidates, complete }`. */
   async list(options) {
     const signal = options?.signal
-    const stop = this.#enter(signal)
+    throwIfAborted(signal)
     const cwd = checkCwd(options?.cwd)
-    const result = await this.#settle(
-      this.#fs === undefined ? this.#native.list(cwd) : fsSeam.listThroughService(this.#native, this.#fs, cwd, signal, stop),
-      signal,
-    )
+    const result = await (this.#fs === undefined
+      ? raceSignal(this.#native.list(cwd), signal)
+      : this.#service(signal, (stop) => fsSeam.listThroughService(this.#native, this.#fs, cwd, signal, stop)))
     for (const warning of result.warnings) safeWarn(this.#logger, warning)
     return { candidates: result.candidates, complete: result.complete }
   }
@@ -271,17 +280,14 @@ class LocalSkillProvider {
    */
   async get(candidate, options) {
     const signal = options?.signal
-    const stop = this.#enter(signal)
+    throwIfAborted(signal)
     if (candidate === null || typeof candidate !== 'object') {
       throw new TypeError(`candidate must be an object (got ${describe(candidate)})`)
     }
     const cwd = checkCwd(options?.cwd)
-    const result = await this.#settle(
-      this.#fs === undefined
-        ? this.#native.load(candidate, cwd)
-        : fsSeam.loadThroughService(this.#native, this.#fs, candidate, cwd, signal, stop),
-      signal,
-    )
+    const result = await (this.#fs === undefined
+      ? raceSignal(this.#native.load(candidate, cwd), signal)
+      : this.#service(signal, (stop) => fsSeam.loadThroughService(this.#native, this.#fs, candidate, cwd, signal, stop)))
     if (result.warning !== undefined) safeWarn(this.#logger, result.warning)
     return result.definition
   }
@@ -289,14 +295,11 @@ class LocalSkillProvider {
   /** Explain every root and file considered for `options.cwd` (what `doctor` prints). */
   async diagnose(options) {
     const signal = options?.signal
-    const stop = this.#enter(signal)
+    throwIfAborted(signal)
     const cwd = checkCwd(options?.cwd)
-    return this.#settle(
-      this.#fs === undefined
-        ? this.#native.diagnose(cwd)
-        : fsSeam.diagnoseThroughService(this.#native, this.#fs, cwd, signal, stop),
-      signal,
-    )
+    return this.#fs === undefined
+      ? raceSignal(this.#native.diagnose(cwd), signal)
+      : this.#service(signal, (stop) => fsSeam.diagnoseThroughService(this.#native, this.#fs, cwd, signal, stop))
   }
 
   /**
@@ -316,25 +319,34 @@ class LocalSkillProvider {
   }
 
   /**
-   * Unregister (when registered), close the watchers, and settle every pending
-   * `list`/`get`/`diagnose` (they reject, as do later calls). Idempotent.
+   * Unregister (when registered) and close the watchers, releasing the native
+   * state only watching needs. `list`, `get` and `diagnose` keep working
+   * afterwards (unwatched); calls pending at disposal complete normally, and
+   * one still waiting on the filesystem service `SERVICE_GRACE_MS` later is
+   * released with an error. Idempotent; never rejects.
    */
   dispose() {
     if (this.#disposed) return this.#disposed
-    this.#lifetime.abort(new Error(DISPOSED))
-    let error
     try {
       if (this[kOnDispose]) this[kOnDispose]()
       // Still registered (through `registerProvider` directly): drop the cached
       // catalogs, which the closed watcher can no longer keep fresh.
       else this.#invalidate?.()
-    } catch (e) {
-      error = e
+    } catch (error) {
+      safeWarn(this.#logger, `disposing the local skill provider: ${describeError(error)}`)
     }
     this.#invalidate = undefined
     this.#native.attachInvalidator(null)
     this.#native.close()
-    this.#disposed = error === undefined ? Promise.resolve() : Promise.reject(error)
+    if (this.#waiting.size > 0) {
+      const waiting = [...this.#waiting]
+      const timer = setTimeout(() => {
+        for (const release of waiting) release.abort(new Error(RELEASED))
+      }, SERVICE_GRACE_MS)
+      // Nothing to wait for once the process has nothing else to do.
+      timer.unref?.()
+    }
+    this.#disposed = Promise.resolve()
     return this.#disposed
   }
 }

@@ -76,7 +76,8 @@ export interface LocalSkillProviderConfig {
    * `.agents/skills` and the user roots (`dshHome`, `agentsHome`), and the
    * bundled root from `$DSH_BUNDLED_SKILL_DIR`. With `false` only
    * `customSkillDirs`, an explicit `bundledSkillDir` and `compatRoots` are
-   * scanned; `nestedRoots`, `dshHome` and `agentsHome` are then rejected.
+   * scanned; `dshHome` and `agentsHome` are then unused (not an error), and
+   * `nestedRoots` is rejected as a contradiction.
    */
   readonly includeDefaultRoots?: boolean
   /**
@@ -155,9 +156,13 @@ export interface LocalRootDiagnosis {
   readonly source: SkillSource
   /** Rank of skills found there (lower wins). */
   readonly rank: number
-  /** `scanned`, `missing` (an empty root) or `error` (discovery incomplete). */
-  readonly status: 'scanned' | 'missing' | 'error'
-  /** Why listing failed (status `error`). */
+  /**
+   * `scanned`, `missing` (an empty root), `error` (discovery incomplete) or
+   * `unusable` (the path cannot be used at all: too long, or a NUL byte; the
+   * root is left out and discovery stays complete).
+   */
+  readonly status: 'scanned' | 'missing' | 'error' | 'unusable'
+  /** Why listing failed (statuses `error` and `unusable`). */
   readonly reason?: string
 }
 
@@ -226,7 +231,7 @@ export declare class LocalSkillProvider {
    * or use `registry.registerLocalProvider(config)`).
    * @throws TypeError for a field of the wrong type; Error for a non-positive-integer
    *   tunable, an empty path, an unknown `compatRoots` entry, an empty or reserved
-   *   `providerName`, or `nestedRoots`/`dshHome`/`agentsHome` with `includeDefaultRoots: false`.
+   *   `providerName`, or `nestedRoots` with `includeDefaultRoots: false`.
    */
   constructor(config?: LocalSkillProviderConfig)
   /**
@@ -258,16 +263,21 @@ export declare class LocalSkillProvider {
   /** One record per root and per file considered for `options.cwd`. */
   diagnose(options?: SkillLookupOptions): Promise<LocalDiagnosis>
   /**
-   * A first-party write or edit touched `path`: when it could be a skill entry
-   * of a configured root or of a project root a recent lookup used, the catalog
-   * is invalidated synchronously and listeners are notified once, watching or
-   * not. Returns whether it invalidated (`false` when not registered).
+   * A first-party write or edit touched `path`: when it is a skill entry
+   * (`<root>/<name>.md` or `<root>/<dir>/SKILL.md`) of a configured root or of
+   * a project root a recent lookup used, the catalog is invalidated
+   * synchronously and listeners are notified once, watching or not. A root,
+   * its ancestors, other files of a root, files inside a bundle and `.system`
+   * under the user DSH root invalidate nothing. Returns whether it
+   * invalidated (`false` when not registered).
    */
   observeHostMutation(path: string): boolean
   /**
-   * Unregister from the registry (when registered), close the watchers, and
-   * settle every pending `list`/`get`/`diagnose`: they reject, as do later
-   * calls. Idempotent.
+   * Unregister from the registry (when registered) and close the watchers.
+   * `list`/`get`/`diagnose` keep working afterwards, unwatched; calls pending
+   * at disposal complete normally, except that one still waiting on the
+   * filesystem service (`config.fs`) a second later is released with an
+   * error. Idempotent; never rejects.
    */
   dispose(): Promise<void>
 }

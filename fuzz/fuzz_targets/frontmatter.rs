@@ -7,9 +7,10 @@ use libfuzzer_sys::fuzz_target;
 use skill_core::frontmatter;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else {
-        return;
-    };
+    // Bytes that are not UTF-8 are read as the local provider reads a file:
+    // each invalid sequence as U+FFFD.
+    let text = String::from_utf8_lossy(data);
+    let text: &str = &text;
     // Also try the text as a frontmatter on its own, so that mutations do not
     // have to keep the `---` lines intact to reach the YAML reader.
     let wrapped = format!("---\n{text}\n---\nbody");

@@ -2,8 +2,8 @@
 //! `frontmatter::parse` for each hostile shape we know how to build.
 //!
 //! `cargo bench -p skill-core --bench frontmatter_worst` prints one row per
-//! case: the median wall time over a few runs, the peak heap allocated during
-//! one parse (a counting allocator), and the outcome. Pass `--corpus DIR` to
+//! case: the median and the slowest wall time over a few runs, the peak heap
+//! allocated during one parse (a counting allocator), and the outcome. Pass `--corpus DIR` to
 //! time every file of a directory instead (for example a fuzzing corpus) and
 //! print the slowest ones.
 
@@ -205,10 +205,81 @@ fn cases() -> Vec<(&'static str, String)> {
         "duplicate key at the end of a big mapping",
         file(&format!("{under_budget}key-00000: again")),
     ));
+    // A flow collection where a key could start: the scanner's lookahead for
+    // that key (bounded at 1024 characters, crates/saphyr-parser/PATCHES.md).
+    cases.push((
+        "nested flow sequence x: [[a, a, ...]]",
+        file(&fill(&format!("{head}x: [["), "a", ",", "]]")),
+    ));
+    cases.push((
+        "nested flow, a tag on each item [[!t a, ...]]",
+        file(&fill(&format!("{head}x: [["), "!t a", ",", "]]")),
+    ));
+    cases.push((
+        "flow sequence as a block entry - [a, ...]",
+        file(&fill(&format!("{head}x:\n- ["), "a", ",", "]")),
+    ));
+    cases.push((
+        "flow sequence at the top [a, ...]",
+        file(&fill("[", "a", ",", "]")),
+    ));
+    cases.push((
+        "flow sequence as a flow mapping key {[a, ...]: v}",
+        file(&fill(&format!("{head}x: {{["), "a", ",", "]: v}")),
+    ));
+    cases.push((
+        "deep flow sequences, each a key [[[...]: v]: v]",
+        file(&fill(&format!("{head}x: "), "[", "", "")),
+    ));
+    // Long runs the scanner walks without producing events.
+    let mut tags = String::new();
+    let mut i = 0;
+    while tags.len() < CAP - 128 {
+        tags.push_str(&format!("%TAG !t{i}! tag:example.com,2000:\n"));
+        i += 1;
+    }
+    tags.push_str("--- \nname: worst-case\ndescription: d");
+    cases.push(("30,000 %TAG directives", file(&tags)));
+    cases.push(("blank lines", file(&fill(head, "", "\n", ""))));
+    cases.push((
+        "blank lines after a multi-line plain scalar",
+        file(&fill(
+            "name: worst-case\ndescription: a\n  b",
+            "",
+            "\n",
+            "\n  c",
+        )),
+    ));
+    cases.push((
+        "lines of spaces",
+        file(&fill(head, "                ", "\n", "")),
+    ));
+    cases.push((
+        "keep-chomping block scalar of blank lines |+",
+        file(&fill(
+            "name: worst-case\ndescription: |+\n  text",
+            "",
+            "\n",
+            "",
+        )),
+    ));
+    cases.push((
+        "literal block scalar of blank lines, then text",
+        file(&fill(
+            "name: worst-case\ndescription: |\n  text",
+            "",
+            "\n",
+            "\n  end",
+        )),
+    ));
+    cases.push((
+        "NUL characters in a comment",
+        file(&fill(&format!("{head}# "), "\0", "", "")),
+    ));
     cases
 }
 
-fn measure(text: &str) -> (Duration, usize, String) {
+fn measure(text: &str) -> (Duration, Duration, usize, String) {
     let mut times = Vec::new();
     let mut outcome = String::new();
     let mut peak = 0;
@@ -229,7 +300,12 @@ fn measure(text: &str) -> (Duration, usize, String) {
         drop(result);
     }
     times.sort();
-    (times[times.len() / 2], peak, outcome)
+    (
+        times[times.len() / 2],
+        times[times.len() - 1],
+        peak,
+        outcome,
+    )
 }
 
 fn corpus(dir: &str) {
@@ -261,17 +337,33 @@ fn main() {
         corpus(args.get(i + 1).map_or(".", String::as_str));
         return;
     }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!(
-        "{:<44} {:>9} {:>10} {:>10}  outcome",
-        "case", "size", "time", "peak heap"
+        "load average: {}",
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
+    println!(
+        "{:<50} {:>9} {:>10} {:>10} {:>10}  outcome",
+        "case", "size", "median", "slowest", "peak heap"
+    );
+    let mut worst = (Duration::ZERO, 0usize);
     for (name, text) in cases() {
-        let (time, peak, outcome) = measure(&text);
+        let (median, slowest, peak, outcome) = measure(&text);
+        worst = (worst.0.max(slowest), worst.1.max(peak));
         println!(
-            "{name:<44} {:>7}KB {:>10.2?} {:>8.1}MB  {outcome}",
+            "{name:<50} {:>7}KB {:>10.2?} {:>10.2?} {:>8.1}MB  {outcome}",
             text.len() / 1024,
-            time,
+            median,
+            slowest,
             peak as f64 / 1e6
         );
     }
+    println!(
+        "slowest parse of any case: {:.2?}; largest peak heap: {:.1} MB",
+        worst.0,
+        worst.1 as f64 / 1e6
+    );
 }

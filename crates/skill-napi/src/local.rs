@@ -5,14 +5,16 @@ use crate::convert::{
     strings_to_js,
 };
 use crate::util::{failure, guard, invalid_arg};
-use napi::bindgen_prelude::{AsyncTask, Env, JsValue, Object, Result, ToNapiValue, Unknown};
+use napi::bindgen_prelude::{
+    AsyncTask, Env, JsValue, Object, ObjectFinalize, Result, ToNapiValue, Unknown,
+};
 use napi::ScopedTask;
 use napi_derive::napi;
 use skill_core::local::{Diagnosis, Discovery, LoadError, LocalOptions, LocalProvider};
 use skill_core::model::{Candidate, InvocationPolicy, Locator, SkillDefinition, SkillSummary};
 use skill_core::provider::LookupContext;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Configuration of a `NativeLocalProvider`. The JS layer fills in the
 /// defaults that come from the environment (`process.env` and the home
@@ -82,11 +84,59 @@ impl From<NativeLocalProviderConfig> for LocalOptions {
     }
 }
 
+/// The native memory a provider told V8 about (`napi_adjust_external_memory`),
+/// so that V8's garbage collector weighs a provider object by what it keeps
+/// alive. Updated on the JS thread: at construction, when a call resolves, at
+/// `close()`; withdrawn when the object is finalised.
+#[derive(Default)]
+pub(crate) struct External {
+    /// Bytes reported; `None` once the object was finalised.
+    reported: Mutex<Option<i64>>,
+}
+
+impl External {
+    fn new() -> Arc<Self> {
+        Arc::new(Self {
+            reported: Mutex::new(Some(0)),
+        })
+    }
+
+    /// Report what `provider` holds now.
+    pub(crate) fn sync(&self, env: &Env, provider: &LocalProvider) {
+        let mut reported = self.reported.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(last) = *reported else { return };
+        let now = i64::try_from(provider.memory().total_bytes).unwrap_or(i64::MAX);
+        if now != last && env.adjust_external_memory(now - last).is_ok() {
+            *reported = Some(now);
+        }
+    }
+
+    /// Withdraw everything reported (the object is gone).
+    fn release(&self, env: &Env) {
+        let last = self
+            .reported
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(last) = last.filter(|n| *n != 0) {
+            let _ = env.adjust_external_memory(-last);
+        }
+    }
+
+    fn reported(&self) -> i64 {
+        self.reported
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .unwrap_or(0)
+    }
+}
+
 /// The native local filesystem skill provider. Discovery and loading run on
 /// the libuv thread pool; results are plain JS objects.
-#[napi]
+#[napi(custom_finalize)]
 pub struct NativeLocalProvider {
     inner: Arc<LocalProvider>,
+    external: Arc<External>,
 }
 
 impl NativeLocalProvider {
@@ -94,6 +144,33 @@ impl NativeLocalProvider {
     pub(crate) fn core(&self) -> Arc<LocalProvider> {
         self.inner.clone()
     }
+
+    /// The external memory accounting of this provider object.
+    pub(crate) fn external(&self) -> Arc<External> {
+        self.external.clone()
+    }
+}
+
+impl ObjectFinalize for NativeLocalProvider {
+    fn finalize(self, env: Env) -> Result<()> {
+        self.external.release(&env);
+        Ok(())
+    }
+}
+
+/// The native memory of a provider (estimates; see `memoryUse()`).
+#[napi(object)]
+pub struct NativeMemoryUse {
+    /// Files whose parse is cached.
+    pub parse_cache_files: u32,
+    /// Bytes the parse cache accounts for.
+    pub parse_cache_bytes: f64,
+    /// Roots whose logged warnings are remembered.
+    pub warned: u32,
+    /// Everything the provider holds natively.
+    pub total_bytes: f64,
+    /// What V8 was told (external memory) for this object.
+    pub reported_bytes: f64,
 }
 
 fn cwd_path(cwd: Option<String>) -> Option<PathBuf> {
@@ -111,14 +188,17 @@ impl NativeLocalProvider {
     /// or reserved provider name, or an option that shapes the default roots
     /// without them.
     #[napi(constructor, catch_unwind)]
-    pub fn new(config: Option<NativeLocalProviderConfig>) -> Result<Self> {
+    pub fn new(env: Env, config: Option<NativeLocalProviderConfig>) -> Result<Self> {
         let options: LocalOptions = config.unwrap_or_default().into();
         let config = options.resolve_with(&|_| None).map_err(invalid_arg)?;
         let provider = LocalProvider::new(config);
         // Hot refresh (unless `watch: false`): every lookup's roots get watched.
         skill_core::watch::LocalWatcher::install(&provider);
+        let external = External::new();
+        external.sync(&env, &provider);
         Ok(Self {
             inner: Arc::new(provider),
+            external,
         })
     }
 
@@ -136,6 +216,7 @@ impl NativeLocalProvider {
     pub fn list(&self, cwd: Option<String>) -> AsyncTask<ListTask> {
         AsyncTask::new(ListTask {
             provider: self.inner.clone(),
+            external: self.external.clone(),
             ctx: lookup(cwd),
         })
     }
@@ -152,6 +233,7 @@ impl NativeLocalProvider {
     pub fn get(&self, candidate: Object, cwd: Option<String>) -> Result<AsyncTask<GetTask>> {
         Ok(AsyncTask::new(GetTask {
             provider: self.inner.clone(),
+            external: self.external.clone(),
             candidate: candidate_from_js(&candidate)?,
             cwd: cwd_path(cwd),
             detailed: false,
@@ -168,6 +250,7 @@ impl NativeLocalProvider {
     pub fn load(&self, candidate: Object, cwd: Option<String>) -> Result<AsyncTask<GetTask>> {
         Ok(AsyncTask::new(GetTask {
             provider: self.inner.clone(),
+            external: self.external.clone(),
             candidate: candidate_from_js(&candidate)?,
             cwd: cwd_path(cwd),
             detailed: true,
@@ -179,6 +262,7 @@ impl NativeLocalProvider {
     pub fn diagnose(&self, cwd: Option<String>) -> AsyncTask<DiagnoseTask> {
         AsyncTask::new(DiagnoseTask {
             provider: self.inner.clone(),
+            external: self.external.clone(),
             ctx: lookup(cwd),
         })
     }
@@ -192,10 +276,28 @@ impl NativeLocalProvider {
             .observe_host_mutation_silently(std::path::Path::new(&path))
     }
 
-    /// Stop watching (idempotent). Discovery keeps working, unwatched.
+    /// Stop watching and release the native state only a watched provider
+    /// needs (the watcher, the parse cache, the record of logged warnings);
+    /// idempotent. Discovery and loading keep working, unwatched.
     #[napi(catch_unwind)]
-    pub fn close(&self) {
+    pub fn close(&self, env: Env) {
         self.inner.close();
+        self.external.sync(&env, &self.inner);
+    }
+
+    /// The native memory this provider holds (estimates) and what V8 was
+    /// told about it. A diagnostic.
+    #[napi(catch_unwind)]
+    pub fn memory_use(&self, env: Env) -> NativeMemoryUse {
+        self.external.sync(&env, &self.inner);
+        let m = self.inner.memory();
+        NativeMemoryUse {
+            parse_cache_files: u32::try_from(m.parse_cache_files).unwrap_or(u32::MAX),
+            parse_cache_bytes: m.parse_cache_bytes as f64,
+            warned: u32::try_from(m.warned).unwrap_or(u32::MAX),
+            total_bytes: m.total_bytes as f64,
+            reported_bytes: self.external.reported() as f64,
+        }
     }
 
     /// Whether `close()` was called.
@@ -240,6 +342,7 @@ fn candidate_from_js(obj: &Object<'_>) -> Result<Candidate> {
 /// `list()` work.
 pub struct ListTask {
     provider: Arc<LocalProvider>,
+    external: Arc<External>,
     ctx: LookupContext,
 }
 
@@ -268,6 +371,7 @@ impl<'task> ScopedTask<'task> for ListTask {
     }
 
     fn resolve(&mut self, env: &'task Env, output: Listed) -> Result<Object<'task>> {
+        self.external.sync(env, &self.provider);
         let mut obj = Object::new(env)?;
         obj.set("candidates", parse_json(env, output.candidates_json)?)?;
         obj.set("complete", output.complete)?;
@@ -279,6 +383,7 @@ impl<'task> ScopedTask<'task> for ListTask {
 /// `get()` / `load()` work.
 pub struct GetTask {
     provider: Arc<LocalProvider>,
+    external: Arc<External>,
     candidate: Candidate,
     cwd: Option<PathBuf>,
     detailed: bool,
@@ -296,6 +401,7 @@ impl<'task> ScopedTask<'task> for GetTask {
     }
 
     fn resolve(&mut self, env: &'task Env, output: Self::Output) -> Result<Unknown<'task>> {
+        self.external.sync(env, &self.provider);
         let (definition, warning) = match output {
             Ok(d) => (d, None),
             Err(LoadError::Invalid { path, reason }) => {
@@ -323,6 +429,7 @@ impl<'task> ScopedTask<'task> for GetTask {
 /// `diagnose()` work.
 pub struct DiagnoseTask {
     provider: Arc<LocalProvider>,
+    external: Arc<External>,
     ctx: LookupContext,
 }
 
@@ -337,6 +444,7 @@ impl<'task> ScopedTask<'task> for DiagnoseTask {
     }
 
     fn resolve(&mut self, env: &'task Env, output: Diagnosis) -> Result<Unknown<'task>> {
+        self.external.sync(env, &self.provider);
         env.to_js_value(&output)
     }
 }

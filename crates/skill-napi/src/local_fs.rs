@@ -7,7 +7,7 @@
 //! thread ever blocks on a JS promise.
 
 use crate::convert::{candidates_to_json, definition_to_js, parse_json, strings_to_js};
-use crate::local::{candidate_path, NativeLocalProvider};
+use crate::local::{candidate_path, External, NativeLocalProvider};
 use crate::util::{failure, guard};
 use napi::bindgen_prelude::{AsyncTask, Env, Function, Object, Result, Status, Unknown};
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
@@ -140,6 +140,7 @@ impl NativeLocalProvider {
         let scan = provider.begin_service_scan(project.as_deref(), cwd.as_deref());
         NativeServiceScan {
             provider,
+            external: self.external(),
             state: Mutex::new(Some((scan, Vec::new()))),
         }
     }
@@ -199,6 +200,7 @@ impl NativeLocalProvider {
             }
             Err(e) => return Err(failure(e)),
         }
+        self.external().sync(env, &self.core());
         Ok(obj)
     }
 
@@ -232,6 +234,7 @@ type ScanState = (ServiceScan, Vec<Option<ServiceRead>>);
 #[napi]
 pub struct NativeServiceScan {
     provider: Arc<LocalProvider>,
+    external: Arc<External>,
     state: Mutex<Option<ScanState>>,
 }
 
@@ -345,6 +348,7 @@ impl NativeServiceScan {
     pub fn finish(&self) -> Result<AsyncTask<ServiceFinishTask>> {
         Ok(AsyncTask::new(ServiceFinishTask {
             provider: self.provider.clone(),
+            external: self.external.clone(),
             state: Some(
                 self.take()
                     .ok_or_else(|| failure("the scan is already finished"))?,
@@ -358,6 +362,7 @@ impl NativeServiceScan {
     pub fn finish_diagnosis(&self, cwd: Option<String>) -> Result<AsyncTask<ServiceFinishTask>> {
         Ok(AsyncTask::new(ServiceFinishTask {
             provider: self.provider.clone(),
+            external: self.external.clone(),
             state: Some(
                 self.take()
                     .ok_or_else(|| failure("the scan is already finished"))?,
@@ -370,6 +375,7 @@ impl NativeServiceScan {
 /// `finish()` / `finishDiagnosis()` work.
 pub struct ServiceFinishTask {
     provider: Arc<LocalProvider>,
+    external: Arc<External>,
     state: Option<ScanState>,
     /// `Some(cwd)` for a diagnosis.
     diagnose: Option<Option<PathBuf>>,
@@ -416,6 +422,7 @@ impl<'task> ScopedTask<'task> for ServiceFinishTask {
     }
 
     fn resolve(&mut self, env: &'task Env, output: Finished) -> Result<Unknown<'task>> {
+        self.external.sync(env, &self.provider);
         match output {
             Finished::Listed {
                 candidates_json,

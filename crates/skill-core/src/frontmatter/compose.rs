@@ -30,33 +30,44 @@ pub const MAX_BYTES: usize = 4 * 1024 * 1024;
 pub const MAX_DEPTH: usize = 128;
 /// The JS `yaml` package's default `maxAliasCount`.
 const MAX_ALIAS_COUNT: u64 = 100;
+/// Most directives (`%TAG`, `%YAML`, reserved) before the document: the
+/// parser keeps each `%TAG` in a map, and tens of thousands of them cost more
+/// than a whole document within the budget.
+pub const MAX_DIRECTIVES: usize = 1000;
 
 /// Compose `yaml` (the text between the `---` lines) into a value. `line_offset`
 /// is added to line numbers in messages (the frontmatter starts on line 2).
 pub fn compose(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterError> {
-    // Two characters the JS package reads as ordinary content where the
+    check_directive_count(yaml)?;
+    // Three characters the JS package reads as ordinary content where the
     // scanner would not: U+FEFF after the start of the stream (the scanner
-    // refuses it) and a carriage return not followed by a line feed (the
-    // scanner breaks the line there). Read each as an unused private-use
-    // character and put it back afterwards.
+    // refuses it), a carriage return not followed by a line feed (the
+    // scanner breaks the line there) and U+0000 (the scanner takes it for
+    // the end of the input and refuses the file, even in a comment). Read
+    // each as an unused private-use character and put it back afterwards.
     let start = yaml.chars().next().map_or(0, char::len_utf8);
     let bom = yaml[start..].contains('\u{feff}');
     let lone_cr = yaml
         .match_indices('\r')
         .any(|(i, _)| yaml.as_bytes().get(i + 1) != Some(&b'\n'));
-    if !bom && !lone_cr {
+    let nul = yaml.contains('\0');
+    if !bom && !lone_cr && !nul {
         return compose_tabs(yaml, line_offset);
     }
     let mut stand_ins = unused_chars(yaml);
     let bom_as = stand_ins.next().unwrap_or('\u{fffd}');
     let cr_as = stand_ins.next().unwrap_or('\u{fffd}');
+    let nul_as = stand_ins.next().unwrap_or('\u{fffd}');
     let mut masked = String::with_capacity(yaml.len() + 16);
-    masked.push_str(&yaml[..start]);
-    let mut chars = yaml[start..].chars().peekable();
+    let mut chars = yaml.chars().peekable();
+    if let Some(first) = chars.next() {
+        masked.push(if first == '\0' { nul_as } else { first });
+    }
     while let Some(c) = chars.next() {
         masked.push(match c {
             '\u{feff}' => bom_as,
             '\r' if chars.peek() != Some(&'\n') => cr_as,
+            '\0' => nul_as,
             c => c,
         });
     }
@@ -66,10 +77,35 @@ pub fn compose(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterE
             .map(|c| match c {
                 c if c == bom_as => '\u{feff}',
                 c if c == cr_as => '\r',
+                c if c == nul_as => '\0',
                 c => c,
             })
             .collect()
     }))
+}
+
+/// Refuse more than [`MAX_DIRECTIVES`] directives. Directives are the lines
+/// starting with `%` before the document's `---` line (every line, when there
+/// is none: a `%` line there is an error or, at the top of a block scalar,
+/// text of a document that is not a mapping, refused either way).
+fn check_directive_count(yaml: &str) -> Result<(), FrontmatterError> {
+    let mut directives = 0usize;
+    for line in yaml.split('\n') {
+        if let Some(rest) = line.strip_prefix("---") {
+            if rest.is_empty() || rest.starts_with([' ', '\t', '\r']) {
+                break;
+            }
+        }
+        if line.starts_with('%') {
+            directives += 1;
+            if directives > MAX_DIRECTIVES {
+                return Err(FrontmatterError::Yaml(format!(
+                    "more than {MAX_DIRECTIVES} directives (`%` lines) before the document"
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Tabs right after a `:` separate a key from its value (YAML 1.2, and the JS
@@ -177,6 +213,8 @@ fn compose_text<'a>(
                 }
                 if explicit {
                     c.check_directives(yaml, mark)?;
+                } else {
+                    c.check_before_document(yaml, mark)?;
                 }
                 None
             }
@@ -556,6 +594,27 @@ impl<'a> Composer<'a> {
             if marker.is_some_and(|m| m.is_empty() || m.starts_with([' ', '\t', '\r'])) {
                 return Err(self.error(
                     "the frontmatter holds more than one YAML document".into(),
+                    Marker::new(0, line_no, 0),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A `...` line before the first document's content ends an (empty)
+    /// document for the JS package, which then refuses the document that
+    /// follows as a second one; the scanner skips the line.
+    fn check_before_document(&self, yaml: &str, start: Marker) -> Result<(), FrontmatterError> {
+        let end = yaml
+            .char_indices()
+            .nth(start.index())
+            .map_or(yaml.len(), |(i, _)| i);
+        for (line_no, line) in yaml[..end].split('\n').enumerate() {
+            let marker = line.strip_prefix("...");
+            if marker.is_some_and(|m| m.is_empty() || m.starts_with([' ', '\t', '\r'])) {
+                return Err(self.error(
+                    "the frontmatter holds more than one YAML document (a `...` line ends an empty one)"
+                        .into(),
                     Marker::new(0, line_no, 0),
                 ));
             }

@@ -21,10 +21,14 @@ use super::value::Value;
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+/// Most lines the fast reader takes (it indexes them); longer frontmatter
+/// (not the common shape) goes to the composer.
+const MAX_LINES: usize = 16_384;
+
 /// Read `yaml` if it has the common shape.
 pub fn parse(yaml: &str) -> Option<Value<'_>> {
     let content = yaml.strip_suffix('\n')?;
-    if !simple_text(yaml.as_bytes()) {
+    if !simple_text(yaml.as_bytes()) || yaml.bytes().filter(|b| *b == b'\n').count() > MAX_LINES {
         return None;
     }
     let lines = content

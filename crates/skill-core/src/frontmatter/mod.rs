@@ -79,7 +79,7 @@ pub enum FrontmatterError {
 pub struct ParsedSkill {
     /// Kebab-case name.
     pub name: String,
-    /// Non-empty description (as written).
+    /// Non-empty description, as written (only whitespace counts as non-empty).
     pub description: String,
     /// Optional routing guidance (non-empty strings only).
     pub when_to_use: Option<String>,
@@ -189,7 +189,8 @@ fn fields(root: &Value<'_>, body: &str) -> Result<ParsedSkill, FrontmatterError>
         None => return Err(field_error("name", "is required".into())),
     };
     let description = match description {
-        Some(Value::Scalar(Scalar::Str(s))) if !js_trim(s).is_empty() => s.to_string(),
+        // Only whitespace is still a description, kept as written.
+        Some(Value::Scalar(Scalar::Str(s))) if !s.is_empty() => s.to_string(),
         Some(Value::Scalar(Scalar::Str(_))) => {
             return Err(field_error(
                 "description",

@@ -151,13 +151,7 @@ fn name_rules() {
 
 #[test]
 fn description_rules() {
-    for bad in [
-        "description: \"\"",
-        "description: \"   \"",
-        "description: 5",
-        "description:",
-        "",
-    ] {
+    for bad in ["description: \"\"", "description: 5", "description:", ""] {
         let e = err(&doc(&format!("name: a\n{bad}"), ""));
         assert!(
             matches!(
@@ -172,6 +166,20 @@ fn description_rules() {
     }
     let p = ok(&doc("name: a\ndescription: >\n  folded\n  text", ""));
     assert_eq!(p.description, "folded text\n");
+    // Only whitespace is still a non-empty string (the registry accepts such a
+    // description from any provider): kept as written.
+    for (yaml, description) in [
+        ("description: \"   \"", "   "),
+        ("description: \"\\t\\n\"", "\t\n"),
+        ("description: \"\u{3000}\"", "\u{3000}"),
+    ] {
+        let p = ok(&doc(&format!("name: a\n{yaml}"), ""));
+        assert_eq!(p.description, description, "{yaml}");
+        assert_eq!(
+            p,
+            parse_with_full_reader(&doc(&format!("name: a\n{yaml}"), "")).expect("full reader")
+        );
+    }
 }
 
 #[test]
@@ -937,4 +945,177 @@ fn fast_reader_agrees_on_fuzzer_findings() {
         let text = format!("---\n{yaml}\n---\nbody");
         assert_eq!(parse(&text), parse_with_full_reader(&text), "{yaml:?}");
     }
+}
+
+#[test]
+fn a_raw_nul_is_content_as_in_the_js_package() {
+    // The scanner takes U+0000 for the end of the input; the JS package reads
+    // it as an ordinary character, in a comment as in any scalar.
+    let p = ok(&doc(
+        "# a comment with \u{0}\nname: a\ndescription: \"x\u{0}y\"\nwhenToUse: plain \u{0} text\nmetadata:\n  lit: |\n    a\u{0}b\n  single: 'q\u{0}'",
+        "",
+    ));
+    assert_eq!(p.description, "x\u{0}y");
+    assert_eq!(p.when_to_use.as_deref(), Some("plain \u{0} text"));
+    let m = p.metadata.expect("metadata");
+    assert_eq!(m["lit"], Json::from("a\u{0}b\n"));
+    assert_eq!(m["single"], Json::from("q\u{0}"));
+    // Private-use characters around it keep their value.
+    let p = ok(&doc("name: a\ndescription: \"\u{e000}\u{0}\u{e001}\"", ""));
+    assert_eq!(p.description, "\u{e000}\u{0}\u{e001}");
+    // A NUL in a name is still not kebab-case.
+    assert!(matches!(
+        err(&doc("name: a\u{0}b\ndescription: d", "")),
+        FrontmatterError::Field { field: "name", .. }
+    ));
+}
+
+#[test]
+fn a_document_end_line_before_the_content_is_a_second_document() {
+    // The JS package ends an empty document at a leading `...` line and then
+    // refuses the one that follows.
+    for yaml in [
+        "...\nname: a\ndescription: d",
+        "# comment\n...\nname: a\ndescription: d",
+        "... # comment\nname: a\ndescription: d",
+    ] {
+        let e = err(&doc(yaml, ""));
+        assert!(
+            e.to_string().contains("more than one YAML document"),
+            "{yaml:?}: {e}"
+        );
+    }
+    // Alone (or before comments only) it is an empty document: not a mapping.
+    assert!(matches!(
+        err(&doc("...\n# comment", "")),
+        FrontmatterError::NotMapping(_)
+    ));
+    // After the content it ends the document, as before.
+    assert_eq!(ok(&doc("name: a\ndescription: d\n...", "")).name, "a");
+    // Not a marker: part of the text.
+    assert_eq!(
+        ok(&doc("name: a\ndescription: d\nwhenToUse: x\n  ...more", ""))
+            .when_to_use
+            .as_deref(),
+        Some("x ...more")
+    );
+}
+
+#[test]
+fn implicit_keys_over_1024_characters_in_flow_collections() {
+    let long = "k".repeat(1100);
+    // In a flow mapping the JS package accepts them: so does this reader.
+    for (yaml, key) in [
+        (format!("  m: {{\"{long}\": v}}"), long.clone()),
+        (format!("  m: {{{long}: v, b: c}}"), long.clone()),
+    ] {
+        let p = ok(&doc(
+            &format!("name: a\ndescription: d\nmetadata:\n{yaml}"),
+            "",
+        ));
+        let m = p.metadata.expect("metadata");
+        assert_eq!(m["m"][key.as_str()], Json::from("v"), "{yaml}");
+    }
+    // In a flow sequence it refuses them (`KEY_OVER_1024_CHARS`): so does this
+    // reader. A long entry that is not a key is fine.
+    assert!(matches!(
+        err(&doc(
+            &format!("name: a\ndescription: d\nx: [\"{long}\": v]"),
+            ""
+        )),
+        FrontmatterError::Yaml(_)
+    ));
+    let p = ok(&doc(
+        &format!("name: a\ndescription: d\nmetadata:\n  x: [\"{long}\", v]"),
+        "",
+    ));
+    assert_eq!(p.metadata.expect("metadata")["x"][1], Json::from("v"));
+}
+
+/// How many characters the YAML scanner reads before the parser hands out
+/// `events` events (or fails).
+fn read_ahead(yaml: &str, events: usize) -> usize {
+    use saphyr_parser::Parser;
+    use std::cell::Cell;
+    let read = Cell::new(0usize);
+    let chars = yaml.chars().inspect(|_| read.set(read.get() + 1));
+    let mut parser = Parser::new_from_iter(chars);
+    for _ in 0..events {
+        match parser.next_event() {
+            Some(Ok(_)) => {}
+            _ => break,
+        }
+    }
+    read.get()
+}
+
+#[test]
+fn the_scanner_does_not_queue_a_whole_flow_collection_behind_a_possible_key() {
+    // `x: [[a, a, ...]]`, `- [a, a, ...]`, `[a, a, ...]` at the top: a key
+    // saved before a flow collection used to stay possible until the
+    // collection closed, every token inside it queued first (1 MiB of them:
+    // 180-260 MB before the composer saw an event). Implicit keys go stale
+    // after 1024 characters (YAML 1.2; crates/saphyr-parser/PATCHES.md), so
+    // events come after reading about that much.
+    let body = "a,".repeat(100_000);
+    for yaml in [
+        format!("x: [[{body}a]]"),
+        format!("- [{body}a]"),
+        format!("[{body}a]"),
+        format!("x: {{[{body}a]: v}}"),
+        format!("x: [&a [{body}a]]"),
+    ] {
+        let read = read_ahead(&yaml, 20);
+        assert!(
+            read < 4096,
+            "{}...: {read} characters read for 20 events",
+            &yaml[..12]
+        );
+    }
+}
+
+#[test]
+fn a_flow_collection_after_a_possible_key_is_refused_by_the_node_budget() {
+    let mut yaml = String::from("name: a\ndescription: d\nx: [[");
+    while yaml.len() < 1 << 20 {
+        yaml.push_str("a,");
+    }
+    yaml.push_str("a]]");
+    for shape in [
+        yaml.clone(),
+        yaml.replacen("x: [[", "x: {[", 1).replace("a]]", "a]: v}"),
+    ] {
+        let e = err(&doc(&shape, ""));
+        assert!(
+            matches!(e, FrontmatterError::Expands(_)),
+            "{}: {e}",
+            &shape[..40]
+        );
+    }
+}
+
+#[test]
+fn directives_are_bounded() {
+    let tags = |n: usize| {
+        (0..n)
+            .map(|i| format!("%TAG !t{i}! tag:example.com,2000:\n"))
+            .collect::<String>()
+    };
+    let within = format!(
+        "{}--- \nname: a\ndescription: d",
+        tags(super::compose::MAX_DIRECTIVES)
+    );
+    assert_eq!(ok(&doc(&within, "")).name, "a");
+    let beyond = format!(
+        "{}--- \nname: a\ndescription: d",
+        tags(super::compose::MAX_DIRECTIVES + 1)
+    );
+    let e = err(&doc(&beyond, ""));
+    assert!(e.to_string().contains("more than 1000 directives"), "{e}");
+    // `%` lines inside the document are text, not directives.
+    let text = format!(
+        "name: a\ndescription: d\nwhenToUse: |\n{}",
+        "  %x\n".repeat(super::compose::MAX_DIRECTIVES + 5)
+    );
+    assert!(ok(&doc(&text, "")).when_to_use.is_some());
 }

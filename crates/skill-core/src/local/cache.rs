@@ -16,7 +16,9 @@
 //! Only outcomes that follow from the bytes alone are kept (a parsed skill, or
 //! the reason a file is not one); absence and I/O failures never are.
 
-use super::discover::{bytes_outcome, read_outcome, ReadOutcome};
+use super::discover::{
+    bytes_outcome, may_persist, read_outcome, same_failure, ReadOutcome, REPEATED,
+};
 use super::fs::{FileRead, FileStamp, SkillFs, StampedRead, TIMESTAMP_GRANULARITY};
 use crate::frontmatter::ParsedSkill;
 use lru::LruCache;
@@ -121,6 +123,34 @@ fn body_range(bytes: &[u8], body: &str) -> Option<Range<usize>> {
         .map(|end| end - body.len()..end)
 }
 
+/// What a failure to open or read a skill file means. A failure that may be
+/// a lasting property of the file (see [`may_persist`]: not a permission
+/// problem, not a shortage of the system) is tried once more, and the same
+/// failure again makes the file "not an acceptable skill file" (skipped with
+/// a warning, like a directory named `SKILL.md`) rather than an unexpected
+/// failure that would keep every discovery incomplete and uncached. Nothing
+/// of it is kept: the next read tries again.
+fn read_failure(fs: &dyn SkillFs, path: &Path, cap: u64, error: std::io::Error) -> ReadOutcome {
+    let outcome = read_outcome(Err(clone_error(&error)), cap);
+    if !matches!(outcome, ReadOutcome::Failed(_)) || !may_persist(&error) {
+        return outcome;
+    }
+    match fs.read_file(path, cap) {
+        Err(again) if same_failure(&error, &again) => {
+            ReadOutcome::Invalid(format!("cannot read: {again} ({REPEATED})"))
+        }
+        again => read_outcome(again, cap),
+    }
+}
+
+/// An error with the same kind, code and message.
+fn clone_error(e: &std::io::Error) -> std::io::Error {
+    match e.raw_os_error() {
+        Some(code) => std::io::Error::from_raw_os_error(code),
+        None => std::io::Error::new(e.kind(), e.to_string()),
+    }
+}
+
 impl ParseCache {
     /// A cache of at most `max_entries` files and `max_bytes` bytes, trusting
     /// file times older than `granularity` at the time of the read (see
@@ -183,12 +213,18 @@ impl ParseCache {
             Err(e) => {
                 self.misses.fetch_add(1, Ordering::Relaxed);
                 self.forget(path);
-                return read_outcome(Err(e), cap);
+                return read_failure(fs, path, cap, e);
             }
         };
         let FileRead::Bytes(bytes) = read else {
             self.misses.fetch_add(1, Ordering::Relaxed);
             return read_outcome(Ok(read), cap);
+        };
+        // The text as it is parsed (bytes that are not UTF-8 replaced), so
+        // that the body's place is found in it.
+        let bytes = match String::from_utf8_lossy(&bytes) {
+            std::borrow::Cow::Borrowed(_) => bytes,
+            std::borrow::Cow::Owned(text) => text.into_bytes(),
         };
         // The file as read is the file the stamp stands for: reuse the parse.
         match hit {
@@ -293,6 +329,14 @@ impl ParseCache {
         let state = self.lock();
         (state.entries.len(), state.bytes)
     }
+
+    /// Drop every kept parse and release the memory holding them (the cache
+    /// fills again as files are read).
+    pub fn clear(&self) {
+        let mut state = self.lock();
+        state.entries = LruCache::unbounded();
+        state.bytes = 0;
+    }
 }
 
 #[cfg(test)]
@@ -315,5 +359,24 @@ mod tests {
             assert_eq!(&text[range], parsed.body, "{text:?}");
         }
         assert_eq!(body_range(b"abc", "x"), None);
+    }
+
+    #[test]
+    fn clear_drops_every_entry() {
+        let dir = tempfile::TempDir::new().expect("tempdir");
+        let path = dir.path().join("a.md");
+        std::fs::write(&path, "---\nname: a\ndescription: d\n---\nBody\n").expect("write");
+        let cache = ParseCache::new(16, 1 << 20, Duration::ZERO);
+        assert!(matches!(
+            cache.read(&super::super::fs::StdFs, &path, 1 << 20),
+            ReadOutcome::Parsed(_)
+        ));
+        assert_eq!(cache.size().0, 1);
+        assert!(cache.size().1 > 0);
+        cache.clear();
+        assert_eq!(cache.size(), (0, 0));
+        // Filled again lazily.
+        cache.read(&super::super::fs::StdFs, &path, 1 << 20);
+        assert_eq!(cache.size().0, 1);
     }
 }

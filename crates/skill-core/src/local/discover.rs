@@ -39,6 +39,10 @@ pub enum RootStatus {
     Missing,
     /// Listing failed unexpectedly; discovery is incomplete.
     Failed(String),
+    /// The root's path cannot be used at all (too long for the platform, or
+    /// holding a NUL byte): it is left out with a warning, and discovery of
+    /// the other roots stays complete.
+    Unusable(String),
 }
 
 /// What became of one skill file.
@@ -125,13 +129,10 @@ pub(crate) fn bytes_outcome(bytes: &[u8], cap: u64) -> ReadOutcome {
             "file is larger than maxSkillFileBytes (more than {cap} bytes)"
         ));
     }
-    match std::str::from_utf8(bytes) {
-        Ok(text) => parse_skill_text(text, cap),
-        Err(e) => ReadOutcome::Invalid(format!(
-            "not UTF-8 text (invalid byte at offset {})",
-            e.valid_up_to()
-        )),
-    }
+    // Bytes that are not UTF-8 become U+FFFD, one per maximal invalid
+    // sequence, as Node decodes `utf8` (the TypeScript provider's reads and
+    // a host filesystem service's `readText`): both paths read the same text.
+    parse_skill_text(&String::from_utf8_lossy(bytes), cap)
 }
 
 /// The outcome for a path that is not a regular file (links followed).
@@ -178,11 +179,71 @@ fn skipped(reason: impl Into<String>, warn: bool) -> Option<FileOutcome> {
     })
 }
 
+/// Whether `path` could not even be named to the system: longer than the
+/// platform allows, or holding a NUL byte. Retrying cannot help.
+pub(crate) fn cannot_be_named(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::InvalidFilename | std::io::ErrorKind::InvalidInput
+    )
+}
+
+/// Whether a failure to read may be a lasting property of the file rather
+/// than of the moment: anything but a permission problem (which an owner
+/// fixes, and which keeps discovery incomplete until then) or a shortage or
+/// interruption of the system (out of file descriptors or memory, busy,
+/// interrupted, timed out, a stale network handle).
+pub(crate) fn may_persist(e: &std::io::Error) -> bool {
+    use std::io::ErrorKind as K;
+    if matches!(
+        e.kind(),
+        K::PermissionDenied
+            | K::Interrupted
+            | K::WouldBlock
+            | K::TimedOut
+            | K::OutOfMemory
+            | K::ResourceBusy
+            | K::StaleNetworkFileHandle
+    ) {
+        return false;
+    }
+    #[cfg(unix)]
+    if let Some(code) = e.raw_os_error() {
+        return ![
+            libc::EMFILE,
+            libc::ENFILE,
+            libc::ENOMEM,
+            libc::EAGAIN,
+            libc::EINTR,
+            libc::ETIMEDOUT,
+            libc::EBUSY,
+            libc::ENOLCK,
+            libc::ENOBUFS,
+        ]
+        .contains(&code);
+    }
+    true
+}
+
+/// Whether two failures are the same failure.
+pub(crate) fn same_failure(a: &std::io::Error, b: &std::io::Error) -> bool {
+    a.kind() == b.kind() && a.raw_os_error() == b.raw_os_error()
+}
+
+/// The note added to a failure that repeated on a second attempt.
+pub(crate) const REPEATED: &str = "the same on a second attempt";
+
 /// List one root into `items`.
 fn list_root(fs: &dyn SkillFs, index: usize, root: &RootSpec, items: &mut Vec<Item>) -> RootStatus {
     let entries = match fs.read_dir(&root.path) {
         Ok(e) => e,
         Err(e) if is_gone(&e) => return RootStatus::Missing,
+        Err(e) if cannot_be_named(&e) => {
+            return RootStatus::Unusable(format!(
+                "skill root {} cannot be used: {e}",
+                root.path.display()
+            ))
+        }
         Err(e) => {
             return RootStatus::Failed(format!(
                 "cannot list skill root {}: {e}",
@@ -223,10 +284,24 @@ fn list_root(fs: &dyn SkillFs, index: usize, root: &RootSpec, items: &mut Vec<It
                         skipped("broken symbolic link", true)
                     } else if is_loop(&e) {
                         skipped("symbolic link loop", true)
+                    } else if cannot_be_named(&e) {
+                        skipped(format!("cannot follow symbolic link: {e}"), true)
                     } else {
-                        Some(FileOutcome::Failed(format!(
-                            "cannot follow symbolic link: {e}"
-                        )))
+                        match fs.metadata(&path) {
+                            Ok(m) => {
+                                items.extend(classify(index, root, &name, m.kind, path));
+                                continue;
+                            }
+                            // The same failure twice: skipped, not a reason
+                            // to call every discovery incomplete.
+                            Err(again) if may_persist(&e) && same_failure(&e, &again) => skipped(
+                                format!("cannot follow symbolic link: {again} ({REPEATED})"),
+                                true,
+                            ),
+                            Err(again) => Some(FileOutcome::Failed(format!(
+                                "cannot follow symbolic link: {again}"
+                            ))),
+                        }
                     };
                     items.push(Item {
                         root: index,

@@ -19,17 +19,25 @@
 //! loads skill files of a configured root ([`confine`]).
 
 pub mod cache;
+mod config;
 pub mod confine;
 mod discover;
 pub mod fs;
 mod lookups;
 pub mod order;
+mod report;
 pub mod roots;
 pub mod service;
 mod warn;
 
+pub(crate) use config::make_absolute;
+pub use config::{
+    ConfigError, LocalConfig, LocalOptions, WatchConfig, DEFAULT_MAX_SKILL_FILE_BYTES,
+    PROVIDER_NAME,
+};
 pub(crate) use discover::parallel_map;
 pub use discover::{parse_skill_text, read_skill, FileOutcome, Layout, ReadOutcome, RootStatus};
+pub use report::{Diagnosis, Discovery, FileReport, RootReport, WinnerRef};
 pub use roots::{Project, RootSpec, Source};
 
 use crate::frontmatter::ParsedSkill;
@@ -40,359 +48,10 @@ use confine::Placement;
 use discover::Scan;
 use fs::{SkillFs, StdFs};
 use lookups::Lookups;
-use serde::Serialize;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use warn::{Scope, WarnOnce};
-
-/// Default provider name (and candidate `provider` field).
-pub const PROVIDER_NAME: &str = "local";
-/// The provider name the registry keeps for its runtime skills.
-const RESERVED_PROVIDER_NAME: &str = "runtime";
-/// Default `maxSkillFileBytes` (1 MiB).
-pub const DEFAULT_MAX_SKILL_FILE_BYTES: u64 = 1024 * 1024;
-
-/// Watcher tunables. Validated here; used by the watcher.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct WatchConfig {
-    /// Watch roots at all (`watch`, default true).
-    pub enabled: bool,
-    /// Poll instead of native events (`watchUsePolling`, default false).
-    pub use_polling: bool,
-    /// Quiet period before a written file counts (`watchStabilityThresholdMs`, 200).
-    pub stability_threshold_ms: u64,
-    /// Polling interval (`watchPollIntervalMs`, 100).
-    pub poll_interval_ms: u64,
-    /// Project watchers kept (`watchMaxProjects`, 128).
-    pub max_projects: usize,
-    /// Follow symbolic links (`watchFollowSymlinks`, default true).
-    pub follow_symlinks: bool,
-}
-
-impl Default for WatchConfig {
-    fn default() -> Self {
-        Self {
-            enabled: true,
-            use_polling: false,
-            stability_threshold_ms: 200,
-            poll_interval_ms: 100,
-            max_projects: 128,
-            follow_symlinks: true,
-        }
-    }
-}
-
-/// Resolved configuration of a [`LocalProvider`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct LocalConfig {
-    /// Provider name (`providerName`, default `local`): the registry's name
-    /// for the provider and every candidate's `provider` field.
-    pub provider_name: String,
-    /// Scan the default roots (`includeDefaultRoots`, default true): the
-    /// project's `.dsh/skills` and `.agents/skills` and the user roots.
-    pub include_default_roots: bool,
-    /// `nestedRoots` (default false): the project roots of every directory
-    /// from `cwd` up to the project root.
-    pub nested_roots: bool,
-    /// `dshHome` (its `skills` child is the `user-dsh` root); `None` without
-    /// the default roots.
-    pub dsh_home: Option<PathBuf>,
-    /// `agentsHome` (its `skills` child is the `user-agents` root); `None`
-    /// without the default roots.
-    pub agents_home: Option<PathBuf>,
-    /// The Claude home when `compatRoots` has `claude` (its `skills` child is
-    /// the `user-claude` root; the project's `.claude/skills` is scanned too).
-    pub claude_home: Option<PathBuf>,
-    /// The Codex home when `compatRoots` has `codex` (its `skills` child is
-    /// the `user-codex` root).
-    pub codex_home: Option<PathBuf>,
-    /// `customSkillDirs`, in order.
-    pub custom_skill_dirs: Vec<PathBuf>,
-    /// `bundledSkillDir`, when configured.
-    pub bundled_skill_dir: Option<PathBuf>,
-    /// Larger skill files are skipped (`maxSkillFileBytes`).
-    pub max_skill_file_bytes: u64,
-    /// Watcher tunables.
-    pub watch: WatchConfig,
-}
-
-/// Configuration as the host passes it (every field optional; numbers as JS
-/// numbers so they can be validated).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LocalOptions {
-    /// `providerName`; default `local`.
-    pub provider_name: Option<String>,
-    /// `includeDefaultRoots`; default true.
-    pub include_default_roots: Option<bool>,
-    /// `nestedRoots`; default false.
-    pub nested_roots: Option<bool>,
-    /// `compatRoots` (`claude`, `codex`); default none.
-    pub compat_roots: Option<Vec<String>>,
-    /// The Claude home for `compatRoots: ['claude']`; default `~/.claude`.
-    pub claude_home: Option<String>,
-    /// The Codex home for `compatRoots: ['codex']`; default `$CODEX_HOME`,
-    /// else `~/.codex`.
-    pub codex_home: Option<String>,
-    /// `dshHome`; default `$DSH_HOME`, else `~/.dsh`.
-    pub dsh_home: Option<String>,
-    /// `agentsHome`; default `$DSH_AGENTS_HOME`, else `~/.agents`.
-    pub agents_home: Option<String>,
-    /// `customSkillDirs`; default none.
-    pub custom_skill_dirs: Option<Vec<String>>,
-    /// `bundledSkillDir`; default `$DSH_BUNDLED_SKILL_DIR`, else none.
-    pub bundled_skill_dir: Option<String>,
-    /// `maxSkillFileBytes`; default 1 MiB.
-    pub max_skill_file_bytes: Option<f64>,
-    /// `watch`.
-    pub watch: Option<bool>,
-    /// `watchUsePolling`.
-    pub watch_use_polling: Option<bool>,
-    /// `watchStabilityThresholdMs`.
-    pub watch_stability_threshold_ms: Option<f64>,
-    /// `watchPollIntervalMs`.
-    pub watch_poll_interval_ms: Option<f64>,
-    /// `watchMaxProjects`.
-    pub watch_max_projects: Option<f64>,
-    /// `watchFollowSymlinks`.
-    pub watch_follow_symlinks: Option<bool>,
-}
-
-/// Invalid configuration.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum ConfigError {
-    /// A numeric option is not a positive integer.
-    #[error("{field} must be a positive integer (got {value})")]
-    NotPositiveInteger {
-        /// Option name.
-        field: &'static str,
-        /// The value as given.
-        value: String,
-    },
-    /// A path option is an empty string.
-    #[error("{0} must be a non-empty path")]
-    EmptyPath(&'static str),
-    /// No home directory to derive a default from.
-    #[error("cannot determine the home directory for the default {0}; set it explicitly")]
-    NoHome(&'static str),
-    /// `providerName` is empty or reserved.
-    #[error("providerName must be a non-empty string other than \"runtime\" (got {0:?})")]
-    ProviderName(String),
-    /// A `compatRoots` entry is not a known compatibility root.
-    #[error("compatRoots[{index}] must be \"claude\" or \"codex\" (got {value:?})")]
-    UnknownCompatRoot {
-        /// Position in the array.
-        index: usize,
-        /// The value as given.
-        value: String,
-    },
-    /// An option that only shapes the default roots, with
-    /// `includeDefaultRoots: false`.
-    #[error(
-        "{0} has no effect with includeDefaultRoots: false (only customSkillDirs, \
-         bundledSkillDir and compatRoots are scanned then); remove one of them"
-    )]
-    WithoutDefaultRoots(&'static str),
-}
-
-fn positive_integer(
-    field: &'static str,
-    value: Option<f64>,
-    default: u64,
-) -> Result<u64, ConfigError> {
-    match value {
-        None => Ok(default),
-        Some(v)
-            if v.is_finite() && v >= 1.0 && v.fract() == 0.0 && v <= 9_007_199_254_740_991.0 =>
-        {
-            Ok(v as u64)
-        }
-        Some(v) => Err(ConfigError::NotPositiveInteger {
-            field,
-            value: if v.is_nan() {
-                "NaN".into()
-            } else if v.is_infinite() {
-                if v > 0.0 { "Infinity" } else { "-Infinity" }.into()
-            } else {
-                format!("{v}")
-            },
-        }),
-    }
-}
-
-fn absolute(path: &str, field: &'static str) -> Result<PathBuf, ConfigError> {
-    if path.is_empty() {
-        return Err(ConfigError::EmptyPath(field));
-    }
-    Ok(make_absolute(Path::new(path)))
-}
-
-fn make_absolute(path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
-    }
-}
-
-impl LocalConfig {
-    /// Whether lookups have project roots (the default ones, or the
-    /// `claude` compatibility root): only then is `cwd`'s project root looked up.
-    pub fn has_project_roots(&self) -> bool {
-        self.include_default_roots || self.claude_home.is_some()
-    }
-}
-
-impl LocalOptions {
-    /// Resolve defaults from the process environment (the home directory
-    /// falls back to the platform's notion of it).
-    pub fn resolve(&self) -> Result<LocalConfig, ConfigError> {
-        self.resolve_with(&|key| {
-            let value = std::env::var(key).ok().filter(|v| !v.is_empty());
-            match key {
-                "HOME" => value.or_else(|| {
-                    std::env::home_dir().map(|home| home.to_string_lossy().into_owned())
-                }),
-                _ => value,
-            }
-        })
-    }
-
-    /// Resolve defaults from `env` only (`DSH_HOME`, `DSH_AGENTS_HOME`,
-    /// `DSH_BUNDLED_SKILL_DIR`, `CODEX_HOME`, `HOME`/`USERPROFILE`; empty
-    /// variables count as unset). `|_| None` resolves from the options alone,
-    /// which must then name every home the configuration uses.
-    pub fn resolve_with(
-        &self,
-        env: &dyn Fn(&str) -> Option<String>,
-    ) -> Result<LocalConfig, ConfigError> {
-        let var = |key: &str| env(key).filter(|v| !v.is_empty());
-        let home = || {
-            var("HOME")
-                .or_else(|| var("USERPROFILE"))
-                .map(PathBuf::from)
-        };
-        let provider_name = match &self.provider_name {
-            None => PROVIDER_NAME.to_string(),
-            Some(name) if name.is_empty() || name == RESERVED_PROVIDER_NAME => {
-                return Err(ConfigError::ProviderName(name.clone()))
-            }
-            Some(name) => name.clone(),
-        };
-        let include_default_roots = self.include_default_roots.unwrap_or(true);
-        let nested_roots = self.nested_roots.unwrap_or(false);
-        let (dsh_home, agents_home) = if include_default_roots {
-            let dsh_home = match (&self.dsh_home, var("DSH_HOME")) {
-                (Some(p), _) => absolute(p, "dshHome")?,
-                (None, Some(p)) => make_absolute(Path::new(&p)),
-                (None, None) => home().ok_or(ConfigError::NoHome("dshHome"))?.join(".dsh"),
-            };
-            let agents_home = match (&self.agents_home, var("DSH_AGENTS_HOME")) {
-                (Some(p), _) => absolute(p, "agentsHome")?,
-                (None, Some(p)) => make_absolute(Path::new(&p)),
-                (None, None) => home()
-                    .ok_or(ConfigError::NoHome("agentsHome"))?
-                    .join(".agents"),
-            };
-            (Some(dsh_home), Some(agents_home))
-        } else {
-            let shaping = [
-                ("nestedRoots", nested_roots),
-                ("dshHome", self.dsh_home.is_some()),
-                ("agentsHome", self.agents_home.is_some()),
-            ];
-            if let Some((field, _)) = shaping.into_iter().find(|(_, set)| *set) {
-                return Err(ConfigError::WithoutDefaultRoots(field));
-            }
-            (None, None)
-        };
-        let (mut claude, mut codex) = (false, false);
-        for (index, value) in self.compat_roots.iter().flatten().enumerate() {
-            match value.as_str() {
-                "claude" => claude = true,
-                "codex" => codex = true,
-                _ => {
-                    return Err(ConfigError::UnknownCompatRoot {
-                        index,
-                        value: value.clone(),
-                    })
-                }
-            }
-        }
-        let claude_home = match (claude, &self.claude_home) {
-            (false, _) => None,
-            (true, Some(p)) => Some(absolute(p, "claudeHome")?),
-            (true, None) => Some(
-                home()
-                    .ok_or(ConfigError::NoHome("compatRoots \"claude\" root"))?
-                    .join(".claude"),
-            ),
-        };
-        let codex_home = match (codex, &self.codex_home, var("CODEX_HOME")) {
-            (false, _, _) => None,
-            (true, Some(p), _) => Some(absolute(p, "codexHome")?),
-            (true, None, Some(p)) => Some(make_absolute(Path::new(&p))),
-            (true, None, None) => Some(
-                home()
-                    .ok_or(ConfigError::NoHome("compatRoots \"codex\" root"))?
-                    .join(".codex"),
-            ),
-        };
-        let custom_skill_dirs = self
-            .custom_skill_dirs
-            .iter()
-            .flatten()
-            .map(|p| absolute(p, "customSkillDirs"))
-            .collect::<Result<_, _>>()?;
-        let bundled_skill_dir = match (&self.bundled_skill_dir, var("DSH_BUNDLED_SKILL_DIR")) {
-            (Some(p), _) => Some(absolute(p, "bundledSkillDir")?),
-            // Without the default roots, only an explicit bundled root counts.
-            (None, Some(p)) if include_default_roots => Some(make_absolute(Path::new(&p))),
-            (None, _) => None,
-        };
-        let defaults = WatchConfig::default();
-        Ok(LocalConfig {
-            provider_name,
-            include_default_roots,
-            nested_roots,
-            dsh_home,
-            agents_home,
-            claude_home,
-            codex_home,
-            custom_skill_dirs,
-            bundled_skill_dir,
-            max_skill_file_bytes: positive_integer(
-                "maxSkillFileBytes",
-                self.max_skill_file_bytes,
-                DEFAULT_MAX_SKILL_FILE_BYTES,
-            )?,
-            watch: WatchConfig {
-                enabled: self.watch.unwrap_or(defaults.enabled),
-                use_polling: self.watch_use_polling.unwrap_or(defaults.use_polling),
-                stability_threshold_ms: positive_integer(
-                    "watchStabilityThresholdMs",
-                    self.watch_stability_threshold_ms,
-                    defaults.stability_threshold_ms,
-                )?,
-                poll_interval_ms: positive_integer(
-                    "watchPollIntervalMs",
-                    self.watch_poll_interval_ms,
-                    defaults.poll_interval_ms,
-                )?,
-                max_projects: usize::try_from(positive_integer(
-                    "watchMaxProjects",
-                    self.watch_max_projects,
-                    defaults.max_projects as u64,
-                )?)
-                .unwrap_or(usize::MAX),
-                follow_symlinks: self
-                    .watch_follow_symlinks
-                    .unwrap_or(defaults.follow_symlinks),
-            },
-        })
-    }
-}
+use warn::WarnOnce;
 
 /// The seam a root watcher plugs into. The provider tells it, on every
 /// discovery, which project and roots that lookup used.
@@ -427,16 +86,6 @@ pub trait RootObserver: Send + Sync {
     fn close(&self) {}
 }
 
-/// Result of [`LocalProvider::discover`].
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Discovery {
-    /// Candidates in discovery order (same-name candidates included: the first
-    /// one wins).
-    pub observation: Observation,
-    /// One line per skipped file or unexpected failure.
-    pub warnings: Vec<String>,
-}
-
 /// Why [`LocalProvider::load`] found nothing usable.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum LoadError {
@@ -467,81 +116,28 @@ pub enum LoadError {
     Outside(String),
 }
 
-/// One root in a [`Diagnosis`].
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RootReport {
-    /// Root directory.
-    pub path: String,
-    /// Source label.
-    pub source: &'static str,
-    /// Rank.
-    pub rank: f64,
-    /// `scanned`, `missing` or `error`.
-    pub status: &'static str,
-    /// Why listing failed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+/// The native memory a [`LocalProvider`] holds, from [`LocalProvider::memory`]
+/// (estimates: what the data structures hold, not what the allocator keeps).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryUse {
+    /// Files whose parse is cached.
+    pub parse_cache_files: usize,
+    /// Bytes the parse cache accounts for.
+    pub parse_cache_bytes: usize,
+    /// Scopes (roots) whose logged warnings are remembered.
+    pub warned: usize,
+    /// Everything: the provider, its configuration, the bounded record of
+    /// recent lookups, the parse cache and the remembered warnings.
+    pub total_bytes: usize,
 }
 
-/// The candidate that won a name.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WinnerRef {
-    /// Skill name.
-    pub name: String,
-    /// Source of the winner.
-    pub source: &'static str,
-    /// Rank of the winner.
-    pub rank: f64,
-    /// Skill file of the winner.
-    pub path: String,
-}
-
-/// One file considered by discovery, with what became of it.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FileReport {
-    /// Skill file (`…/SKILL.md` for bundles) or the entry that was skipped.
-    pub path: String,
-    /// Source label of its root.
-    pub source: &'static str,
-    /// Rank of its root.
-    pub rank: f64,
-    /// `bundle` or `flat`, when known.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub layout: Option<&'static str>,
-    /// Parsed skill name, when the file parsed.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    /// `loaded`, `shadowed` or `skipped`.
-    pub outcome: &'static str,
-    /// Human-readable explanation (always set unless loaded).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// The winner of the name, for shadowed files.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub shadowed_by: Option<WinnerRef>,
-}
-
-/// What `doctor` prints: every root and every file considered for one lookup.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Diagnosis {
-    /// The lookup's `cwd`, if any.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cwd: Option<String>,
-    /// The project root derived from `cwd`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub project_root: Option<String>,
-    /// Whether discovery was authoritative.
-    pub complete: bool,
-    /// Roots in rank order.
-    pub roots: Vec<RootReport>,
-    /// Files in discovery order.
-    pub files: Vec<FileReport>,
-    /// The warnings `list()` would log.
-    pub warnings: Vec<String>,
+/// The memory the bounded tables of recent lookups reserve up front (an LRU
+/// table allocates room for its capacity when it is created): 4,096 `cwd`s
+/// and `max_projects` projects, one 16-byte slot and one control byte per
+/// bucket, at most 7/8 of the buckets used.
+fn lookup_tables_bytes(max_projects: usize) -> usize {
+    let table = |capacity: usize| (capacity.saturating_mul(8) / 7).next_power_of_two() * 17;
+    table(4096) + table(max_projects.min(1 << 20))
 }
 
 /// The local filesystem skill provider.
@@ -686,15 +282,16 @@ impl LocalProvider {
         })
     }
 
-    /// Whether a change at `path` could change a catalog of this provider:
-    /// it could be a skill entry (see [`roots::affects`]) of a configured root
-    /// (custom, user, bundled, compatibility) or of a project root (nested
-    /// ones included) a recent lookup used. Purely lexical.
+    /// Whether a first-party write at `path` could change a catalog of this
+    /// provider: `path` is a skill entry (see [`roots::is_entry`]: a flat
+    /// `<root>/<name>.md` or a bundle's `<root>/<dir>/SKILL.md`) of a
+    /// configured root (custom, user, bundled, compatibility) or of a project
+    /// root (nested ones included) a recent lookup used. Purely lexical.
     pub fn could_affect(&self, path: &Path) -> bool {
         let path = roots::normalize(path);
         self.known_roots()
             .iter()
-            .any(|root| roots::affects(&roots::normalize(&root.path), root.skips_system(), &path))
+            .any(|root| roots::is_entry(&roots::normalize(&root.path), root.skips_system(), &path))
     }
 
     /// The configured roots and the project roots of recent lookups.
@@ -773,7 +370,10 @@ impl LocalProvider {
         }
     }
 
-    /// Close the watcher. Discovery and loading keep working (unwatched).
+    /// Close the watcher and release what only a live, watched provider
+    /// needs: the watcher itself, the parse cache and the record of warnings
+    /// already logged. Discovery and loading keep working (unwatched); the
+    /// parse cache fills again if they are used. Idempotent.
     pub fn close(&self) {
         if self.closed.swap(true, Ordering::AcqRel) {
             return;
@@ -786,6 +386,33 @@ impl LocalProvider {
         if let Some(o) = observer {
             o.close();
         }
+        self.cache.clear();
+        self.warned.clear();
+    }
+
+    /// The native memory this provider holds, estimated (see [`MemoryUse`]).
+    pub fn memory(&self) -> MemoryUse {
+        let (parse_cache_files, parse_cache_bytes) = self.cache.size();
+        let (warned, warned_bytes) = self.warned.size();
+        let config = &self.config;
+        let paths = [&config.dsh_home, &config.agents_home, &config.claude_home]
+            .into_iter()
+            .chain([&config.codex_home, &config.bundled_skill_dir])
+            .flatten()
+            .chain(&config.custom_skill_dirs)
+            .map(|p| p.as_os_str().len() + 32)
+            .sum::<usize>();
+        MemoryUse {
+            parse_cache_files,
+            parse_cache_bytes,
+            warned,
+            total_bytes: std::mem::size_of::<Self>()
+                + paths
+                + config.provider_name.len()
+                + lookup_tables_bytes(config.watch.max_projects)
+                + parse_cache_bytes
+                + warned_bytes,
+        }
     }
 
     /// Whether [`close`](Self::close) was called.
@@ -797,6 +424,19 @@ impl LocalProvider {
     /// watching is healthy. Watch before reading, so a change made during the
     /// scan is seen. Its project roots are keyed by the project's scope.
     fn observe_roots(&self, project: Option<&Project>, roots: &[RootSpec]) -> bool {
+        // A root that cannot even be named is left out of discovery (see
+        // `RootStatus::Unusable`): there is nothing to watch either.
+        let usable: Vec<RootSpec>;
+        let roots = if roots.iter().any(|r| roots::unnameable(&r.path)) {
+            usable = roots
+                .iter()
+                .filter(|r| !roots::unnameable(&r.path))
+                .cloned()
+                .collect();
+            &usable[..]
+        } else {
+            roots
+        };
         match self.observer() {
             // Closed meanwhile (`close` marks the provider closed before it
             // closes the watcher): not watching is not a watching problem.
@@ -830,172 +470,10 @@ impl LocalProvider {
         self.report(scan, healthy, ctx.cancel.is_cancelled())
     }
 
-    /// The discovery of a finished scan. Warnings already logged for the same
-    /// problem are left out (see `warn.rs`).
-    fn report(&self, scan: Scan, healthy: bool, cancelled: bool) -> Discovery {
-        let mut warnings: Vec<(Scope, String)> = Vec::new();
-        let mut candidates = Vec::with_capacity(scan.files.len());
-        let scope = |root: usize| Scope::Root(scan.roots[root].0.path.clone());
-        for (index, (_, status)) in scan.roots.iter().enumerate() {
-            if let RootStatus::Failed(reason) = status {
-                warnings.push((
-                    scope(index),
-                    format!("{reason}; skill discovery is incomplete"),
-                ));
-            }
-        }
-        for file in &scan.files {
-            match &file.outcome {
-                FileOutcome::Skipped { reason, warn: true } => warnings.push((
-                    scope(file.root),
-                    format!("skill file {} skipped: {reason}", file.path.display()),
-                )),
-                FileOutcome::Failed(reason) => warnings.push((
-                    scope(file.root),
-                    format!(
-                        "skill file {}: {reason}; skill discovery is incomplete",
-                        file.path.display()
-                    ),
-                )),
-                _ => {}
-            }
-        }
-        if !healthy {
-            warnings.push((
-                Scope::Watch,
-                "skill root watching is not healthy; skill discovery is incomplete".into(),
-            ));
-        }
-        let mut observed: Vec<Scope> = (0..scan.roots.len()).map(scope).collect();
-        observed.push(Scope::Watch);
-        let mut warnings = self.warned.filter(&observed, warnings, !cancelled);
-        if let Some(o) = self.observer() {
-            // The watcher reports each of its problems once by itself.
-            warnings.extend(o.take_warnings());
-        }
-        for file in scan.files {
-            if let FileOutcome::Parsed(parsed) = file.outcome {
-                let root = &scan.roots[file.root].0;
-                candidates.push(candidate(
-                    &self.config.provider_name,
-                    root,
-                    &file.path,
-                    &file.base,
-                    parsed,
-                ));
-            }
-        }
-        Discovery {
-            observation: Observation {
-                candidates,
-                complete: scan.complete && healthy,
-            },
-            warnings,
-        }
-    }
-
     /// Explain every root and file considered for a lookup.
     pub fn diagnose(&self, ctx: &LookupContext) -> Diagnosis {
         let (project, scan, healthy) = self.run_scan(ctx);
         self.explain(ctx.cwd.as_deref(), project.as_deref(), scan, healthy)
-    }
-
-    /// The diagnosis of a finished scan.
-    fn explain(
-        &self,
-        cwd: Option<&Path>,
-        project: Option<&Path>,
-        scan: Scan,
-        healthy: bool,
-    ) -> Diagnosis {
-        let mut warnings = Vec::new();
-        let roots = scan
-            .roots
-            .iter()
-            .map(|(spec, status)| {
-                let (status, reason) = match status {
-                    RootStatus::Scanned => ("scanned", None),
-                    RootStatus::Missing => ("missing", None),
-                    RootStatus::Failed(r) => {
-                        warnings.push(format!("{r}; skill discovery is incomplete"));
-                        ("error", Some(r.clone()))
-                    }
-                };
-                RootReport {
-                    path: path_string(&spec.path),
-                    source: spec.source.as_str(),
-                    rank: spec.rank(),
-                    status,
-                    reason,
-                }
-            })
-            .collect();
-        let mut winners: HashMap<String, WinnerRef> = HashMap::new();
-        let mut files = Vec::with_capacity(scan.files.len());
-        for file in scan.files {
-            let spec = &scan.roots[file.root].0;
-            let path = path_string(&file.path);
-            let mut report = FileReport {
-                path: path.clone(),
-                source: spec.source.as_str(),
-                rank: spec.rank(),
-                layout: file.layout.map(Layout::as_str),
-                name: None,
-                outcome: "skipped",
-                reason: None,
-                shadowed_by: None,
-            };
-            match file.outcome {
-                FileOutcome::Parsed(parsed) => {
-                    if let Some(winner) = winners.get(&parsed.name) {
-                        report.outcome = "shadowed";
-                        report.reason = Some(format!(
-                            "shadowed by \"{}\" from {} (rank {}) at {}",
-                            winner.name, winner.source, winner.rank, winner.path
-                        ));
-                        report.shadowed_by = Some(winner.clone());
-                    } else {
-                        report.outcome = "loaded";
-                        winners.insert(
-                            parsed.name.clone(),
-                            WinnerRef {
-                                name: parsed.name.clone(),
-                                source: spec.source.as_str(),
-                                rank: spec.rank(),
-                                path,
-                            },
-                        );
-                    }
-                    report.name = Some(parsed.name);
-                }
-                FileOutcome::Skipped { reason, warn } => {
-                    if warn {
-                        warnings.push(format!("skill file {} skipped: {reason}", report.path));
-                    }
-                    report.reason = Some(reason);
-                }
-                FileOutcome::Failed(reason) => {
-                    warnings.push(format!(
-                        "skill file {}: {reason}; skill discovery is incomplete",
-                        report.path
-                    ));
-                    report.reason = Some(format!("{reason} (skill discovery is incomplete)"));
-                }
-            }
-            files.push(report);
-        }
-        if !healthy {
-            warnings
-                .push("skill root watching is not healthy; skill discovery is incomplete".into());
-        }
-        Diagnosis {
-            cwd: cwd.map(path_string),
-            project_root: project.map(path_string),
-            complete: scan.complete && healthy,
-            roots,
-            files,
-            warnings,
-        }
     }
 
     /// Re-read and re-parse the file behind a candidate this provider listed
@@ -1070,7 +548,7 @@ fn summarize(
     (summary, parsed.body, parsed.metadata)
 }
 
-fn candidate(
+pub(super) fn candidate(
     provider: &str,
     root: &RootSpec,
     path: &Path,

@@ -143,6 +143,11 @@ impl RootSpec {
     pub fn affects(&self, path: &Path) -> bool {
         affects(&self.path, self.skips_system(), path)
     }
+
+    /// Whether `path` is a skill entry of this root (see [`is_entry`]).
+    pub fn is_entry(&self, path: &Path) -> bool {
+        is_entry(&self.path, self.skips_system(), path)
+    }
 }
 
 /// Whether a change at `path` can change the catalog of the root at `root`:
@@ -151,9 +156,8 @@ impl RootSpec {
 /// nor does `.system` when `skips_system` (the user DSH root). Both paths are
 /// compared as given: normalise them first (see [`normalize`]). No I/O.
 ///
-/// This is the one rule behind first-party mutations
-/// ([`LocalProvider::observe_host_mutation`](super::LocalProvider::observe_host_mutation))
-/// and the watcher's relevance test.
+/// This is the watcher's relevance test (a directory renamed, created or
+/// deleted counts). First-party writes use the narrower [`is_entry`].
 pub fn affects(root: &Path, skips_system: bool, path: &Path) -> bool {
     if root.starts_with(path) {
         return true;
@@ -173,6 +177,43 @@ pub fn affects(root: &Path, skips_system: bool, path: &Path) -> bool {
         (Some(second), None) => second.as_os_str() == "SKILL.md",
         _ => false,
     }
+}
+
+/// Whether `path` is a skill entry of the root at `root`: a flat skill
+/// `<root>/<name>.md` or a bundle's `<root>/<dir>/SKILL.md` (not under
+/// `.system` when `skips_system`, the user DSH root). The root itself, its
+/// ancestors, other files of the root and files deeper in a bundle are not.
+/// Both paths are compared as given: normalise them first (see
+/// [`normalize`]). No I/O.
+///
+/// This is the rule for first-party writes and edits
+/// ([`LocalProvider::observe_host_mutation`](super::LocalProvider::observe_host_mutation)):
+/// a write tool writes files, and only these files are skills.
+pub fn is_entry(root: &Path, skips_system: bool, path: &Path) -> bool {
+    let Ok(rest) = path.strip_prefix(root) else {
+        return false;
+    };
+    let mut parts = rest.components().map(|c| c.as_os_str());
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(name), None, _) => name.as_encoded_bytes().ends_with(b".md"),
+        (Some(dir), Some(file), None) => file == "SKILL.md" && !(skips_system && dir == ".system"),
+        _ => false,
+    }
+}
+
+/// Whether `path` cannot be named to the operating system at all: it holds a
+/// NUL byte, is longer than the platform's path limit, or has a component
+/// longer than 255 bytes (the file name limit of every common filesystem).
+/// Purely lexical; discovery finds the same from the error of listing it.
+pub fn unnameable(path: &Path) -> bool {
+    #[cfg(unix)]
+    const PATH_MAX: usize = libc::PATH_MAX as usize;
+    #[cfg(not(unix))]
+    const PATH_MAX: usize = 32_767;
+    let bytes = path.as_os_str().as_encoded_bytes();
+    bytes.contains(&0)
+        || bytes.len() >= PATH_MAX
+        || path.components().any(|c| c.as_os_str().len() > 255)
 }
 
 /// `path` made absolute (against the process's working directory) with `.`
@@ -337,5 +378,46 @@ mod tests {
         }
         let custom = RootSpec::new(PathBuf::from("/c"), Source::Custom);
         assert!(custom.affects(Path::new("/c/.system/SKILL.md")));
+    }
+
+    #[test]
+    fn unnameable_paths() {
+        assert!(!unnameable(Path::new("/h/.dsh/skills")));
+        assert!(unnameable(Path::new("/h/nul\0root")));
+        assert!(unnameable(&Path::new("/h").join("n".repeat(256))));
+        assert!(!unnameable(&Path::new("/h").join("n".repeat(255))));
+        assert!(unnameable(&PathBuf::from(["d"; 2100].join("/"))));
+    }
+
+    #[test]
+    fn entries_are_flat_md_files_and_bundle_skill_files() {
+        let root = RootSpec::new(PathBuf::from("/h/.dsh/skills"), Source::UserDsh);
+        for yes in [
+            "/h/.dsh/skills/a.md",
+            "/h/.dsh/skills/.system.md",
+            "/h/.dsh/skills/bundle/SKILL.md",
+        ] {
+            assert!(root.is_entry(Path::new(yes)), "{yes}");
+        }
+        for no in [
+            "/h/.dsh/skills",
+            "/h/.dsh",
+            "/h",
+            "/",
+            "/h/.dsh/skills/bundle",
+            "/h/.dsh/skills/notes.txt",
+            "/h/.dsh/skills/a.MD",
+            "/h/.dsh/skills/bundle/ref.md",
+            "/h/.dsh/skills/bundle/skill.md",
+            "/h/.dsh/skills/bundle/scripts/SKILL.md",
+            "/h/.dsh/skills/.system",
+            "/h/.dsh/skills/.system/SKILL.md",
+            "/h/.dsh/skillsx/a.md",
+            "/h/other.md",
+        ] {
+            assert!(!root.is_entry(Path::new(no)), "{no}");
+        }
+        let custom = RootSpec::new(PathBuf::from("/c"), Source::Custom);
+        assert!(custom.is_entry(Path::new("/c/.system/SKILL.md")));
     }
 }

@@ -11,7 +11,6 @@
 
 use lru::LruCache;
 use std::collections::HashSet;
-use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
@@ -35,9 +34,9 @@ pub(crate) struct WarnOnce {
 impl Default for WarnOnce {
     fn default() -> Self {
         Self {
-            logged: Mutex::new(LruCache::new(
-                NonZeroUsize::new(MAX_SCOPES).unwrap_or(NonZeroUsize::MIN),
-            )),
+            // Unbounded by the LRU itself (which would allocate room for every
+            // scope up front): `filter` keeps at most `MAX_SCOPES`.
+            logged: Mutex::new(LruCache::unbounded()),
         }
     }
 }
@@ -99,7 +98,31 @@ impl WarnOnce {
                 None => {}
             }
         }
+        while logged.len() > MAX_SCOPES {
+            logged.pop_lru();
+        }
         out
+    }
+
+    /// Forget every warning logged so far (and the memory remembering them).
+    pub(crate) fn clear(&self) {
+        *self.logged.lock().unwrap_or_else(PoisonError::into_inner) = LruCache::unbounded();
+    }
+
+    /// Warnings remembered and their bytes (an estimate of the memory held).
+    pub(crate) fn size(&self) -> (usize, usize) {
+        let logged = self.logged.lock().unwrap_or_else(PoisonError::into_inner);
+        let bytes = logged
+            .iter()
+            .map(|(scope, set)| {
+                let scope = match scope {
+                    Scope::Root(p) => p.as_os_str().len(),
+                    Scope::Watch => 0,
+                };
+                64 + scope + set.iter().map(|m| 32 + m.len()).sum::<usize>()
+            })
+            .sum();
+        (logged.len(), bytes)
     }
 }
 
@@ -152,6 +175,29 @@ mod tests {
         let other = root("/other");
         assert_eq!(w.filter(&both, vec![warn(&other, "z")], true), ["z"]);
         assert_eq!(w.filter(&both, vec![warn(&other, "z")], true), ["z"]);
+    }
+
+    #[test]
+    fn bounded_and_cleared() {
+        let w = WarnOnce::default();
+        for i in 0..MAX_SCOPES + 10 {
+            let scope = root(&format!("/r{i}"));
+            w.filter(std::slice::from_ref(&scope), vec![warn(&scope, "x")], true);
+        }
+        assert_eq!(w.size().0, MAX_SCOPES);
+        // The oldest scopes were forgotten: their warning is logged again.
+        let first = root("/r0");
+        assert_eq!(
+            w.filter(std::slice::from_ref(&first), vec![warn(&first, "x")], true),
+            ["x"]
+        );
+        w.clear();
+        assert_eq!(w.size(), (0, 0));
+        let last = root(&format!("/r{}", MAX_SCOPES + 9));
+        assert_eq!(
+            w.filter(std::slice::from_ref(&last), vec![warn(&last, "x")], true),
+            ["x"]
+        );
     }
 
     #[test]

@@ -368,11 +368,23 @@ fn new_options_are_validated() {
         ..LocalOptions::default()
     })
     .starts_with("nestedRoots has no effect with includeDefaultRoots: false"));
-    assert!(err(LocalOptions {
+    // `dshHome` and `agentsHome` are unused without the default roots, not
+    // an error: no user root is scanned.
+    let unused = LocalOptions {
         include_default_roots: Some(false),
+        custom_skill_dirs: Some(vec!["/c".into()]),
         ..env.options()
-    })
-    .starts_with("dshHome has no effect with includeDefaultRoots: false"));
+    }
+    .resolve_with(&|_| None)
+    .expect("unused homes are not an error");
+    assert_eq!((&unused.dsh_home, &unused.agents_home), (&None, &None));
+    assert_eq!(
+        super::roots::roots_for(&unused, None)
+            .iter()
+            .map(|r| r.source)
+            .collect::<Vec<_>>(),
+        [Source::Custom]
+    );
     assert_eq!(
         err(LocalOptions {
             compat_roots: Some(vec!["claude".into()]),
