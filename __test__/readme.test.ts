@@ -107,7 +107,10 @@ describe('README: Use as a Cordis drop-in', () => {
     const modules = path.join(dir, 'node_modules')
     fs.mkdirSync(path.join(modules, '@deepseek-ai'), { recursive: true })
     fs.symlinkSync(root, path.join(modules, '@deepseek-ai', 'dsh-skill-native'), 'dir')
-    for (const peer of Object.keys(require('../package.json').peerDependencies)) {
+    // The peers the README's install line names (the other optional peers
+    // belong to the harness's own framework copy and are not installed here).
+    const peers = block('cordis-install').text.trim().split(/\s+/).slice(3)
+    for (const peer of peers) {
       const resolved = path.dirname(require.resolve(`${peer}/package.json`))
       fs.mkdirSync(path.dirname(path.join(modules, peer)), { recursive: true })
       fs.symlinkSync(resolved, path.join(modules, peer), 'dir')
