@@ -132,6 +132,8 @@ pub struct Entry {
     description: Description,
     /// Its invocation controls (as an override rewrote them, if one did).
     pub invocation: InvocationPolicy,
+    /// The winning candidate's rank (runtime skills: [`RUNTIME_RANK`]).
+    pub rank: f64,
     /// Where it came from.
     pub winner: Winner,
     /// The override rule that decided about it, if one matched.
@@ -1212,6 +1214,7 @@ fn build_catalog(
                     name: span(&mut text, &skill.name),
                     description: held(),
                     invocation: invocation(skill.invocation),
+                    rank: RUNTIME_RANK,
                     winner: Winner::Runtime { id: *id },
                     applied,
                 }
@@ -1230,6 +1233,7 @@ fn build_catalog(
                             name: span(&mut text, c.name.of(&obs.text)),
                             description: held(),
                             invocation: invocation(c.invocation),
+                            rank: c.rank,
                             winner: Winner::Host {
                                 slot: planned.slot,
                                 index: u32::try_from(local).unwrap_or(u32::MAX),
@@ -1253,6 +1257,7 @@ fn build_catalog(
                                 &candidate.summary.description,
                             )),
                             invocation: candidate.summary.invocation,
+                            rank: candidate.rank,
                             winner: Winner::Native {
                                 slot: planned.slot,
                                 provider,
