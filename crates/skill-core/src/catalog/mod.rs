@@ -28,8 +28,10 @@
 //! without one, the entries are exactly the rules above.
 
 pub mod budget;
+pub mod origin;
 
-pub use budget::{omitted_notice, Budget, CatalogReport, MIN_SHORTENED_LENGTH};
+pub use budget::{omitted_notice, Budget, CatalogReport, SourceReport, MIN_SHORTENED_LENGTH};
+pub use origin::{source_rank, Origin, UNKNOWN_SOURCE_RANK};
 
 use crate::model::{is_skill_name, js_number, ResourceBase, SkillSummary};
 use sha2::{Digest, Sha256};
@@ -302,6 +304,8 @@ pub struct Catalog<'a> {
     max_len: usize,
     description_bytes: usize,
     budget: Option<Budget>,
+    /// One per item, or none ([`origin`]).
+    origins: Vec<Origin<'a>>,
 }
 
 impl<'a> Catalog<'a> {
@@ -333,6 +337,7 @@ impl<'a> Catalog<'a> {
             max_len,
             description_bytes,
             budget: None,
+            origins: Vec::new(),
         })
     }
 
@@ -400,7 +405,7 @@ impl<'a> Catalog<'a> {
             None => {
                 let mut text = String::new();
                 self.write_full(&mut text);
-                let report = CatalogReport::unbudgeted(self.len(), utf16_len(&text));
+                let report = CatalogReport::unbudgeted(self, utf16_len(&text));
                 Entries { text, report }
             }
         }
@@ -437,7 +442,7 @@ impl<'a> Catalog<'a> {
         let start = text.len();
         self.write_full(&mut text);
         let digest = digest_hex(&text[start..]);
-        let report = CatalogReport::unbudgeted(self.len(), utf16_len(&text[start..]));
+        let report = CatalogReport::unbudgeted(self, utf16_len(&text[start..]));
         if !self.is_empty() {
             text.push('\n');
         }

@@ -4,36 +4,47 @@
 //! A [`Budget`] is the most UTF-16 code units (JS `.length`, as `maxLength`
 //! counts) the entries block may take: the joined lines, without the message
 //! prose around them. When every entry fits in full, the block is exactly the
-//! unbudgeted one (same bytes, same digest). Otherwise it is made to fit in
-//! these steps, each one taken only when the one before cannot fit:
+//! unbudgeted one (same bytes, same digest).
 //!
-//! 1. **Shortening (water-filling).** Descriptions of unpinned skills are cut to
+//! Otherwise the skills are taken in **groups**, highest priority first: the
+//! pinned skills, then the others by rank, one group per rank, lowest rank
+//! (the nearest source) first ([`priority`]). The lowest-priority group goes
+//! through these steps, each one taken only when the one before cannot fit:
+//!
+//! 1. **Shortening (water-filling).** Descriptions of the group are cut to
 //!    one common length `C` (counted like `maxLength`, `...` included, the
 //!    usual cut): descriptions no longer than `C` stay whole, longer ones are cut
 //!    to `C`, so the longest are cut first. `C` is the largest length that fits,
 //!    and never below [`MIN_SHORTENED_LENGTH`] (nor at or above `maxLength`,
 //!    which would cut nothing).
-//! 2. **Name-only entries.** With every unpinned description at
-//!    `MIN_SHORTENED_LENGTH`, unpinned entries become the name-only form
-//!    `` - `NAME` `` (no colon, no description), lowest priority first.
-//! 3. **Omission.** With every unpinned entry name-only, unpinned entries are
-//!    left out, lowest priority first, and one last line,
+//! 2. **Name-only entries.** With every description of the group at
+//!    `MIN_SHORTENED_LENGTH`, its entries become the name-only form
+//!    `` - `NAME` `` (no colon, no description), the last in name order first.
+//! 3. **Omission.** With every entry of the group name-only, its entries are
+//!    left out, the last in name order first, and one last line,
 //!    [`omitted_notice`], says how many are not listed and how to load one by
 //!    name. It is the only line that does not start with `` - ` ``.
-//! 4. **Pinned skills** keep their full description until every unpinned skill
-//!    is left out; only then do they go through the same steps among themselves.
-//!    If not even the notice line fits, the block is that line alone (the only
-//!    case where the block is longer than the budget: it never looks empty when
-//!    skills exist).
 //!
-//! **Priority** (who becomes name-only or is left out first): pinned skills rank
-//! above every other, in the order of the `pinned` list; the others rank in
-//! name order (the entry order), so the entries at the end of the alphabet give
-//! way first. Names in `pinned` that are not in the catalog are ignored.
-//! Entries always stay in name order; the result depends only on the skills and
-//! the options, so the same input gives the same bytes and digest.
+//! Only when every skill of a group is left out does the next group go
+//! through the same steps, so a group keeps its full descriptions until every
+//! group below it is gone; the pinned skills come last, the last pinned first.
+//! If not even the notice line fits, the block is that line alone (the only
+//! case where the block is longer than the budget: it never looks empty when
+//! skills exist).
+//!
+//! A catalog without origins ([`Catalog::new`]) has one rank: the unpinned
+//! skills are one group, given way in name order (the entries at the end of
+//! the alphabet first). Pins that match no entry are ignored. Entries always
+//! stay in name order; the result depends only on the skills and the options,
+//! so the same input gives the same bytes and digest.
+
+mod priority;
+mod report;
+
+pub use report::{CatalogReport, SourceReport};
 
 use super::{push_description, utf16_len, Catalog, CatalogError, Entries};
+use priority::{groups, Pin};
 use std::ops::Range;
 
 /// Shortest description length (UTF-16 units, `...` included) a budget cuts
@@ -77,16 +88,23 @@ pub(super) fn ends_with_notice(entries: &str) -> bool {
 pub struct Budget {
     chars: usize,
     pinned: Vec<String>,
+    pins: Vec<Pin>,
 }
 
 impl Budget {
-    /// A budget of `chars` UTF-16 units (at least 1); `pinned` lists skill names
-    /// in priority order (names not in the catalog are ignored).
+    /// A budget of `chars` UTF-16 units (at least 1); `pinned` lists skill
+    /// names and globs (`*`: any run of characters) in priority order; pins
+    /// that match nothing in the catalog are ignored.
     pub fn new(chars: usize, pinned: Vec<String>) -> Result<Self, CatalogError> {
         if chars == 0 {
             return Err(CatalogError::Budget("0".to_string()));
         }
-        Ok(Self { chars, pinned })
+        let pins = pinned.iter().map(|p| Pin::new(p)).collect();
+        Ok(Self {
+            chars,
+            pinned,
+            pins,
+        })
     }
 
     /// Most UTF-16 units the entries block may take.
@@ -94,38 +112,9 @@ impl Budget {
         self.chars
     }
 
-    /// Pinned names, highest priority first.
+    /// Pinned names and globs, highest priority first.
     pub fn pinned(&self) -> &[String] {
         &self.pinned
-    }
-}
-
-/// How each model-invocable skill appears in the entries block.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CatalogReport {
-    /// Model-invocable skills in the catalog (`full + shortened + name_only + omitted`).
-    pub total: usize,
-    /// Entries shown exactly as without a budget (`maxLength` still applies).
-    pub full: usize,
-    /// Entries whose description the budget cut shorter.
-    pub shortened: usize,
-    /// Entries shown by name only.
-    pub name_only: usize,
-    /// Skills left out (counted by the last line).
-    pub omitted: usize,
-    /// Length of the entries block in UTF-16 units.
-    pub chars: usize,
-}
-
-impl CatalogReport {
-    /// Every entry in full.
-    pub(super) fn unbudgeted(total: usize, chars: usize) -> Self {
-        Self {
-            total,
-            full: total,
-            chars,
-            ..Self::default()
-        }
     }
 }
 
@@ -432,57 +421,38 @@ impl Layout<'_, '_> {
     }
 
     fn report(&self, chars: usize) -> CatalogReport {
-        let mut report = CatalogReport {
-            total: self.shapes.len(),
-            chars,
-            ..CatalogReport::default()
-        };
-        for shape in &self.shapes {
-            match shape {
-                Shape::Full => report.full += 1,
-                Shape::Cut(_) => report.shortened += 1,
-                Shape::NameOnly => report.name_only += 1,
-                Shape::Omitted => report.omitted += 1,
-            }
-        }
-        report
+        CatalogReport::of(self.catalog, &self.shapes, chars)
     }
-}
-
-/// Pinned entries (in pinned order) and the others (in name order).
-fn groups(items: &[(&str, &str)], pinned: &[String]) -> (Vec<usize>, Vec<usize>) {
-    let mut is_pinned = vec![false; items.len()];
-    let mut first = Vec::new();
-    for name in pinned {
-        // Items are sorted by name; a plain array may hold a name twice.
-        let start = items.partition_point(|(n, _)| *n < name.as_str());
-        for (i, (n, _)) in items.iter().enumerate().skip(start) {
-            if n != name {
-                break;
-            }
-            if !is_pinned[i] {
-                is_pinned[i] = true;
-                first.push(i);
-            }
-        }
-    }
-    let rest = (0..items.len()).filter(|&i| !is_pinned[i]).collect();
-    (first, rest)
 }
 
 /// The entries of `catalog` fitted into `budget` (see the module docs).
 pub(super) fn render(catalog: &Catalog<'_>, budget: &Budget) -> Entries {
     let total = catalog.len();
     let items = &catalog.items;
-    let (pinned, rest) = groups(items, &budget.pinned);
-    // When every entry name-only is already too long, no unpinned description
-    // can be shown (the steps end in omissions): they are not even rendered.
-    let names_len = items.iter().map(|(n, _)| 4 + n.len()).sum::<usize>() + total.saturating_sub(1);
-    let names_only = names_len > budget.chars;
-    let mut described = vec![!names_only; total];
-    for &i in &pinned {
-        described[i] = true;
+    let groups = groups(catalog, &budget.pins);
+    // When the entries of a group and of every group above it, name-only,
+    // are already too long, no description of that group can be shown (its
+    // steps end in omissions): they are not even rendered.
+    let mut described = vec![true; total];
+    let mut undescribed_groups = 0;
+    let mut names_len = 0usize;
+    let mut lines = 0usize;
+    let line = |i: usize| 4 + items[i].0.len();
+    for &i in &groups.pinned {
+        names_len += line(i);
+        lines += 1;
     }
+    for group in &groups.ranks {
+        names_len += group.iter().map(|&i| line(i)).sum::<usize>();
+        lines += group.len();
+        if names_len + lines.saturating_sub(1) > budget.chars {
+            undescribed_groups += 1;
+            for &i in group {
+                described[i] = false;
+            }
+        }
+    }
+    let names_only = undescribed_groups > 0;
     // The unbudgeted rendering of the described entries, each description
     // measured while it is fresh in cache.
     let mut full = String::with_capacity(if names_only { 0 } else { catalog.size_hint() });
@@ -522,7 +492,7 @@ pub(super) fn render(catalog: &Catalog<'_>, budget: &Budget) -> Entries {
     if !names_only && full_chars <= budget.chars {
         return Entries {
             text: full,
-            report: CatalogReport::unbudgeted(total, full_chars),
+            report: CatalogReport::unbudgeted(catalog, full_chars),
         };
     }
     let mut layout = Layout {
@@ -534,15 +504,23 @@ pub(super) fn render(catalog: &Catalog<'_>, budget: &Budget) -> Entries {
         listed: total,
         omitted: 0,
     };
-    let fits = if names_only {
-        layout.give_way(&rest, Shape::Omitted, budget.chars)
-    } else {
-        layout.degrade(&rest, budget.chars)
-    };
-    // When this does not fit either, everything is left out and the notice
-    // line remains.
+    // Lowest priority first; the groups that are never described are the
+    // lowest ones.
+    let mut fits = false;
+    for (k, group) in groups.ranks.iter().enumerate().rev() {
+        fits = if k + undescribed_groups >= groups.ranks.len() {
+            layout.give_way(group, Shape::Omitted, budget.chars)
+        } else {
+            layout.degrade(group, budget.chars)
+        };
+        if fits {
+            break;
+        }
+    }
+    // When this does not fit either, everything unpinned is left out and the
+    // notice line remains.
     if !fits {
-        layout.degrade(&pinned, budget.chars);
+        layout.degrade(&groups.pinned, budget.chars);
     }
     let chars = layout.total();
     let text = layout.write(&full, &spans);

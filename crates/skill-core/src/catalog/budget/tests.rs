@@ -21,9 +21,29 @@ fn desc(d: &str, cap: usize) -> String {
     s
 }
 
-/// The module docs taken literally: every candidate block is rendered as a
-/// string and measured, longest common length first.
+/// A plain recursive glob match (`*`: any run of characters), for the reference.
+fn glob_matches(pattern: &[u8], text: &[u8]) -> bool {
+    match pattern.split_first() {
+        None => text.is_empty(),
+        Some((b'*', rest)) => (0..=text.len()).any(|k| glob_matches(rest, &text[k..])),
+        Some((c, rest)) => text.first() == Some(c) && glob_matches(rest, &text[1..]),
+    }
+}
+
+/// The module docs taken literally, without ranks (one rank for every entry).
 fn reference(items: &[(&str, &str)], max_len: usize, budget: usize, pinned: &[&str]) -> String {
+    let ranked: Vec<(&str, &str, f64)> = items.iter().map(|&(n, d)| (n, d, 0.0)).collect();
+    reference_ranked(&ranked, max_len, budget, pinned)
+}
+
+/// The module docs taken literally: every candidate block is rendered as a
+/// string and measured, longest common length first, group by group.
+fn reference_ranked(
+    items: &[(&str, &str, f64)],
+    max_len: usize,
+    budget: usize,
+    pinned: &[&str],
+) -> String {
     #[derive(Clone, Copy)]
     enum S {
         Cap(usize),
@@ -35,7 +55,7 @@ fn reference(items: &[(&str, &str)], max_len: usize, budget: usize, pinned: &[&s
     let render = |shapes: &[S]| {
         let mut lines = Vec::new();
         let mut out = 0;
-        for ((name, d), s) in items.iter().zip(shapes) {
+        for ((name, d, _), s) in items.iter().zip(shapes) {
             match s {
                 S::Cap(cap) => lines.push(format!("- `{name}`: {}", desc(d, *cap))),
                 S::Name => lines.push(format!("- `{name}`")),
@@ -52,16 +72,42 @@ fn reference(items: &[(&str, &str)], max_len: usize, budget: usize, pinned: &[&s
     if fits(&shapes) {
         return render(&shapes);
     }
+    // Priority order of the unpinned: rank, then name.
+    let mut by_rank: Vec<usize> = (0..items.len()).collect();
+    by_rank.sort_by(|&a, &b| items[a].2.partial_cmp(&items[b].2).unwrap().then(a.cmp(&b)));
     let mut first = Vec::new();
     for p in pinned {
-        for (i, (name, _)) in items.iter().enumerate() {
-            if name == p && !first.contains(&i) {
+        // A glob's matches by rank, then name; an exact name's (a plain array
+        // may hold it twice) in entry order.
+        let candidates: Vec<usize> = if p.contains('*') {
+            by_rank.clone()
+        } else {
+            (0..items.len()).collect()
+        };
+        for i in candidates {
+            let name = items[i].0;
+            let hit = if p.contains('*') {
+                glob_matches(p.as_bytes(), name.as_bytes())
+            } else {
+                name == *p
+            };
+            if hit && !first.contains(&i) {
                 first.push(i);
             }
         }
     }
-    let rest: Vec<usize> = (0..items.len()).filter(|i| !first.contains(i)).collect();
-    for group in [rest, first] {
+    // The unpinned by rank, lowest priority (highest rank) group first, each
+    // group in name order.
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for &i in by_rank.iter().filter(|i| !first.contains(i)) {
+        match groups.last_mut() {
+            Some(g) if items[g[0]].2 == items[i].2 => g.push(i),
+            _ => groups.push(vec![i]),
+        }
+    }
+    groups.reverse();
+    groups.push(first);
+    for group in groups {
         for cap in (MIN_SHORTENED_LENGTH..max_len).rev() {
             let mut trial = shapes.clone();
             for &i in &group {
@@ -149,8 +195,15 @@ fn a_budget_that_fits_changes_nothing() {
         );
     }
     // Without a budget the report is the same.
-    let plain = Catalog::new(skills, 500).expect("valid").render();
-    assert_eq!(plain.report, CatalogReport::unbudgeted(2, len));
+    let plain = Catalog::new(skills, 500).expect("valid");
+    assert_eq!(
+        plain.render().report,
+        CatalogReport::unbudgeted(&plain, len)
+    );
+    assert_eq!(
+        plain.render().report,
+        render_with(&skills, 500, len, &[]).report
+    );
 }
 
 #[test]
@@ -433,6 +486,222 @@ fn matches_the_literal_reference_on_generated_catalogs() {
         seen[3] += usize::from(r.full == r.total);
     }
     for (what, n) in ["shortened", "name-only", "omitted", "whole"]
+        .iter()
+        .zip(seen)
+    {
+        assert!(n > 50, "{what}: {n}");
+    }
+}
+
+fn render_ranked(
+    skills: &[(&str, &str, Origin<'_>)],
+    max_len: usize,
+    chars: usize,
+    pinned: &[&str],
+) -> Entries {
+    let pinned = pinned.iter().map(|p| p.to_string()).collect();
+    Catalog::with_origins(skills.iter().copied(), max_len)
+        .expect("valid")
+        .with_budget(Some(Budget::new(chars, pinned).expect("budget")))
+        .render()
+}
+
+use crate::catalog::Origin;
+
+#[test]
+fn a_near_skill_late_in_the_alphabet_keeps_its_description() {
+    // The skill author's case: many user-root and bundled skills, and the
+    // project's own `zz-deploy` at the end of the alphabet.
+    let description = "Deploys this project: builds, tags and pushes the release.".repeat(2);
+    let names: Vec<String> = (0..300).map(|i| format!("skill-{i:03}")).collect();
+    let mut skills: Vec<(&str, &str, Origin<'_>)> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let source = if i % 3 == 0 { "bundled" } else { "user-agents" };
+            (n.as_str(), description.as_str(), Origin::of_source(source))
+        })
+        .collect();
+    skills.push((
+        "zz-deploy",
+        description.as_str(),
+        Origin::of_source("project-dsh"),
+    ));
+    let e = render_ranked(&skills, 500, 2000, &[]);
+    let kept = format!("- `zz-deploy`: {description}");
+    assert!(e.text.contains(&kept), "{}", e.text);
+    assert!(e.report.omitted > 150);
+    // Without origins the alphabetical head is kept instead.
+    let plain: Vec<(&str, &str)> = skills.iter().map(|s| (s.0, s.1)).collect();
+    let alphabetical = render_with(&plain, 500, 2000, &[]);
+    assert!(!alphabetical.text.contains("zz-deploy"));
+    // Bundled skills give way before user-root ones: every listed one is from
+    // the user root, and the bundled ones are all left out.
+    let by_source = &e.report.by_source;
+    let sources: Vec<&str> = by_source.iter().map(|s| s.source.as_str()).collect();
+    assert_eq!(sources, ["project-dsh", "user-agents", "bundled"]);
+    assert_eq!(
+        by_source[0],
+        SourceReport {
+            source: "project-dsh".into(),
+            total: 1,
+            full: 1,
+            ..SourceReport::default()
+        }
+    );
+    assert_eq!((by_source[2].total, by_source[2].omitted), (100, 100));
+    assert_eq!(by_source[1].total, 200);
+    assert!(by_source[1].omitted > 0 && by_source[1].omitted < 200);
+    let sum = |f: fn(&SourceReport) -> usize| by_source.iter().map(f).sum::<usize>();
+    assert_eq!(sum(|s| s.total), e.report.total);
+    assert_eq!(sum(|s| s.full), e.report.full);
+    assert_eq!(sum(|s| s.shortened), e.report.shortened);
+    assert_eq!(sum(|s| s.name_only), e.report.name_only);
+    assert_eq!(sum(|s| s.omitted), e.report.omitted);
+}
+
+#[test]
+fn a_budget_that_fits_changes_nothing_with_origins_either() {
+    let skills = [
+        ("b", "two & <three>", Origin::of_source("bundled")),
+        ("a", "one", Origin::of_source("project-dsh")),
+        ("c", "four", Origin::of_source("bundled")),
+    ];
+    let catalog = Catalog::with_origins(skills, 500).expect("valid");
+    let plain = Catalog::new(skills.iter().map(|s| (s.0, s.1)), 500).expect("valid");
+    assert_eq!(catalog.entries(), plain.entries());
+    let len = utf16_len(&plain.entries());
+    for chars in [len, usize::MAX] {
+        let e = render_ranked(&skills, 500, chars, &["c", "*"]);
+        assert_eq!(e.text, plain.entries());
+        assert_eq!(e.report, catalog.render().report);
+    }
+    assert_eq!(
+        catalog.render().report.by_source,
+        [
+            SourceReport {
+                source: "project-dsh".into(),
+                total: 1,
+                full: 1,
+                ..SourceReport::default()
+            },
+            SourceReport {
+                source: "bundled".into(),
+                total: 2,
+                full: 2,
+                ..SourceReport::default()
+            },
+        ]
+    );
+    assert!(plain.render().report.by_source.is_empty());
+}
+
+#[test]
+fn glob_pins_keep_their_matches_first() {
+    let d = "d".repeat(80);
+    let skills: Vec<(&str, &str, Origin<'_>)> =
+        ["deploy-a", "deploy-b", "lint", "test", "zz-deploy"]
+            .into_iter()
+            .map(|n| (n, d.as_str(), Origin::of_source("user-dsh")))
+            .collect();
+    let full_line = 6 + 8 + 80;
+    // Room for the two matches in full and the others by name.
+    let e = render_ranked(&skills, 500, 2 * full_line + 8 + 8 + 13 + 4, &["deploy-*"]);
+    assert_eq!(
+        e.text,
+        format!("- `deploy-a`: {d}\n- `deploy-b`: {d}\n- `lint`\n- `test`\n- `zz-deploy`")
+    );
+    assert_eq!((e.report.full, e.report.name_only), (2, 3));
+    // Pin order first: `zz-deploy`, then the glob's matches; the last pinned
+    // gives way first.
+    let e = render_ranked(&skills, 500, 13 + 1 + notice_len(4), &["zz-deploy", "*-*"]);
+    assert_eq!(e.text, format!("- `zz-deploy`\n{}", omitted_notice(4)));
+    let e = render_ranked(
+        &skills,
+        500,
+        12 + 1 + 13 + 1 + notice_len(3),
+        &["zz-deploy", "*-*"],
+    );
+    assert_eq!(
+        e.text,
+        format!("- `deploy-a`\n- `zz-deploy`\n{}", omitted_notice(3))
+    );
+    // A glob that matches nothing is ignored.
+    assert_eq!(
+        render_ranked(&skills, 500, 200, &["nothing-*"]).text,
+        render_ranked(&skills, 500, 200, &[]).text
+    );
+}
+
+#[test]
+fn matches_the_literal_reference_with_ranks_and_globs() {
+    let pool = [
+        "word ",
+        "two words ",
+        "&",
+        "<x>",
+        "é",
+        "😀",
+        "x",
+        "Use this skill to ",
+    ];
+    let names = ["a", "b-c", "d", "e-f", "g", "h-i-j", "k", "lm", "n", "o-p"];
+    let sources = ["project-dsh", "runtime", "user-dsh", "bundled", "remote"];
+    let globs = ["*", "*-*", "a*", "*j", "b-*", "x-*", "h*j", "nope"];
+    let mut next = crate::catalog::tests::xorshift(0x51ed_2701_b0a3_c4d5);
+    let mut seen = [0usize; 3];
+    for round in 0..1200 {
+        let count = (next() % 9) as usize;
+        let descriptions: Vec<String> = (0..count)
+            .map(|_| {
+                (0..(next() % 30))
+                    .map(|_| pool[(next() % pool.len() as u64) as usize])
+                    .collect()
+            })
+            .collect();
+        let skills: Vec<(&str, &str, Origin<'_>)> = (0..count)
+            .map(|i| {
+                (
+                    names[(next() % names.len() as u64) as usize],
+                    descriptions[i].as_str(),
+                    Origin::of_source(sources[(next() % sources.len() as u64) as usize]),
+                )
+            })
+            .collect();
+        let max_len = [10, 40, 41, 60, 500][(next() % 5) as usize];
+        let ranked: Vec<(&str, &str, f64)> = skills.iter().map(|s| (s.0, s.1, s.2.rank)).collect();
+        let plain: Vec<(&str, &str)> = skills.iter().map(|s| (s.0, s.1)).collect();
+        let full = utf16_len(&unbudgeted(&plain, max_len));
+        let chars = 1 + (next() % (full as u64 + 20)) as usize;
+        let pinned: Vec<&str> = (0..(next() % 3))
+            .map(|_| {
+                if next().is_multiple_of(2) {
+                    globs[(next() % globs.len() as u64) as usize]
+                } else {
+                    names[(next() % names.len() as u64) as usize]
+                }
+            })
+            .collect();
+        let e = render_ranked(&skills, max_len, chars, &pinned);
+        let expected = reference_ranked(&ranked, max_len, chars, &pinned);
+        assert_eq!(
+            e.text, expected,
+            "round {round}: {skills:?} max {max_len} budget {chars} pinned {pinned:?}"
+        );
+        let r = &e.report;
+        assert_eq!(r.chars, utf16_len(&e.text));
+        let total: usize = r.by_source.iter().map(|s| s.total).sum();
+        assert_eq!(total, count);
+        for s in &r.by_source {
+            assert_eq!(s.full + s.shortened + s.name_only + s.omitted, s.total);
+        }
+        let omitted: usize = r.by_source.iter().map(|s| s.omitted).sum();
+        assert_eq!(omitted, r.omitted);
+        seen[0] += usize::from(r.omitted > 0 && r.full > 0);
+        seen[1] += usize::from(r.by_source.len() > 2);
+        seen[2] += usize::from(pinned.iter().any(|p| p.contains('*')) && r.full < r.total);
+    }
+    for (what, n) in ["omitted and full", "several sources", "globs under a cut"]
         .iter()
         .zip(seen)
     {
