@@ -318,6 +318,11 @@ export interface NapiCatalogReport {
   omitted: number
   /** Length of the entries block in UTF-16 code units. */
   chars: number
+  /**
+   * The same counts per source, nearest source first (empty without
+   * `sources`); the JS layer turns it into a record.
+   */
+  bySource: Array<NapiSourceReport>
 }
 
 /** A catalog message to publish. */
@@ -338,8 +343,15 @@ export interface NapiLayout {
   max: number
   /** Most UTF-16 units the entries block may take; none: every entry in full. */
   budget?: number
-  /** Names that keep their description under the budget, highest priority first. */
+  /**
+   * Names and globs that keep their description under the budget, highest
+   * priority first.
+   */
   pinned?: Array<string>
+  /** Distinct source labels of the skills. */
+  sources?: Array<string>
+  /** For each model-invocable skill in input order, its label in `sources`. */
+  origins?: Uint32Array
 }
 
 /**
@@ -368,6 +380,22 @@ export interface NapiResourceBase {
   url?: string
   /** Description (`opaque`). */
   description?: string
+}
+
+/** How the model-invocable skills of one source appear in the entries block. */
+export interface NapiSourceReport {
+  /** The source label. */
+  source: string
+  /** Skills of this source. */
+  total: number
+  /** Entries shown as without a budget. */
+  full: number
+  /** Entries whose description the budget cut. */
+  shortened: number
+  /** Entries shown by name only. */
+  nameOnly: number
+  /** Skills left out. */
+  omitted: number
 }
 
 /**

@@ -31,6 +31,7 @@ export type {
   CatalogSnapshot,
   CatalogOptions,
   CatalogReport,
+  SourceCounts,
   RenderedCatalog,
   CatalogStepInput,
   CatalogStep,

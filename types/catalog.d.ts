@@ -4,8 +4,9 @@ import type { SkillResourceBase } from './skill'
 
 /**
  * The summary fields the catalog reads. Every `SkillSummary` fits; only `name`,
- * `description` and `invocation.modelInvocable` are read, so paths, sources,
- * providers and `whenToUse` never reach the catalog.
+ * `description`, `invocation.modelInvocable` and `source` are read, and only
+ * the first three reach the text: paths, sources, providers and `whenToUse`
+ * never appear in the catalog.
  */
 export interface CatalogSkill {
   /** Kebab-case skill name (anything else throws). */
@@ -14,6 +15,13 @@ export interface CatalogSkill {
   readonly description: string
   /** Only `modelInvocable` is read; model-disabled skills are left out. */
   readonly invocation: { readonly modelInvocable: boolean }
+  /**
+   * Source label (`project-dsh`, `runtime`, ...): names the skill's group in
+   * {@link CatalogReport.bySource} and, for an array the registry did not
+   * return, stands for its rank under a budget (see {@link CatalogOptions.budget}).
+   * Absent: counted under `''`, ranked with the unknown labels.
+   */
+  readonly source?: string | undefined
 }
 
 /** A catalog observation (`ctx.skills.snapshot()`). */
@@ -41,18 +49,30 @@ export interface CatalogOptions {
    * unpinned entries become name-only (`` - `NAME` ``), lowest priority first;
    * then unpinned entries are left out, lowest priority first, and a last line
    * says how many skills are not listed and to load one by its exact name with
-   * the `skill` tool. Pinned skills keep their full description until every
-   * unpinned skill is left out, then go through the same steps, the last pinned
-   * first. Priority: pinned skills in `pinned` order, then the others in name
-   * order (the end of the alphabet gives way first). Entries stay in name order.
-   * If not even that last line fits, it is the whole block (the catalog never
-   * looks empty when skills exist; `report.chars` then exceeds the budget).
+   * the `skill` tool.
+   *
+   * Priority decides who goes through these steps first: the skills come in
+   * groups, pinned skills first (in `pinned` order), then the others by rank,
+   * one group per rank, the lowest (nearest) first; the lowest-priority group
+   * goes through the steps first, and a group's descriptions are only cut once
+   * every group below it is left out (within a group, the end of the alphabet
+   * gives way first; pinned skills, the last pinned first). Ranks: an array
+   * the registry returned (`snapshot().skills`, `list()`) knows each winner's
+   * rank; any other array ranks by `source` label: `project-dsh`,
+   * `project-agents`, `project-claude`, `runtime`, `custom`, `user-dsh`,
+   * `user-agents`, `user-claude`, `user-codex`, `bundled`, then any other
+   * label (all of them one rank). Entries stay in name order. If not even the
+   * last line fits, it is the whole block (the catalog never looks empty when
+   * skills exist; `report.chars` then exceeds the budget).
    */
   readonly budget?: number | undefined
   /**
-   * Skill names that keep their full description under a `budget`, highest
-   * priority first. Names not in the catalog (unknown, model-disabled, not
-   * kebab-case) are ignored; without a `budget` the list has no effect.
+   * Skill names, or globs where `*` stands for any run of characters (the rule
+   * of the registry's override names), that keep their full description under
+   * a `budget`, highest priority first; the skills one glob matches come by
+   * rank, then name. Pins that match nothing in the catalog (unknown,
+   * model-disabled, not kebab-case) are ignored; without a `budget` the list
+   * has no effect.
    */
   readonly pinned?: readonly string[] | undefined
 }
@@ -71,6 +91,26 @@ export interface CatalogReport {
   readonly omitted: number
   /** Length of the entries block in UTF-16 code units (`entries.length`). */
   readonly chars: number
+  /**
+   * The same counts per source label (a skill without `source` under `''`),
+   * the nearest source first (by the lowest rank among its skills, then by
+   * label). The record's own keys are exactly the labels.
+   */
+  readonly bySource: Readonly<Record<string, SourceCounts>>
+}
+
+/** How the model-invocable skills of one source appear in the entries block. */
+export interface SourceCounts {
+  /** Skills of this source: `full + shortened + nameOnly + omitted`. */
+  readonly total: number
+  /** Entries shown exactly as without a budget. */
+  readonly full: number
+  /** Entries whose description the budget cut shorter. */
+  readonly shortened: number
+  /** Entries shown by name only. */
+  readonly nameOnly: number
+  /** Skills left out. */
+  readonly omitted: number
 }
 
 /** Joined entries, their digest and how each skill appears. */

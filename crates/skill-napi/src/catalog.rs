@@ -15,8 +15,13 @@
 //! the merged catalog, and nothing is packed or converted.
 //!
 //! Every render export takes `(registry, chunks, lengths, layout)` and then its
-//! own arguments; `layout` is `{ max, budget, pinned }` (`budget` undefined for
-//! an unbudgeted catalog, and then `pinned` is ignored).
+//! own arguments; `layout` is `{ max, budget, pinned, sources, origins }`
+//! (`budget` undefined for an unbudgeted catalog, and then `pinned` is
+//! ignored). `sources` and `origins` give each model-invocable skill its
+//! source label (`origins[k]` indexes `sources`, one per entry in input
+//! order); with them the report counts per source and a budget gives way by
+//! rank: the registry's ranks for its own catalog, the ranks the source labels
+//! stand for otherwise (`skill_core::catalog::source_rank`).
 
 // Unit-test builds do not register the exports, which then look unused.
 #![cfg_attr(test, allow(dead_code))]
@@ -26,7 +31,7 @@ use crate::util::invalid_arg;
 use napi::bindgen_prelude::{ClassInstance, ToNapiValue, Uint32Array};
 use napi_derive::napi;
 use skill_core::catalog::{
-    self, Budget, Catalog, CatalogError, CatalogReport, Entries, MessageKind,
+    self, Budget, Catalog, CatalogError, CatalogReport, Entries, MessageKind, Origin, SourceReport,
 };
 use skill_core::model::ResourceBase;
 
@@ -143,8 +148,33 @@ pub struct NapiLayout {
     pub max: u32,
     /// Most UTF-16 units the entries block may take; none: every entry in full.
     pub budget: Option<u32>,
-    /// Names that keep their description under the budget, highest priority first.
+    /// Names and globs that keep their description under the budget, highest
+    /// priority first.
     pub pinned: Option<Vec<String>>,
+    /// Distinct source labels of the skills.
+    pub sources: Option<Vec<String>>,
+    /// For each model-invocable skill in input order, its label in `sources`.
+    pub origins: Option<Uint32Array>,
+}
+
+/// The source label `origins[k]` names.
+fn source_at<'a>(sources: &'a [String], origins: &[u32], k: usize) -> napi::Result<&'a str> {
+    origins
+        .get(k)
+        .and_then(|&i| sources.get(i as usize))
+        .map(String::as_str)
+        .ok_or_else(|| invalid_arg("catalog origins do not match the skills and their sources"))
+}
+
+/// Checks that there is one origin per skill.
+fn check_origins(origins: &[u32], count: usize) -> napi::Result<()> {
+    if origins.len() == count {
+        Ok(())
+    } else {
+        Err(invalid_arg(
+            "catalog origins do not match the skills and their sources",
+        ))
+    }
 }
 
 /// A registry catalog whose runtime and JS-provider descriptions have not been
@@ -167,14 +197,47 @@ fn with_catalog<T>(
         .map(|chars| Budget::new(chars as usize, layout.pinned.unwrap_or_default()))
         .transpose()
         .map_err(catalog_error)?;
+    let sources = layout.sources.unwrap_or_default();
+    let origins = layout.origins.as_ref().map(|o| o.as_ref());
     let catalog = match registry {
-        Some(registry) => match registry.catalog().model_entries() {
-            Some(entries) => Catalog::new(entries, max_len),
-            None => return Err(invalid_arg(UNSUPPLIED)),
-        },
+        Some(registry) => {
+            let merged = registry.catalog();
+            let entries = merged
+                .model_entries()
+                .ok_or_else(|| invalid_arg(UNSUPPLIED))?;
+            match origins {
+                None => Catalog::new(entries, max_len),
+                Some(origins) => {
+                    // The registry knows every winner's rank.
+                    let ranks = merged
+                        .entries()
+                        .iter()
+                        .filter(|e| e.invocation.model_invocable)
+                        .map(|e| e.rank);
+                    let mut items = Vec::with_capacity(origins.len());
+                    for (k, ((name, description), rank)) in entries.zip(ranks).enumerate() {
+                        let source = source_at(&sources, origins, k)?;
+                        items.push((name, description, Origin { source, rank }));
+                    }
+                    check_origins(origins, items.len())?;
+                    Catalog::with_origins(items, max_len)
+                }
+            }
+        }
         None => {
             let items = unpack(chunks, lengths.as_ref()).map_err(invalid_arg)?;
-            Catalog::new(items, max_len)
+            match origins {
+                None => Catalog::new(items, max_len),
+                Some(origins) => {
+                    check_origins(origins, items.len())?;
+                    let mut ranked = Vec::with_capacity(items.len());
+                    for (k, (name, description)) in items.into_iter().enumerate() {
+                        let source = source_at(&sources, origins, k)?;
+                        ranked.push((name, description, Origin::of_source(source)));
+                    }
+                    Catalog::with_origins(ranked, max_len)
+                }
+            }
         }
     }
     .map_err(catalog_error)?
@@ -197,6 +260,39 @@ pub struct NapiCatalogReport {
     pub omitted: f64,
     /// Length of the entries block in UTF-16 code units.
     pub chars: f64,
+    /// The same counts per source, nearest source first (empty without
+    /// `sources`); the JS layer turns it into a record.
+    pub by_source: Vec<NapiSourceReport>,
+}
+
+/// How the model-invocable skills of one source appear in the entries block.
+#[napi(object, object_from_js = false)]
+pub struct NapiSourceReport {
+    /// The source label.
+    pub source: String,
+    /// Skills of this source.
+    pub total: f64,
+    /// Entries shown as without a budget.
+    pub full: f64,
+    /// Entries whose description the budget cut.
+    pub shortened: f64,
+    /// Entries shown by name only.
+    pub name_only: f64,
+    /// Skills left out.
+    pub omitted: f64,
+}
+
+impl From<SourceReport> for NapiSourceReport {
+    fn from(r: SourceReport) -> Self {
+        Self {
+            source: r.source,
+            total: r.total as f64,
+            full: r.full as f64,
+            shortened: r.shortened as f64,
+            name_only: r.name_only as f64,
+            omitted: r.omitted as f64,
+        }
+    }
 }
 
 impl From<CatalogReport> for NapiCatalogReport {
@@ -208,6 +304,7 @@ impl From<CatalogReport> for NapiCatalogReport {
             name_only: r.name_only as f64,
             omitted: r.omitted as f64,
             chars: r.chars as f64,
+            by_source: r.by_source.into_iter().map(Into::into).collect(),
         }
     }
 }
