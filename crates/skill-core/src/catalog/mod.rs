@@ -28,7 +28,9 @@
 //! without one, the entries are exactly the rules above.
 
 pub mod budget;
+pub mod gesture;
 pub mod origin;
+pub mod structured;
 
 pub use budget::{omitted_notice, Budget, CatalogReport, SourceReport, MIN_SHORTENED_LENGTH};
 pub use origin::{source_rank, Origin, UNKNOWN_SOURCE_RANK};

@@ -118,12 +118,16 @@ impl Budget {
     }
 }
 
+/// How one entry appears in the entries block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Shape {
+pub enum Shape {
+    /// As without a budget (`maxLength` still applies).
     Full,
     /// Description cut to this length (below `maxLength`).
     Cut(usize),
+    /// `` - `NAME` ``.
     NameOnly,
+    /// Left out (counted by the last line).
     Omitted,
 }
 
@@ -427,6 +431,14 @@ impl Layout<'_, '_> {
 
 /// The entries of `catalog` fitted into `budget` (see the module docs).
 pub(super) fn render(catalog: &Catalog<'_>, budget: &Budget) -> Entries {
+    render_shaped(catalog, budget).0
+}
+
+/// [`render`], and how each entry appears in the block.
+pub(in crate::catalog) fn render_shaped(
+    catalog: &Catalog<'_>,
+    budget: &Budget,
+) -> (Entries, Vec<Shape>) {
     let total = catalog.len();
     let items = &catalog.items;
     let groups = groups(catalog, &budget.pins);
@@ -490,10 +502,11 @@ pub(super) fn render(catalog: &Catalog<'_>, budget: &Budget) -> Entries {
     }
     let full_chars = listed_len + total.saturating_sub(1);
     if !names_only && full_chars <= budget.chars {
-        return Entries {
+        let entries = Entries {
             text: full,
             report: CatalogReport::unbudgeted(catalog, full_chars),
         };
+        return (entries, shapes);
     }
     let mut layout = Layout {
         catalog,
@@ -525,10 +538,11 @@ pub(super) fn render(catalog: &Catalog<'_>, budget: &Budget) -> Entries {
     let chars = layout.total();
     let text = layout.write(&full, &spans);
     debug_assert_eq!(utf16_len(&text), chars);
-    Entries {
+    let entries = Entries {
         report: layout.report(chars),
         text,
-    }
+    };
+    (entries, layout.shapes)
 }
 
 #[cfg(test)]
