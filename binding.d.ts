@@ -398,6 +398,32 @@ export interface NapiSourceReport {
   omitted: number
 }
 
+/** Structured entries, packed, with their digest and the report. */
+export interface NapiStructured {
+  /** Every name and description back to back. */
+  units: string
+  /** Code units of each name and description. */
+  lengths: Uint32Array
+  /** Digest of the entries. */
+  digest: string
+  /** How each skill appears. */
+  report: NapiCatalogReport
+}
+
+/** What to do before a model step. */
+export interface NapiStructuredStep {
+  /** `'none'`, `'withdraw'`, `'initial'` or `'replacement'`. */
+  kind: string
+  /** The queued catalog to withdraw (`withdraw`). */
+  index?: number
+  /** The queued catalog this one replaces (`initial`, `replacement`). */
+  replaces?: number
+  /** The message text (`initial`, `replacement`). */
+  text?: string | undefined
+  /** The published entries (`initial`, `replacement`). */
+  structured?: NapiStructured
+}
+
 /**
  * Configuration of a `NativeLocalProvider`. The JS layer fills in the
  * defaults that come from the environment (`process.env` and the home
@@ -525,3 +551,28 @@ export interface PackedTexts {
 
 /** The `skill` tool result for a loaded skill. */
 export declare function renderSkillContentNative(name: string, provider: string, resourceBaseValue: NapiResourceBase | undefined | null, content: string): string
+
+/**
+ * The skill names of the `/name` gestures in a user's text, first occurrence
+ * order, each once.
+ */
+export declare function scanSkillGestures(text: string): Array<string>
+
+/**
+ * Digest of structured entries given packed like skills (names need not be
+ * skill names).
+ */
+export declare function structuredDigest(chunks: Array<string>, lengths: Uint32Array): string
+
+/**
+ * Plans the catalog for a complete snapshot against the history's baseline
+ * digest and the catalog the step already queued (`queuedIndex` and
+ * `queuedDigest` together, or neither).
+ */
+export declare function structuredPlan(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout, baseline: string | undefined | null, published: boolean, queuedIndex?: number | undefined | null, queuedDigest?: string | undefined | null): NapiStructuredStep
+
+/**
+ * Structured entries of the model-invocable skills, their digest and the
+ * report.
+ */
+export declare function structuredRender(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout): NapiStructured

@@ -848,3 +848,7 @@ module.exports.catalogPlan = nativeBinding.catalogPlan
 module.exports.catalogRender = nativeBinding.catalogRender
 module.exports.isSkillName = nativeBinding.isSkillName
 module.exports.renderSkillContentNative = nativeBinding.renderSkillContentNative
+module.exports.scanSkillGestures = nativeBinding.scanSkillGestures
+module.exports.structuredDigest = nativeBinding.structuredDigest
+module.exports.structuredPlan = nativeBinding.structuredPlan
+module.exports.structuredRender = nativeBinding.structuredRender

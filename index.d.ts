@@ -39,6 +39,18 @@ export type {
   CatalogHistory,
   SkillContentResourceBase,
   SkillContentInput,
+  StructuredCatalogEntry,
+  SkillCatalogSource,
+  StructuredCatalog,
+  StructuredCatalogStepInput,
+  StructuredCatalogStep,
+  StructuredCatalogRenderOptions,
+  UserTextBlock,
+  UserChatMessage,
+  SkillInvocationLookup,
+  SkillGestureLookupOptions,
+  SkillInvocationInput,
+  SkillInvocation,
 } from './types/catalog'
 export {
   DEFAULT_CATALOG_MAX_LENGTH,
@@ -51,6 +63,13 @@ export {
   planCatalogStep,
   scanCatalogHistory,
   renderSkillContent,
+  structuredCatalog,
+  structuredCatalogDigest,
+  readSkillCatalogSource,
+  renderStructuredCatalog,
+  planStructuredCatalogStep,
+  scanSkillGestures,
+  collectSkillInvocations,
 } from './types/catalog'
 export type {
   LocalCompatRoot,

@@ -4,6 +4,8 @@
 const registry = require('./lib/registry.js')
 const catalog = require('./lib/catalog.js')
 const local = require('./lib/local.js')
+const structured = require('./lib/catalog-structured.js')
+const gestures = require('./lib/gestures.js')
 
 exports.SkillRegistry = registry.SkillRegistry
 exports.isSkillName = registry.isSkillName
@@ -21,3 +23,11 @@ exports.renderCatalogUpdate = catalog.renderCatalogUpdate
 exports.planCatalogStep = catalog.planCatalogStep
 exports.scanCatalogHistory = catalog.scanCatalogHistory
 exports.renderSkillContent = catalog.renderSkillContent
+
+exports.structuredCatalog = structured.structuredCatalog
+exports.structuredCatalogDigest = structured.structuredCatalogDigest
+exports.readSkillCatalogSource = structured.readSkillCatalogSource
+exports.renderStructuredCatalog = structured.renderStructuredCatalog
+exports.planStructuredCatalogStep = structured.planStructuredCatalogStep
+exports.scanSkillGestures = gestures.scanSkillGestures
+exports.collectSkillInvocations = gestures.collectSkillInvocations

@@ -17,5 +17,12 @@ export const {
   planCatalogStep,
   scanCatalogHistory,
   renderSkillContent,
+  structuredCatalog,
+  structuredCatalogDigest,
+  readSkillCatalogSource,
+  renderStructuredCatalog,
+  planStructuredCatalogStep,
+  scanSkillGestures,
+  collectSkillInvocations,
 } = cjs
 export default cjs

@@ -191,9 +191,10 @@ function pack(skills, fn, labels) {
  * `source` of each model-invocable summary is added to it on the way (a
  * source that is not a string also gives `undefined`: packing reports it).
  */
-function registryCatalog(skills, labels) {
+function registryCatalog(skills, labels, exact) {
   const source = catalogSourceOf(skills)
   if (source === undefined) return undefined
+  if (exact && !wellFormedSource(source)) return undefined
   const expected = source.summaries
   const count = expected.length
   if (skills.length !== count) return undefined
@@ -210,6 +211,29 @@ function registryCatalog(skills, labels) {
     if (labels !== undefined && !labels.add(skill.source)) return undefined
   }
   return source.catalog
+}
+
+const isWellFormed =
+  typeof String.prototype.isWellFormed === 'function'
+    ? (text) => text.isWellFormed()
+    : (text) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)
+
+/** Registry catalog records → whether every description is well-formed UTF-16. */
+const wellFormedSources = new WeakMap()
+
+/**
+ * Whether every description of a registry catalog record is well-formed
+ * UTF-16. The native catalog holds descriptions as UTF-8, where a lone
+ * surrogate became U+FFFD: the operations that must see the exact JS string
+ * (structured entries, hashed with `JSON.stringify`) pack the summaries instead.
+ */
+function wellFormedSource(source) {
+  let known = wellFormedSources.get(source)
+  if (known === undefined) {
+    known = source.summaries.every((s) => isWellFormed(s.description))
+    wellFormedSources.set(source, known)
+  }
+  return known
 }
 
 const NO_CHUNKS = Object.freeze([])
@@ -246,7 +270,10 @@ function memoized(handle, key, compute) {
 }
 
 // Operations whose result holds a report (counted per source).
-const REPORTING = new Set(['catalogRender', 'catalogPlan'])
+const REPORTING = new Set(['catalogRender', 'catalogPlan', 'structuredRender', 'structuredPlan'])
+// Operations that read descriptions as exact JS strings (UTF-16).
+const EXACT = new Set(['structuredRender', 'structuredPlan'])
+const same = (value) => value
 
 /**
  * Calls the native renderer `op` with the layout options, on the registry's
@@ -256,14 +283,22 @@ const REPORTING = new Set(['catalogRender', 'catalogPlan'])
  * reports per source. Objects in the result may be shared: callers copy them.
  */
 function render(op, skills, layout, fn, ...extra) {
+  return renderThen(op, same, skills, layout, fn, ...extra)
+}
+
+/**
+ * `render`, then `finish` applied to the native result (once per native call:
+ * a reused result is the finished one, so it must not be changed by callers).
+ */
+function renderThen(op, finish, skills, layout, fn, ...extra) {
   const count = Array.isArray(skills) ? skills.length : 0
   const labels = REPORTING.has(op) || layout.budget !== undefined ? new SourceLabels(count) : undefined
-  const registry = registryCatalog(skills, labels)
+  const registry = registryCatalog(skills, labels, EXACT.has(op))
   if (registry === undefined) {
     const fresh = labels === undefined ? undefined : new SourceLabels(count)
     const { chunks, lengths } = pack(skills, fn, fresh)
     const withSources = fresh === undefined ? layout : { ...layout, ...fresh.layout() }
-    return native[op](undefined, chunks, lengths, withSources, ...extra)
+    return finish(native[op](undefined, chunks, lengths, withSources, ...extra))
   }
   const key = JSON.stringify([op, layout.max, layout.budget, layout.pinned, ...extra])
   const withSources = labels === undefined ? layout : { ...layout, ...labels.layout() }
@@ -271,11 +306,11 @@ function render(op, skills, layout, fn, ...extra) {
   // read from the array each time: a result is reused for the same labels.
   const kept = memoized(registry, key, () => ({
     labels,
-    result: native[op](registry, NO_CHUNKS, NO_LENGTHS, withSources, ...extra),
+    result: finish(native[op](registry, NO_CHUNKS, NO_LENGTHS, withSources, ...extra)),
   }))
   if (labels !== undefined && !labels.equals(kept.labels)) {
     kept.labels = labels
-    kept.result = native[op](registry, NO_CHUNKS, NO_LENGTHS, withSources, ...extra)
+    kept.result = finish(native[op](registry, NO_CHUNKS, NO_LENGTHS, withSources, ...extra))
   }
   return kept.result
 }
@@ -466,7 +501,14 @@ function renderSkillContent(input) {
   return native.renderSkillContentNative(name, provider, base, content)
 }
 
+/**
+ * Shared with the structured catalog (`lib/catalog-structured.js`); not part
+ * of the public API.
+ */
+const internal = Object.freeze({ describe, checkOptions, pack, renderThen, copyReport })
+
 module.exports = {
+  internal,
   DEFAULT_CATALOG_MAX_LENGTH: DEFAULT_MAX_LENGTH,
   renderCatalogEntries,
   catalogDigest,

@@ -37,7 +37,36 @@ use skill_core::model::ResourceBase;
 
 /// A string returned to JS; ASCII text (the usual catalog) is handed over as
 /// Latin-1, which V8 copies as is instead of decoding UTF-8.
-pub struct Text(String);
+pub struct Text(pub(crate) String);
+
+/// A JS string of the Latin-1 `bytes` (copied).
+///
+/// # Safety
+/// `env` must be a valid environment of the current call.
+pub(crate) unsafe fn latin1_string(
+    env: napi::sys::napi_env,
+    bytes: &[u8],
+) -> napi::Result<napi::sys::napi_value> {
+    let mut value = std::ptr::null_mut();
+    // SAFETY: `env` is valid per the caller's contract; the pointer and length
+    // describe `bytes`, copied by the call.
+    let status = unsafe {
+        napi::sys::napi_create_string_latin1(
+            env,
+            bytes.as_ptr().cast(),
+            bytes.len() as isize,
+            &mut value,
+        )
+    };
+    if status == napi::sys::Status::napi_ok {
+        Ok(value)
+    } else {
+        Err(napi::Error::new(
+            napi::Status::GenericFailure,
+            "failed to create a JS string",
+        ))
+    }
+}
 
 impl ToNapiValue for Text {
     unsafe fn to_napi_value(
@@ -48,29 +77,12 @@ impl ToNapiValue for Text {
             // SAFETY: forwarded from the caller's contract.
             return unsafe { String::to_napi_value(env, val.0) };
         }
-        let mut value = std::ptr::null_mut();
-        // SAFETY: `env` is valid per the caller's contract; the pointer and length
-        // describe the ASCII (hence Latin-1) bytes of `val`, copied by the call.
-        let status = unsafe {
-            napi::sys::napi_create_string_latin1(
-                env,
-                val.0.as_ptr().cast(),
-                val.0.len() as isize,
-                &mut value,
-            )
-        };
-        if status == napi::sys::Status::napi_ok {
-            Ok(value)
-        } else {
-            Err(napi::Error::new(
-                napi::Status::GenericFailure,
-                "failed to create a JS string",
-            ))
-        }
+        // SAFETY: forwarded from the caller's contract; ASCII is Latin-1.
+        unsafe { latin1_string(env, val.0.as_bytes()) }
     }
 }
 
-fn catalog_error(error: CatalogError) -> napi::Error {
+pub(crate) fn catalog_error(error: CatalogError) -> napi::Error {
     invalid_arg(error)
 }
 
@@ -110,11 +122,11 @@ fn take<'a>(rest: &mut &'a str, ascii: bool, units: u32) -> Result<&'a str, &'st
     Ok(head)
 }
 
-const MISMATCH: &str = "packed catalog lengths do not match the packed text";
+pub(crate) const MISMATCH: &str = "packed catalog lengths do not match the packed text";
 
 /// Splits the packed catalog chunks into `(name, description)` pairs. A pair
 /// never spans two chunks.
-fn unpack<'a, S: AsRef<str>>(
+pub(crate) fn unpack<'a, S: AsRef<str>>(
     chunks: &'a [S],
     lengths: &[u32],
 ) -> Result<Vec<(&'a str, &'a str)>, &'static str> {
@@ -158,7 +170,11 @@ pub struct NapiLayout {
 }
 
 /// The source label `origins[k]` names.
-fn source_at<'a>(sources: &'a [String], origins: &[u32], k: usize) -> napi::Result<&'a str> {
+pub(crate) fn source_at<'a>(
+    sources: &'a [String],
+    origins: &[u32],
+    k: usize,
+) -> napi::Result<&'a str> {
     origins
         .get(k)
         .and_then(|&i| sources.get(i as usize))
@@ -167,7 +183,7 @@ fn source_at<'a>(sources: &'a [String], origins: &[u32], k: usize) -> napi::Resu
 }
 
 /// Checks that there is one origin per skill.
-fn check_origins(origins: &[u32], count: usize) -> napi::Result<()> {
+pub(crate) fn check_origins(origins: &[u32], count: usize) -> napi::Result<()> {
     if origins.len() == count {
         Ok(())
     } else {
@@ -179,7 +195,7 @@ fn check_origins(origins: &[u32], count: usize) -> napi::Result<()> {
 
 /// A registry catalog whose runtime and JS-provider descriptions have not been
 /// handed over yet (`catalogSourceOf` in `lib/registry.js` does that first).
-const UNSUPPLIED: &str = "the registry catalog's descriptions have not been supplied";
+pub(crate) const UNSUPPLIED: &str = "the registry catalog's descriptions have not been supplied";
 
 /// The catalog an export renders: the registry's own merged catalog when JS
 /// passes one (names and descriptions are read in place, nothing is packed),
