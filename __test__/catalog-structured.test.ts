@@ -310,6 +310,17 @@ describe('planStructuredCatalogStep', () => {
     // Records stored as copies (a session written and read back) still match.
     expect(plan(a, [JSON.parse(JSON.stringify(msgA))])).toEqual({ kind: 'none' })
     expect(plan(a, [structuredClone(msgA)])).toEqual({ kind: 'none' })
+    // A copy read at every step: changed in place, it is read again.
+    const copy = structuredClone(msgA) as { source: { entries: Array<{ name: string; description: string }> } }
+    expect(plan(a, [copy])).toEqual({ kind: 'none' })
+    expect(plan(a, [copy])).toEqual({ kind: 'none' })
+    copy.source.entries[0].description = 'edited'
+    expect(plan(a, [copy]).kind).toBe('replacement')
+    copy.source.entries[0].description = 'first'
+    expect(plan(a, [copy])).toEqual({ kind: 'none' })
+    copy.source.entries.push({ name: 'b', description: 'second' })
+    expect(plan(a, [copy]).kind).toBe('replacement')
+    expect(plan(b, [copy])).toEqual({ kind: 'none' })
     // A custom accessor, and one that throws (unreadable).
     expect(plan(a, [{ meta: { src: msgA.source } }], { sourceOf: (m: { meta: { src: unknown } }) => m.meta.src })).toEqual({ kind: 'none' })
     expect(plan(a, [msgA, 'x'], { sourceOf: (m: unknown) => (typeof m === 'string' ? (() => { throw new Error('x') })() : (m as typeof msgA).source) })).toEqual({ kind: 'none' })

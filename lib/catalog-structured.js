@@ -19,6 +19,13 @@ const SOURCE_FORM = 'catalog'
 const knownDigests = new WeakMap()
 
 /**
+ * Entry arrays of records read before (a history holds the same records step
+ * after step) → the names and descriptions read then and their digest. Reused
+ * only while the array still holds the very same strings.
+ */
+const readDigests = new WeakMap()
+
+/**
  * Frozen `{ name, description }` entries sliced out of a packed native result
  * (`units`: every name and description back to back; `lengths` in UTF-16
  * code units).
@@ -124,8 +131,20 @@ function packPairs(names, descriptions) {
 function recordDigest(value, read) {
   const known = knownDigests.get(value) ?? knownDigests.get(read.entries)
   if (known !== undefined) return known
+  const before = readDigests.get(read.entries)
+  if (before !== undefined && sameStrings(before.names, read.names) && sameStrings(before.descriptions, read.descriptions)) {
+    return before.digest
+  }
   const { chunks, lengths } = packPairs(read.names, read.descriptions)
-  return native.structuredDigest(chunks, lengths)
+  const digest = native.structuredDigest(chunks, lengths)
+  readDigests.set(read.entries, { names: read.names, descriptions: read.descriptions, digest })
+  return digest
+}
+
+function sameStrings(a, b) {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
 }
 
 /**

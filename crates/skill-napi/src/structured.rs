@@ -37,14 +37,49 @@ impl ToNapiValue for Text16 {
         env: napi::sys::napi_env,
         val: Self,
     ) -> napi::Result<napi::sys::napi_value> {
-        if val.0.iter().all(|&u| u < 0x100) {
-            let bytes: Vec<u8> = val.0.iter().map(|&u| u as u8).collect();
+        if val.0.iter().fold(true, |all, &u| all & (u < 0x100)) {
+            let mut bytes = vec![0u8; val.0.len()];
+            narrow(&mut bytes, &val.0);
             // SAFETY: forwarded from the caller's contract.
             return unsafe { latin1_string(env, &bytes) };
         }
         // SAFETY: forwarded from the caller's contract.
         unsafe { Utf16String::to_napi_value(env, Utf16String::from(val.0)) }
     }
+}
+
+/// Writes each unit (all below 0x100) as one byte.
+fn narrow(bytes: &mut [u8], units: &[u16]) {
+    for (byte, &unit) in bytes.iter_mut().zip(units) {
+        *byte = unit as u8;
+    }
+}
+
+/// The UTF-8 of a JS string's code units, a lone surrogate as U+FFFD
+/// (`String::from_utf16_lossy`, with runs of ASCII copied at once).
+fn utf16_to_string(units: &[u16]) -> String {
+    let mut out: Vec<u8> = Vec::with_capacity(units.len() + units.len() / 4);
+    let mut i = 0;
+    while i < units.len() {
+        let start = i;
+        while i < units.len() && units[i] < 0x80 {
+            i += 1;
+        }
+        let at = out.len();
+        out.resize(at + (i - start), 0);
+        narrow(&mut out[at..], &units[start..i]);
+        let rest_start = i;
+        while i < units.len() && units[i] >= 0x80 {
+            i += 1;
+        }
+        for c in char::decode_utf16(units[rest_start..i].iter().copied()) {
+            let c = c.unwrap_or(char::REPLACEMENT_CHARACTER);
+            let mut buf = [0u8; 4];
+            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+    }
+    // Only whole characters were written: this is valid UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// A `(name, description)` pair of code units.
@@ -137,7 +172,7 @@ fn with_structured<T>(
         }
         None => {
             let pairs = unpack16(chunks, lengths.as_ref()).map_err(invalid_arg)?;
-            lossy = chunks.iter().map(|c| String::from_utf16_lossy(c)).collect();
+            lossy = chunks.iter().map(|c| utf16_to_string(c)).collect();
             let texts = unpack(&lossy, lengths.as_ref()).map_err(invalid_arg)?;
             for (k, ((_, units), (name, description))) in pairs.into_iter().zip(texts).enumerate() {
                 let origin = match origins {
@@ -290,6 +325,24 @@ pub fn scan_skill_gestures(text: String) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn converts_js_strings_like_from_utf16_lossy() {
+        for text in [
+            &[][..],
+            &[0x61, 0x62][..],
+            &[0xe9, 0x4e2d, 0xd83d, 0xde00, 0x61][..],
+            &[0xd800, 0x61, 0xdc00][..],
+            &[0x61, 0xd83d][..],
+            &[0xde00, 0xd83d, 0xd83d, 0xde00, 0x7f, 0x80][..],
+        ] {
+            assert_eq!(
+                utf16_to_string(text),
+                String::from_utf16_lossy(text),
+                "{text:?}"
+            );
+        }
+    }
 
     #[test]
     fn unpacks_utf16_by_lengths() {

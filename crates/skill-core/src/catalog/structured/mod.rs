@@ -26,7 +26,7 @@ mod plan;
 pub use plan::{plan_structured_step, Queued, StructuredStep, StructuredUpdate};
 
 use super::budget::{self, Shape};
-use super::{is_js_whitespace, render_message, render_update, Budget, Catalog, CatalogError};
+use super::{render_message, render_update, Budget, Catalog, CatalogError};
 use super::{CatalogReport, MessageKind, Origin};
 
 /// One skill of a structured catalog.
@@ -95,52 +95,104 @@ fn units_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// Whether a UTF-16 code unit is JS whitespace (`\s`; every one is in the BMP).
+/// JS whitespace among the units below 0x100.
+const LATIN1_WHITESPACE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut u = 0;
+    while u < 256 {
+        table[u] = matches!(u, 0x09..=0x0d | 0x20 | 0xa0);
+        u += 1;
+    }
+    table
+};
+
+/// Whether a UTF-16 code unit is JS whitespace (`\s`; every one is in the
+/// BMP, so a unit is a character here; see [`super::is_js_whitespace`]).
 #[inline]
 fn is_whitespace_unit(unit: u16) -> bool {
-    if (0x21..0x7f).contains(&unit) {
-        return false;
+    match LATIN1_WHITESPACE.get(usize::from(unit)) {
+        Some(&ws) => ws,
+        None => matches!(
+            unit,
+            0x1680 | 0x2000..=0x200a | 0x2028 | 0x2029 | 0x202f | 0x205f | 0x3000 | 0xfeff
+        ),
     }
-    char::from_u32(u32::from(unit)).is_some_and(is_js_whitespace)
+}
+
+/// Whether `chunk` is printable ASCII (space included) with no two spaces in a
+/// row and no space at its end: text the normalisation leaves as it is, when
+/// it follows a non-space. Branch-free, for the common case.
+#[inline]
+fn normalized_ascii(chunk: &[u16]) -> bool {
+    let mut ok = true;
+    let mut space = false;
+    for &u in chunk {
+        let is_space = u == 0x20;
+        ok &= (0x20..0x7f).contains(&u) & !(is_space & space);
+        space = is_space;
+    }
+    ok & !space
 }
 
 /// Appends the description whose code units are `units`, normalised and cut
 /// to `max_len` units (at least 3): the JS
 /// `d.replace(/\s+/g, ' ').trim()`, then `.slice(0, max_len - 3) + '...'` when
 /// longer. Returns the units its escaping adds in the text (`&` 4, `<` `>` 3).
-pub fn push_normalized(
-    out: &mut Vec<u16>,
-    units: impl IntoIterator<Item = u16>,
-    max_len: usize,
-) -> usize {
+///
+/// Runs already normalised (non-whitespace units, and single spaces between
+/// them) are copied at once; the scan stops as soon as the text is known to be
+/// longer than `max_len`.
+pub fn push_normalized(out: &mut Vec<u16>, units: &[u16], max_len: usize) -> usize {
     let max_len = max_len.max(super::MIN_MAX_LENGTH);
     let start = out.len();
-    let mut pending_space = false;
-    for unit in units {
-        if is_whitespace_unit(unit) {
-            pending_space = out.len() > start;
-            continue;
+    let n = units.len();
+    let mut i = 0;
+    // Leading whitespace.
+    while i < n && is_whitespace_unit(units[i]) {
+        i += 1;
+    }
+    while i < n {
+        let run_start = i;
+        loop {
+            // Eight units at once while they are printable ASCII with single
+            // spaces between non-spaces (the usual description text).
+            if i + 8 <= n && normalized_ascii(&units[i..i + 8]) {
+                i += 8;
+            } else if i < n && !is_whitespace_unit(units[i]) {
+                i += 1;
+            } else if i + 1 < n && units[i] == 0x20 && !is_whitespace_unit(units[i + 1]) {
+                i += 2;
+            } else {
+                break;
+            }
         }
-        if pending_space {
-            pending_space = false;
-            out.push(u16::from(b' '));
-        }
-        out.push(unit);
+        // Room for one unit more than the limit tells a longer text apart.
+        let room = (start + max_len + 1).saturating_sub(out.len());
+        let run = &units[run_start..i];
+        out.extend_from_slice(&run[..run.len().min(room)]);
         if out.len() - start > max_len {
-            // Longer than the limit: the first `max_len - 3` units, then `...`.
             out.truncate(start + max_len - 3);
-            out.extend([u16::from(b'.'); 3]);
+            out.extend_from_slice(&[u16::from(b'.'); 3]);
             break;
         }
+        while i < n && is_whitespace_unit(units[i]) {
+            i += 1;
+        }
+        if i < n {
+            // One space for the whitespace between runs (none at the end).
+            out.push(u16::from(b' '));
+        }
     }
-    out[start..]
-        .iter()
-        .map(|&u| match u {
-            0x26 => 4,
-            0x3c | 0x3e => 3,
-            _ => 0,
-        })
-        .sum()
+    // Counted in 16-bit lanes (at most 4 * 1024 per block).
+    let mut extra = 0;
+    for block in out[start..].chunks(1024) {
+        let mut sum: u16 = 0;
+        for &u in block {
+            sum += 4 * u16::from(u == 0x26) + 3 * u16::from((u == 0x3c) | (u == 0x3e));
+        }
+        extra += usize::from(sum);
+    }
+    extra
 }
 
 /// Skills checked and put in name order, ready to give their structured
@@ -212,11 +264,22 @@ impl<'a> StructuredCatalog<'a> {
         self.catalog.is_empty()
     }
 
-    /// Appends the description of entry `i` normalised and cut to `max_len`.
-    fn push_description(&self, out: &mut Vec<u16>, i: usize, max_len: usize) -> usize {
+    /// Appends the description of entry `i` normalised and cut to `max_len`
+    /// (`scratch` holds the UTF-16 of a description known as text only).
+    fn push_description(
+        &self,
+        out: &mut Vec<u16>,
+        i: usize,
+        max_len: usize,
+        scratch: &mut Vec<u16>,
+    ) -> usize {
         match self.units[i] {
-            Some(units) => push_normalized(out, units.iter().copied(), max_len),
-            None => push_normalized(out, self.catalog.items[i].1.encode_utf16(), max_len),
+            Some(units) => push_normalized(out, units, max_len),
+            None => {
+                scratch.clear();
+                scratch.extend(self.catalog.items[i].1.encode_utf16());
+                push_normalized(out, scratch, max_len)
+            }
         }
     }
 
@@ -227,12 +290,15 @@ impl<'a> StructuredCatalog<'a> {
             units: Vec::with_capacity(self.catalog.size_hint()),
             lengths: Vec::with_capacity(self.len() * 2),
         };
+        let mut scratch = Vec::new();
         let Some(budget) = &self.catalog.budget else {
             // Every entry in full; the text's length follows from the entries.
             let mut chars = self.len().saturating_sub(1);
             for (i, (name, _)) in self.catalog.items.iter().enumerate() {
                 let mut escapes = 0;
-                entries.push(name, |out| escapes = self.push_description(out, i, max_len));
+                entries.push(name, |out| {
+                    escapes = self.push_description(out, i, max_len, &mut scratch)
+                });
                 let description = entries.lengths.last().copied().unwrap_or(0) as usize;
                 chars += 6 + name.len() + description + escapes;
             }
@@ -248,10 +314,10 @@ impl<'a> StructuredCatalog<'a> {
         for (i, ((name, _), shape)) in self.catalog.items.iter().zip(shapes).enumerate() {
             match shape {
                 Shape::Full => entries.push(name, |out| {
-                    self.push_description(out, i, max_len);
+                    self.push_description(out, i, max_len, &mut scratch);
                 }),
                 Shape::Cut(cap) => entries.push(name, |out| {
-                    self.push_description(out, i, cap);
+                    self.push_description(out, i, cap, &mut scratch);
                 }),
                 Shape::NameOnly => entries.push(name, |_| {}),
                 Shape::Omitted => {}
