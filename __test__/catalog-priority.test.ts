@@ -231,6 +231,13 @@ describe('budget priority by rank', () => {
     expect(cut.report.bySource).toEqual(countsFrom(cut.entries, skills))
     expect(cut.report.bySource['project-agents'].full).toBe(1)
     expect(() => catalog.renderCatalog([{ ...skill('a', 'x'), source: 42 as never }])).toThrow(/skills\[0\]\.source must be a string when present/)
+    // Runs of the same label, and of none, first or not.
+    const runs = [skill('a', 'x'), skill('b', 'x'), skill('c', 'x', 'runtime'), skill('d', 'x', 'runtime'), skill('e', 'x'), skill('f', 'x', 'runtime')]
+    expect(catalog.renderCatalog(runs).report.bySource).toEqual({
+      runtime: { total: 3, full: 3, shortened: 0, nameOnly: 0, omitted: 0 },
+      '': { total: 3, full: 3, shortened: 0, nameOnly: 0, omitted: 0 },
+    })
+    expect(catalog.renderCatalog(runs, { budget: 10 }).report.bySource.runtime.total).toBe(3)
   })
 
   it('planCatalogStep follows the same rules', () => {

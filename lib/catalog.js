@@ -92,16 +92,26 @@ const CHUNK_UNITS = 16384
  * distinct labels in order of first appearance, `origins` one index into them
  * per skill. A summary without `source` counts under `''`.
  */
+const NO_LABEL = Symbol('no label yet')
+
 class SourceLabels {
   constructor(count) {
     this.sources = []
     this.origins = new Uint32Array(count)
     this.count = 0
     this.index = new Map()
+    // The value added last and its index (neighbours mostly share a label).
+    this.last = NO_LABEL
+    this.lastAt = 0
   }
 
   /** Adds the label of the next skill; false when it is not a string (or absent). */
-  add(source) {
+  add(value) {
+    if (value === this.last) {
+      this.origins[this.count++] = this.lastAt
+      return true
+    }
+    let source = value
     if (source === undefined) source = ''
     else if (typeof source !== 'string') return false
     let at = this.index.get(source)
@@ -110,6 +120,8 @@ class SourceLabels {
       this.sources.push(source)
       this.index.set(source, at)
     }
+    this.last = value
+    this.lastAt = at
     this.origins[this.count++] = at
     return true
   }

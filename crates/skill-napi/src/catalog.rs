@@ -182,6 +182,29 @@ pub(crate) fn source_at<'a>(
         .ok_or_else(|| invalid_arg("catalog origins do not match the skills and their sources"))
 }
 
+/// The rank each source label stands for ([`skill_core::catalog::source_rank`]),
+/// computed once per label.
+pub(crate) fn source_ranks(sources: &[String]) -> Vec<f64> {
+    sources.iter().map(|s| catalog::source_rank(s)).collect()
+}
+
+/// The origin `origins[k]` names, ranked by its label (`ranks` from
+/// [`source_ranks`]).
+pub(crate) fn origin_at<'a>(
+    sources: &'a [String],
+    ranks: &[f64],
+    origins: &[u32],
+    k: usize,
+) -> napi::Result<Origin<'a>> {
+    let source = source_at(sources, origins, k)?;
+    let rank = origins
+        .get(k)
+        .and_then(|&i| ranks.get(i as usize))
+        .copied()
+        .unwrap_or(catalog::UNKNOWN_SOURCE_RANK);
+    Ok(Origin { source, rank })
+}
+
 /// Checks that there is one origin per skill.
 pub(crate) fn check_origins(origins: &[u32], count: usize) -> napi::Result<()> {
     if origins.len() == count {
@@ -246,10 +269,11 @@ fn with_catalog<T>(
                 None => Catalog::new(items, max_len),
                 Some(origins) => {
                     check_origins(origins, items.len())?;
+                    let ranks = source_ranks(&sources);
                     let mut ranked = Vec::with_capacity(items.len());
                     for (k, (name, description)) in items.into_iter().enumerate() {
-                        let source = source_at(&sources, origins, k)?;
-                        ranked.push((name, description, Origin::of_source(source)));
+                        let origin = origin_at(&sources, &ranks, origins, k)?;
+                        ranked.push((name, description, origin));
                     }
                     Catalog::with_origins(ranked, max_len)
                 }

@@ -14,8 +14,8 @@
 #![cfg_attr(test, allow(dead_code))]
 
 use crate::catalog::{
-    catalog_error, check_origins, latin1_string, source_at, unpack, NapiCatalogReport, NapiLayout,
-    MISMATCH, UNSUPPLIED,
+    catalog_error, check_origins, latin1_string, origin_at, source_at, source_ranks, unpack,
+    NapiCatalogReport, NapiLayout, MISMATCH, UNSUPPLIED,
 };
 use crate::registry::NativeCatalog;
 use crate::util::invalid_arg;
@@ -174,9 +174,10 @@ fn with_structured<T>(
             let pairs = unpack16(chunks, lengths.as_ref()).map_err(invalid_arg)?;
             lossy = chunks.iter().map(|c| utf16_to_string(c)).collect();
             let texts = unpack(&lossy, lengths.as_ref()).map_err(invalid_arg)?;
+            let ranks = source_ranks(&sources);
             for (k, ((_, units), (name, description))) in pairs.into_iter().zip(texts).enumerate() {
                 let origin = match origins {
-                    Some(origins) => Some(Origin::of_source(source_at(&sources, origins, k)?)),
+                    Some(origins) => Some(origin_at(&sources, &ranks, origins, k)?),
                     None => None,
                 };
                 skills.push(StructuredSkill {

@@ -86,11 +86,17 @@ fn by_source(catalog: &Catalog<'_>, shapes: &[Shape]) -> Vec<SourceReport> {
     // (source, lowest rank, counts), in order of first appearance.
     let mut sources: Vec<(&str, f64, Counts)> = Vec::new();
     let mut at: HashMap<&str, usize> = HashMap::new();
+    // The label seen last and its place (neighbours mostly share a label).
+    let mut last: Option<(&str, usize)> = None;
     for (origin, &shape) in catalog.origins().iter().zip(shapes) {
-        let i = *at.entry(origin.source).or_insert_with(|| {
-            sources.push((origin.source, origin.rank, Counts::default()));
-            sources.len() - 1
-        });
+        let i = match last {
+            Some((source, i)) if std::ptr::eq(source, origin.source) => i,
+            _ => *at.entry(origin.source).or_insert_with(|| {
+                sources.push((origin.source, origin.rank, Counts::default()));
+                sources.len() - 1
+            }),
+        };
+        last = Some((origin.source, i));
         let (_, lowest, counts) = &mut sources[i];
         if origin.rank < *lowest {
             *lowest = origin.rank;
