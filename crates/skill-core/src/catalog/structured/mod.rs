@@ -276,8 +276,17 @@ impl<'a> StructuredCatalog<'a> {
         match self.units[i] {
             Some(units) => push_normalized(out, units, max_len),
             None => {
+                let text = self.catalog.items[i].1;
                 scratch.clear();
-                scratch.extend(self.catalog.items[i].1.encode_utf16());
+                if text.is_ascii() {
+                    // One unit per byte, widened at once.
+                    scratch.resize(text.len(), 0);
+                    for (unit, &byte) in scratch.iter_mut().zip(text.as_bytes()) {
+                        *unit = u16::from(byte);
+                    }
+                } else {
+                    scratch.extend(text.encode_utf16());
+                }
                 push_normalized(out, scratch, max_len)
             }
         }
