@@ -279,7 +279,9 @@ async function rankRun(n, rounds, batch) {
     get: async () => undefined,
   }))
   const { skills } = await registry.snapshot()
+  // Plain arrays of the same shape, without and with the sources.
   const plain = skills.map((s) => ({ name: s.name, description: s.description, invocation: s.invocation }))
+  const labelled = skills.map((s) => ({ name: s.name, description: s.description, invocation: s.invocation, source: s.source }))
   const budget = 8000
   const { report } = catalog.renderCatalog(skills, { budget })
   console.log(`\n${n.toLocaleString('en-US')} skills at 4 ranks, budget ${budget}: ${JSON.stringify(report.bySource)}`)
@@ -289,7 +291,7 @@ async function rankRun(n, rounds, batch) {
     `${n.toLocaleString('en-US')} skills, budget ${budget}`,
     {
       'one rank (plain array without sources)': () => catalog.renderCatalog(plain, { budget }),
-      'by rank (plain array with sources)': () => catalog.renderCatalog([...skills], { budget }),
+      'by rank (plain array with sources)': () => catalog.renderCatalog(labelled, { budget }),
       'by rank (registry snapshot, first time)': () => catalog.renderCatalog(skills, unseen()),
       'by rank, 2 glob pins (registry snapshot, first time)': () =>
         catalog.renderCatalog(skills, { ...unseen(), pinned: ['skill-0001*', '*-00042'] }),
