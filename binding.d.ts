@@ -367,6 +367,11 @@ export interface NapiCatalogReport {
   omitted: number
   /** Length of the entries block in UTF-16 code units. */
   chars: number
+  /**
+   * The same counts per source, nearest source first (empty without
+   * `sources`); the JS layer turns it into a record.
+   */
+  bySource: Array<NapiSourceReport>
 }
 
 /** A catalog message to publish. */
@@ -387,8 +392,15 @@ export interface NapiLayout {
   max: number
   /** Most UTF-16 units the entries block may take; none: every entry in full. */
   budget?: number
-  /** Names that keep their description under the budget, highest priority first. */
+  /**
+   * Names and globs that keep their description under the budget, highest
+   * priority first.
+   */
   pinned?: Array<string>
+  /** Distinct source labels of the skills. */
+  sources?: Array<string>
+  /** For each model-invocable skill in input order, its label in `sources`. */
+  origins?: Uint32Array
 }
 
 /**
@@ -417,6 +429,48 @@ export interface NapiResourceBase {
   url?: string
   /** Description (`opaque`). */
   description?: string
+}
+
+/** How the model-invocable skills of one source appear in the entries block. */
+export interface NapiSourceReport {
+  /** The source label. */
+  source: string
+  /** Skills of this source. */
+  total: number
+  /** Entries shown as without a budget. */
+  full: number
+  /** Entries whose description the budget cut. */
+  shortened: number
+  /** Entries shown by name only. */
+  nameOnly: number
+  /** Skills left out. */
+  omitted: number
+}
+
+/** Structured entries, packed, with their digest and the report. */
+export interface NapiStructured {
+  /** Every name and description back to back. */
+  units: string
+  /** Code units of each name and description. */
+  lengths: Uint32Array
+  /** Digest of the entries. */
+  digest: string
+  /** How each skill appears. */
+  report: NapiCatalogReport
+}
+
+/** What to do before a model step. */
+export interface NapiStructuredStep {
+  /** `'none'`, `'withdraw'`, `'initial'` or `'replacement'`. */
+  kind: string
+  /** The queued catalog to withdraw (`withdraw`). */
+  index?: number
+  /** The queued catalog this one replaces (`initial`, `replacement`). */
+  replaces?: number
+  /** The message text (`initial`, `replacement`). */
+  text?: string | undefined
+  /** The published entries (`initial`, `replacement`). */
+  structured?: NapiStructured
 }
 
 /**
@@ -563,3 +617,28 @@ export interface PackedTexts {
  * harness release 0.1.1-rc.2 (a blank line before `<skill_instructions>`).
  */
 export declare function renderSkillContentNative(name: string, provider: string, resourceBaseValue: NapiResourceBase | undefined | null, content: string, spaced?: boolean | undefined | null): string
+
+/**
+ * The skill names of the `/name` gestures in a user's text, first occurrence
+ * order, each once.
+ */
+export declare function scanSkillGestures(text: string): Array<string>
+
+/**
+ * Digest of structured entries given packed like skills (names need not be
+ * skill names).
+ */
+export declare function structuredDigest(chunks: Array<string>, lengths: Uint32Array): string
+
+/**
+ * Plans the catalog for a complete snapshot against the history's baseline
+ * digest and the catalog the step already queued (`queuedIndex` and
+ * `queuedDigest` together, or neither).
+ */
+export declare function structuredPlan(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout, baseline: string | undefined | null, published: boolean, queuedIndex?: number | undefined | null, queuedDigest?: string | undefined | null): NapiStructuredStep
+
+/**
+ * Structured entries of the model-invocable skills, their digest and the
+ * report.
+ */
+export declare function structuredRender(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout): NapiStructured

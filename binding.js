@@ -850,3 +850,7 @@ module.exports.catalogRender = nativeBinding.catalogRender
 module.exports.escapeTextNative = nativeBinding.escapeTextNative
 module.exports.isSkillName = nativeBinding.isSkillName
 module.exports.renderSkillContentNative = nativeBinding.renderSkillContentNative
+module.exports.scanSkillGestures = nativeBinding.scanSkillGestures
+module.exports.structuredDigest = nativeBinding.structuredDigest
+module.exports.structuredPlan = nativeBinding.structuredPlan
+module.exports.structuredRender = nativeBinding.structuredRender

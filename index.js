@@ -5,6 +5,8 @@ const registry = require('./lib/registry.js')
 const catalog = require('./lib/catalog.js')
 const local = require('./lib/local.js')
 const content = require('./lib/content.js')
+const structured = require('./lib/catalog-structured.js')
+const gestures = require('./lib/gestures.js')
 
 exports.SkillRegistry = registry.SkillRegistry
 exports.isSkillName = registry.isSkillName
@@ -24,3 +26,11 @@ exports.scanCatalogHistory = catalog.scanCatalogHistory
 exports.renderSkillContent = catalog.renderSkillContent
 exports.escapeText = content.escapeText
 exports.BUNDLED_SKILL_RANK = content.BUNDLED_SKILL_RANK
+
+exports.structuredCatalog = structured.structuredCatalog
+exports.structuredCatalogDigest = structured.structuredCatalogDigest
+exports.readSkillCatalogSource = structured.readSkillCatalogSource
+exports.renderStructuredCatalog = structured.renderStructuredCatalog
+exports.planStructuredCatalogStep = structured.planStructuredCatalogStep
+exports.scanSkillGestures = gestures.scanSkillGestures
+exports.collectSkillInvocations = gestures.collectSkillInvocations

@@ -19,5 +19,12 @@ export const {
   renderSkillContent,
   escapeText,
   BUNDLED_SKILL_RANK,
+  structuredCatalog,
+  structuredCatalogDigest,
+  readSkillCatalogSource,
+  renderStructuredCatalog,
+  planStructuredCatalogStep,
+  scanSkillGestures,
+  collectSkillInvocations,
 } = cjs
 export default cjs

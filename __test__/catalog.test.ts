@@ -398,7 +398,7 @@ describe('planCatalogStep', () => {
       kind: 'replacement',
       text: catalog.renderCatalogUpdate([]),
       digest: sha256(''),
-      report: { total: 0, full: 0, shortened: 0, nameOnly: 0, omitted: 0, chars: 0 },
+      report: { total: 0, full: 0, shortened: 0, nameOnly: 0, omitted: 0, chars: 0, bySource: {} },
     })
   })
 
@@ -557,6 +557,11 @@ describe('renderSkillContent', () => {
 const MIN_SHORTENED = 40
 const EMPTY_REPORT = { total: 0, full: 0, shortened: 0, nameOnly: 0, omitted: 0 }
 
+/** `bySource` of a report whose `total` skills are all from `source` and shown in full. */
+function allFull(source: string, total: number) {
+  return total === 0 ? {} : { [source]: { ...EMPTY_REPORT, total, full: total } }
+}
+
 /** The documented last line of a budgeted catalog that left `n` skills out. */
 function notice(n: number): string {
   return n === 1
@@ -637,7 +642,13 @@ describe('budget', () => {
         const rendered = catalog.renderCatalog(skills, options)
         expect(rendered.entries, label).toBe(wellFormed(expected))
         expect(rendered.digest, label).toBe(sha256(expected))
-        expect(rendered.report, label).toEqual({ ...EMPTY_REPORT, total, full: total, chars: expected.length })
+        expect(rendered.report, label).toEqual({
+          ...EMPTY_REPORT,
+          total,
+          full: total,
+          chars: expected.length,
+          bySource: allFull('SOURCE-SECRET', total),
+        })
         expect(catalog.renderCatalogEntries(skills, options)).toBe(wellFormed(expected))
         expect(catalog.catalogDigest(skills, options)).toBe(sha256(expected))
         expect(catalog.renderCatalogMessage(skills, options)).toBe(catalog.renderCatalogMessage(skills, max))
@@ -697,7 +708,15 @@ describe('budget', () => {
     expect(catalog.renderCatalog(skills, { budget: 133 })).toEqual({
       entries: `- \`a\`: ${d('x', 47)}...\n- \`b\`: ${d('y', 47)}...\n- \`c\`: ${d('z', 10)}`,
       digest: sha256(`- \`a\`: ${d('x', 47)}...\n- \`b\`: ${d('y', 47)}...\n- \`c\`: ${d('z', 10)}`),
-      report: { total: 3, full: 1, shortened: 2, nameOnly: 0, omitted: 0, chars: 133 },
+      report: {
+        total: 3,
+        full: 1,
+        shortened: 2,
+        nameOnly: 0,
+        omitted: 0,
+        chars: 133,
+        bySource: { 'project-agents': { total: 3, full: 1, shortened: 2, nameOnly: 0, omitted: 0 } },
+      },
     })
     expect(catalog.renderCatalog(skills, { budget: 17 }).entries).toBe('- `a`\n- `b`\n- `c`')
     // Pinned: `b` keeps its description while the others give way.
@@ -705,7 +724,8 @@ describe('budget', () => {
     const many = Array.from({ length: 30 }, (_, i) => skill(`s-${String(i).padStart(2, '0')}`, d('d', 80)))
     const { entries, report } = catalog.renderCatalog(many, { budget: 268 })
     expect(entries).toBe(`${many.slice(0, 18).map((s) => `- \`${s.name}\``).join('\n')}\n${notice(12)}`)
-    expect(report).toEqual({ total: 30, full: 0, shortened: 0, nameOnly: 18, omitted: 12, chars: entries.length })
+    const counts = { total: 30, full: 0, shortened: 0, nameOnly: 18, omitted: 12 }
+    expect(report).toEqual({ ...counts, chars: entries.length, bySource: { 'project-agents': counts } })
     expect(catalog.renderCatalog(many, { budget: 1 }).entries).toBe(notice(30))
   })
 
@@ -724,7 +744,13 @@ describe('budget', () => {
     expect(catalog.planCatalogStep({ snapshot: { skills: many, complete: true }, published: true, visibleDigest: rendered.digest, ...options })).toEqual({ kind: 'none' })
     const wider = catalog.planCatalogStep({ snapshot: { skills: many, complete: true }, published: true, visibleDigest: rendered.digest, budget: 10_000 })
     expect(wider.kind).toBe('replacement')
-    expect(wider.kind !== 'none' && wider.report).toEqual({ ...EMPTY_REPORT, total: 30, full: 30, chars: catalog.renderCatalogEntries(many).length })
+    expect(wider.kind !== 'none' && wider.report).toEqual({
+      ...EMPTY_REPORT,
+      total: 30,
+      full: 30,
+      chars: catalog.renderCatalogEntries(many).length,
+      bySource: allFull('project-agents', 30),
+    })
   })
 
   it('rejects a budget that is not a positive integer and pinned that is not an array of strings', () => {

@@ -580,7 +580,12 @@ describe('dsh-skills catalog budget', () => {
     expect(text.code).toBe(0)
     const { total, full } = expected.report
     expect(text.stdout).toContain(`${json.message}\n\ndigest: ${json.digest}\n`)
-    expect(text.stdout).toMatch(new RegExp(`\nbudget 300: ${total} skills, ${full} in full, .*; entries ${expected.report.chars} characters\n$`))
+    // The budget line, then one line per source (nearest first) saying what it cut.
+    const sources = Object.keys(expected.report.bySource)
+    expect(sources.length).toBeGreaterThan(1)
+    expect(text.stdout).toMatch(
+      new RegExp(`\nbudget 300: ${total} skills, ${full} in full, .*; entries ${expected.report.chars} characters\n${sources.map((s) => `  ${s}: [^\n]+\n`).join('')}$`),
+    )
 
     // Without --budget, nothing changes: no report, the default bytes.
     const plain = JSON.parse(run(['catalog', '--json', '--quiet', ...roots]).stdout)

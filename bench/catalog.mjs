@@ -15,8 +15,15 @@
 //    and, with `--baseline DIR` (a built checkout, e.g. of the previous
 //    release), against that build's `renderCatalog`/`planCatalogStep` on its own
 //    registry's snapshot.
+// 4. Structured entries + digest (the `skill-catalog` source's pairs, hashed as
+//    `JSON.stringify([name, description])` lines) of 1,000 and 10,000
+//    summaries against a plain-JS implementation of the same rule, the digest
+//    of recorded entries (a history's baseline), and a structured step planned
+//    from a registry snapshot.
+// 5. Budget priority by rank: a registry snapshot with sources at several
+//    ranks, budgeted, against the same skills without sources (one rank).
 //
-// node bench/catalog.mjs [--baseline DIR]
+// node bench/catalog.mjs [--baseline DIR] [--only oracle|budget|snapshot|structured|rank]
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import path from 'node:path'
@@ -24,11 +31,15 @@ import { performance } from 'node:perf_hooks'
 
 const require = createRequire(import.meta.url)
 const catalog = require('../lib/catalog.js')
+const structured = require('../lib/catalog-structured.js')
 const { SkillRegistry } = require('../lib/registry.js')
 
 const baselineAt = process.argv.indexOf('--baseline')
 const baselineDir = baselineAt === -1 ? undefined : process.argv[baselineAt + 1]
 const baseline = baselineDir === undefined ? undefined : require(path.resolve(baselineDir, 'index.js'))
+const onlyAt = process.argv.indexOf('--only')
+const only = onlyAt === -1 ? undefined : process.argv[onlyAt + 1]
+const part = (name) => only === undefined || only === name
 
 function description(i) {
   return (
@@ -201,10 +212,112 @@ async function snapshotRun(n, rounds, batch) {
   measure(`${n.toLocaleString('en-US')} skills from a registry snapshot`, variants, { rounds, batch, reference })
 }
 
+// --- 4. structured entries -----------------------------------------------------
+function jsStructured(skills, max = 500) {
+  return skills
+    .filter((s) => s.invocation.modelInvocable)
+    .map((s) => {
+      let description = s.description.replace(/\s+/g, ' ').trim()
+      if (description.length > max) description = description.slice(0, max - 3) + '...'
+      return { name: s.name, description }
+    })
+}
+function jsStructuredDigest(entries) {
+  return createHash('sha256')
+    .update(entries.map((e) => JSON.stringify([e.name, e.description])).join('\n'))
+    .digest('hex')
+}
+
+async function structuredRun(n, rounds, batch) {
+  const skills = makeSkills(n)
+  const expected = jsStructured(skills)
+  const digest = jsStructuredDigest(expected)
+  const got = structured.structuredCatalog(skills)
+  if (got.digest !== digest || JSON.stringify(got.entries) !== JSON.stringify(expected)) throw new Error('structured mismatch')
+  // Recorded copies (a session read back): a fresh one each call, whose digest
+  // is computed, and the same one again (remembered while it holds the same strings).
+  const json = JSON.stringify(got.entries)
+  const recorded = JSON.parse(json)
+  const copies = Array.from({ length: rounds * batch + batch * 3 }, () => JSON.parse(json))
+  let next = 0
+  const registered = await registryOf({ SkillRegistry }, n)
+  const history = [{ source: { kind: 'skill-catalog', form: 'catalog', entries: recorded } }]
+  const step = (s) => structured.planStructuredCatalogStep({ snapshot: { skills: s, complete: true }, history })
+  if (step(registered).kind !== 'none') throw new Error('expected no change')
+  measure(
+    `${n.toLocaleString('en-US')} summaries, structured entries`,
+    {
+      'js: entries + JSON.stringify lines + createHash': () => jsStructuredDigest(jsStructured(skills)),
+      'addon: structuredCatalog (entries + digest)': () => structured.structuredCatalog(skills),
+      'js: digest of recorded entries': () => jsStructuredDigest(recorded),
+      'addon: structuredCatalogDigest(recorded entries), first read': () =>
+        structured.structuredCatalogDigest(copies[next++ % copies.length]),
+      'addon: structuredCatalogDigest(recorded entries), read again': () => structured.structuredCatalogDigest(recorded),
+      'addon: planStructuredCatalogStep, registry, same digest, repeated': () => step(registered),
+      'addon: structuredCatalog(snapshot.skills), repeated': () => structured.structuredCatalog(registered),
+    },
+    { rounds, batch },
+  )
+}
+
+// --- 5. budget by rank -------------------------------------------------------
+async function rankRun(n, rounds, batch) {
+  const registry = new SkillRegistry({ logger: { warn() {} } })
+  const sources = ['user-dsh', 'user-agents', 'bundled']
+  registry.registerProvider(() => ({
+    name: 'roots',
+    list: async () =>
+      Array.from({ length: n }, (_, i) => ({
+        name: `skill-${i.toString().padStart(5, '0')}`,
+        description: description(i),
+        invocation: { modelInvocable: true, userInvocable: true },
+        source: i === n - 1 ? 'project-dsh' : sources[i % 3],
+        provider: 'roots',
+        rank: i === n - 1 ? 100 : 400 + 100 * (i % 3),
+        locator: i,
+      })),
+    get: async () => undefined,
+  }))
+  const { skills } = await registry.snapshot()
+  // Plain arrays of the same shape, without and with the sources.
+  const plain = skills.map((s) => ({ name: s.name, description: s.description, invocation: s.invocation }))
+  const labelled = skills.map((s) => ({ name: s.name, description: s.description, invocation: s.invocation, source: s.source }))
+  const budget = 8000
+  const { report } = catalog.renderCatalog(skills, { budget })
+  console.log(`\n${n.toLocaleString('en-US')} skills at 4 ranks, budget ${budget}: ${JSON.stringify(report.bySource)}`)
+  let fresh = 0
+  const unseen = () => ({ budget, maxLength: 1000 + (fresh++ % 100_000) })
+  measure(
+    `${n.toLocaleString('en-US')} skills, budget ${budget}`,
+    {
+      'one rank (plain array without sources)': () => catalog.renderCatalog(plain, { budget }),
+      'by rank (plain array with sources)': () => catalog.renderCatalog(labelled, { budget }),
+      'by rank (registry snapshot, first time)': () => catalog.renderCatalog(skills, unseen()),
+      'by rank, 2 glob pins (registry snapshot, first time)': () =>
+        catalog.renderCatalog(skills, { ...unseen(), pinned: ['skill-0001*', '*-00042'] }),
+    },
+    { rounds, batch },
+  )
+}
+
 console.log(`catalog renderer, node ${process.version}${baseline ? `, baseline ${baselineDir}` : ''}`)
-oracleRun(1_000, 30, 20)
-oracleRun(10_000, 15, 2)
-budgetRun(1_000, 30, 20)
-budgetRun(10_000, 15, 2)
-await snapshotRun(1_000, 30, 20)
-await snapshotRun(10_000, 15, 2)
+if (part('oracle')) {
+  oracleRun(1_000, 30, 20)
+  oracleRun(10_000, 15, 2)
+}
+if (part('budget')) {
+  budgetRun(1_000, 30, 20)
+  budgetRun(10_000, 15, 2)
+}
+if (part('snapshot')) {
+  await snapshotRun(1_000, 30, 20)
+  await snapshotRun(10_000, 15, 2)
+}
+if (part('structured')) {
+  await structuredRun(1_000, 30, 20)
+  await structuredRun(10_000, 15, 2)
+}
+if (part('rank')) {
+  await rankRun(1_437, 30, 10)
+  await rankRun(10_000, 15, 2)
+}

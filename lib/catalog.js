@@ -88,12 +88,67 @@ function checkOptions(options, fn) {
 const CHUNK_UNITS = 16384
 
 /**
+ * Source labels of the model-invocable skills, interned: `sources` the
+ * distinct labels in order of first appearance, `origins` one index into them
+ * per skill. A summary without `source` counts under `''`.
+ */
+const NO_LABEL = Symbol('no label yet')
+
+class SourceLabels {
+  constructor(count) {
+    this.sources = []
+    this.origins = new Uint32Array(count)
+    this.count = 0
+    this.index = new Map()
+    // The value added last and its index (neighbours mostly share a label).
+    this.last = NO_LABEL
+    this.lastAt = 0
+  }
+
+  /** Adds the label of the next skill; false when it is not a string (or absent). */
+  add(value) {
+    if (value === this.last) {
+      this.origins[this.count++] = this.lastAt
+      return true
+    }
+    let source = value
+    if (source === undefined) source = ''
+    else if (typeof source !== 'string') return false
+    let at = this.index.get(source)
+    if (at === undefined) {
+      at = this.sources.length
+      this.sources.push(source)
+      this.index.set(source, at)
+    }
+    this.last = value
+    this.lastAt = at
+    this.origins[this.count++] = at
+    return true
+  }
+
+  /** The layout fields for the native renderer. */
+  layout() {
+    const origins = this.count === this.origins.length ? this.origins : this.origins.subarray(0, this.count)
+    return { sources: this.sources, origins }
+  }
+
+  /** Whether `other` holds the same label for every skill. */
+  equals(other) {
+    if (this.count !== other.count || this.sources.length !== other.sources.length) return false
+    for (let i = 0; i < this.sources.length; i++) if (this.sources[i] !== other.sources[i]) return false
+    for (let i = 0; i < this.count; i++) if (this.origins[i] !== other.origins[i]) return false
+    return true
+  }
+}
+
+/**
  * Packs the model-invocable summaries: names and descriptions back to back in a
  * few strings (`chunks`; a pair never spans two), and their JS lengths (UTF-16
  * code units) pairwise in a Uint32Array. Only `name`, `description` and
- * `invocation.modelInvocable` are read.
+ * `invocation.modelInvocable` are read, and `source` when `labels` (a
+ * `SourceLabels`) is given.
  */
-function pack(skills, fn) {
+function pack(skills, fn, labels) {
   if (!Array.isArray(skills)) {
     throw new TypeError(`${fn}: skills must be an array of skill summaries (got ${describe(skills)})`)
   }
@@ -122,6 +177,9 @@ function pack(skills, fn) {
     if (typeof description !== 'string') {
       throw new TypeError(`${fn}: skills[${i}].description must be a string (got ${describe(description)})`)
     }
+    if (labels !== undefined && !labels.add(skill.source)) {
+      throw new TypeError(`${fn}: skills[${i}].source must be a string when present (got ${describe(skill.source)})`)
+    }
     text += name
     text += description
     lengths[k++] = name.length
@@ -141,11 +199,14 @@ function pack(skills, fn) {
  * `name`, `description` and `invocation.modelInvocable` the registry put there
  * (the fields the catalog reads, read the way `pack` reads them). Anything
  * else (another array, a summary replaced, mutated, added or removed) gives
- * `undefined`, and the summaries are packed instead.
+ * `undefined`, and the summaries are packed instead. With `labels`, the
+ * `source` of each model-invocable summary is added to it on the way (a
+ * source that is not a string also gives `undefined`: packing reports it).
  */
-function registryCatalog(skills) {
+function registryCatalog(skills, labels, exact) {
   const source = catalogSourceOf(skills)
   if (source === undefined) return undefined
+  if (exact && !wellFormedSource(source)) return undefined
   const expected = source.summaries
   const count = expected.length
   if (skills.length !== count) return undefined
@@ -159,8 +220,32 @@ function registryCatalog(skills) {
     if (modelInvocable !== want.invocation.modelInvocable) return undefined
     if (!modelInvocable) continue
     if (skill.name !== want.name || skill.description !== want.description) return undefined
+    if (labels !== undefined && !labels.add(skill.source)) return undefined
   }
   return source.catalog
+}
+
+const isWellFormed =
+  typeof String.prototype.isWellFormed === 'function'
+    ? (text) => text.isWellFormed()
+    : (text) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)
+
+/** Registry catalog records → whether every description is well-formed UTF-16. */
+const wellFormedSources = new WeakMap()
+
+/**
+ * Whether every description of a registry catalog record is well-formed
+ * UTF-16. The native catalog holds descriptions as UTF-8, where a lone
+ * surrogate became U+FFFD: the operations that must see the exact JS string
+ * (structured entries, hashed with `JSON.stringify`) pack the summaries instead.
+ */
+function wellFormedSource(source) {
+  let known = wellFormedSources.get(source)
+  if (known === undefined) {
+    known = source.summaries.every((s) => isWellFormed(s.description))
+    wellFormedSources.set(source, known)
+  }
+  return known
 }
 
 const NO_CHUNKS = Object.freeze([])
@@ -196,20 +281,66 @@ function memoized(handle, key, compute) {
   return result
 }
 
+// Operations whose result holds a report (counted per source).
+const REPORTING = new Set(['catalogRender', 'catalogPlan', 'structuredRender', 'structuredPlan'])
+// Operations that read descriptions as exact JS strings (UTF-16).
+const EXACT = new Set(['structuredRender', 'structuredPlan'])
+const same = (value) => value
+
 /**
  * Calls the native renderer `op` with the layout options, on the registry's
  * catalog when `skills` is an unchanged array the registry returned (memoised),
  * else on the packed summaries. `extra` are the operation's own arguments.
- * Objects in the result may be shared: callers copy them.
+ * The skills' sources go along when a budget gives way by rank or the result
+ * reports per source. Objects in the result may be shared: callers copy them.
  */
 function render(op, skills, layout, fn, ...extra) {
-  const registry = registryCatalog(skills)
+  return renderThen(op, same, skills, layout, fn, ...extra)
+}
+
+/**
+ * `render`, then `finish` applied to the native result (once per native call:
+ * a reused result is the finished one, so it must not be changed by callers).
+ */
+function renderThen(op, finish, skills, layout, fn, ...extra) {
+  const count = Array.isArray(skills) ? skills.length : 0
+  const labels = REPORTING.has(op) || layout.budget !== undefined ? new SourceLabels(count) : undefined
+  const registry = registryCatalog(skills, labels, EXACT.has(op))
   if (registry === undefined) {
-    const { chunks, lengths } = pack(skills, fn)
-    return native[op](undefined, chunks, lengths, layout, ...extra)
+    const fresh = labels === undefined ? undefined : new SourceLabels(count)
+    const { chunks, lengths } = pack(skills, fn, fresh)
+    const withSources = fresh === undefined ? layout : { ...layout, ...fresh.layout() }
+    return finish(native[op](undefined, chunks, lengths, withSources, ...extra))
   }
   const key = JSON.stringify([op, layout.max, layout.budget, layout.pinned, ...extra])
-  return memoized(registry, key, () => native[op](registry, NO_CHUNKS, NO_LENGTHS, layout, ...extra))
+  const withSources = labels === undefined ? layout : { ...layout, ...labels.layout() }
+  // The registry decides ranks; the labels only name the report's sources,
+  // read from the array each time: a result is reused for the same labels.
+  const kept = memoized(registry, key, () => ({
+    labels,
+    result: finish(native[op](registry, NO_CHUNKS, NO_LENGTHS, withSources, ...extra)),
+  }))
+  if (labels !== undefined && !labels.equals(kept.labels)) {
+    kept.labels = labels
+    kept.result = finish(native[op](registry, NO_CHUNKS, NO_LENGTHS, withSources, ...extra))
+  }
+  return kept.result
+}
+
+/** A fresh copy of a native report, its per-source counts as a record. */
+function copyReport(report) {
+  const bySource = {}
+  for (const { source, total, full, shortened, nameOnly, omitted } of report.bySource) {
+    // Defined, not assigned: a label such as `__proto__` stays a plain key.
+    Object.defineProperty(bySource, source, {
+      value: { total, full, shortened, nameOnly, omitted },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    })
+  }
+  const { total, full, shortened, nameOnly, omitted, chars } = report
+  return { total, full, shortened, nameOnly, omitted, chars, bySource }
 }
 
 /**
@@ -231,7 +362,7 @@ function catalogDigest(skills, options) {
 function renderCatalog(skills, options) {
   const fn = 'renderCatalog'
   const { entries, digest, report } = render('catalogRender', skills, checkOptions(options, fn), fn)
-  return { entries, digest, report: { ...report } }
+  return { entries, digest, report: copyReport(report) }
 }
 
 /**
@@ -296,7 +427,7 @@ function planCatalogStep(input) {
   if (!snapshot.complete) return NONE
   const step = render('catalogPlan', snapshot.skills, layout, 'planCatalogStep', visibleDigest, published)
   if (step === null || step === undefined) return NONE
-  return { kind: step.kind, text: step.text, digest: step.digest, report: { ...step.report } }
+  return { kind: step.kind, text: step.text, digest: step.digest, report: copyReport(step.report) }
 }
 
 function hasCatalogBlock(text) {
@@ -391,7 +522,14 @@ function renderSkillContentIn(input, spaced) {
   return native.renderSkillContentNative(name, provider, base, content, spaced)
 }
 
+/**
+ * Shared with the structured catalog (`lib/catalog-structured.js`); not part
+ * of the public API.
+ */
+const internal = Object.freeze({ describe, checkOptions, pack, renderThen, copyReport })
+
 module.exports = {
+  internal,
   DEFAULT_CATALOG_MAX_LENGTH: DEFAULT_MAX_LENGTH,
   renderCatalogEntries,
   catalogDigest,

@@ -1,11 +1,13 @@
 import type { SkillResourceBase } from './skill'
+import type { SkillInvocationSource } from './content'
 // Model-facing skill catalog: entries, digest, messages, step planning, history
 // scan and the `skill` tool result (implementation: `lib/catalog.js`).
 
 /**
  * The summary fields the catalog reads. Every `SkillSummary` fits; only `name`,
- * `description` and `invocation.modelInvocable` are read, so paths, sources,
- * providers and `whenToUse` never reach the catalog.
+ * `description`, `invocation.modelInvocable` and `source` are read, and only
+ * the first three reach the text: paths, sources, providers and `whenToUse`
+ * never appear in the catalog.
  */
 export interface CatalogSkill {
   /** Kebab-case skill name (anything else throws). */
@@ -14,6 +16,13 @@ export interface CatalogSkill {
   readonly description: string
   /** Only `modelInvocable` is read; model-disabled skills are left out. */
   readonly invocation: { readonly modelInvocable: boolean }
+  /**
+   * Source label (`project-dsh`, `runtime`, ...): names the skill's group in
+   * {@link CatalogReport.bySource} and, for an array the registry did not
+   * return, stands for its rank under a budget (see {@link CatalogOptions.budget}).
+   * Absent: counted under `''`, ranked with the unknown labels.
+   */
+  readonly source?: string | undefined
 }
 
 /** A catalog observation (`ctx.skills.snapshot()`). */
@@ -41,18 +50,30 @@ export interface CatalogOptions {
    * unpinned entries become name-only (`` - `NAME` ``), lowest priority first;
    * then unpinned entries are left out, lowest priority first, and a last line
    * says how many skills are not listed and to load one by its exact name with
-   * the `skill` tool. Pinned skills keep their full description until every
-   * unpinned skill is left out, then go through the same steps, the last pinned
-   * first. Priority: pinned skills in `pinned` order, then the others in name
-   * order (the end of the alphabet gives way first). Entries stay in name order.
-   * If not even that last line fits, it is the whole block (the catalog never
-   * looks empty when skills exist; `report.chars` then exceeds the budget).
+   * the `skill` tool.
+   *
+   * Priority decides who goes through these steps first: the skills come in
+   * groups, pinned skills first (in `pinned` order), then the others by rank,
+   * one group per rank, the lowest (nearest) first; the lowest-priority group
+   * goes through the steps first, and a group's descriptions are only cut once
+   * every group below it is left out (within a group, the end of the alphabet
+   * gives way first; pinned skills, the last pinned first). Ranks: an array
+   * the registry returned (`snapshot().skills`, `list()`) knows each winner's
+   * rank; any other array ranks by `source` label: `project-dsh`,
+   * `project-agents`, `project-claude`, `runtime`, `custom`, `user-dsh`,
+   * `user-agents`, `user-claude`, `user-codex`, `bundled`, then any other
+   * label (all of them one rank). Entries stay in name order. If not even the
+   * last line fits, it is the whole block (the catalog never looks empty when
+   * skills exist; `report.chars` then exceeds the budget).
    */
   readonly budget?: number | undefined
   /**
-   * Skill names that keep their full description under a `budget`, highest
-   * priority first. Names not in the catalog (unknown, model-disabled, not
-   * kebab-case) are ignored; without a `budget` the list has no effect.
+   * Skill names, or globs where `*` stands for any run of characters (the rule
+   * of the registry's override names), that keep their full description under
+   * a `budget`, highest priority first; the skills one glob matches come by
+   * rank, then name. Pins that match nothing in the catalog (unknown,
+   * model-disabled, not kebab-case) are ignored; without a `budget` the list
+   * has no effect.
    */
   readonly pinned?: readonly string[] | undefined
 }
@@ -71,6 +92,26 @@ export interface CatalogReport {
   readonly omitted: number
   /** Length of the entries block in UTF-16 code units (`entries.length`). */
   readonly chars: number
+  /**
+   * The same counts per source label (a skill without `source` under `''`),
+   * the nearest source first (by the lowest rank among its skills, then by
+   * label). The record's own keys are exactly the labels.
+   */
+  readonly bySource: Readonly<Record<string, SourceCounts>>
+}
+
+/** How the model-invocable skills of one source appear in the entries block. */
+export interface SourceCounts {
+  /** Skills of this source: `full + shortened + nameOnly + omitted`. */
+  readonly total: number
+  /** Entries shown exactly as without a budget. */
+  readonly full: number
+  /** Entries whose description the budget cut shorter. */
+  readonly shortened: number
+  /** Entries shown by name only. */
+  readonly nameOnly: number
+  /** Skills left out. */
+  readonly omitted: number
 }
 
 /** Joined entries, their digest and how each skill appears. */
@@ -206,3 +247,215 @@ export declare function scanCatalogHistory<E>(
  * a hint for the resource base kind, and `<skill_instructions>` with the body.
  */
 export declare function renderSkillContent(input: SkillContentInput): string
+
+// ---------------------------------------------------------------------------
+// Structured catalogs (implementation: `lib/catalog-structured.js`)
+// ---------------------------------------------------------------------------
+
+/**
+ * One published catalog entry: a skill name and its description normalised
+ * and cut exactly as in the text (whitespace runs collapsed, trimmed, cut to
+ * `maxLength` UTF-16 code units with `...`), **not** XML-escaped. A cut that
+ * splits a surrogate pair leaves the lone high surrogate, as JS `slice` does.
+ * Under a budget: a shortened description as shown, `''` for a name-only entry.
+ */
+export interface StructuredCatalogEntry {
+  readonly name: string
+  readonly description: string
+}
+
+/**
+ * The message source recorded next to a catalog message's text: the harness's
+ * `skill-catalog` source. `update: true` marks a replacement (the tombstone
+ * included); the initial catalog has no `update`.
+ */
+export interface SkillCatalogSource {
+  readonly kind: 'skill-catalog'
+  readonly form: 'catalog'
+  readonly update?: true
+  readonly entries: readonly StructuredCatalogEntry[]
+}
+
+/** Structured entries, their digest and how each skill appears. */
+export interface StructuredCatalog {
+  /** The published pairs, sorted by name (frozen). */
+  readonly entries: readonly StructuredCatalogEntry[]
+  /** {@link structuredCatalogDigest} of `entries`. */
+  readonly digest: string
+  /** As {@link renderCatalog} reports it. */
+  readonly report: CatalogReport
+}
+
+/**
+ * Input of {@link planStructuredCatalogStep}; the layout options shape the
+ * entries as in {@link renderCatalog}.
+ */
+export interface StructuredCatalogStepInput<M = unknown> extends CatalogOptions {
+  /** The model-visible snapshot for this step. */
+  readonly snapshot: CatalogSnapshot
+  /**
+   * The messages the model sees, oldest first. The newest one whose source is
+   * a readable `skill-catalog` source is the baseline; unreadable or foreign
+   * sources are skipped.
+   */
+  readonly history: ArrayLike<M>
+  /**
+   * Messages already proposed in this step, oldest first: the newest readable
+   * catalog source among them is deduplicated or replaced instead of adding a
+   * second catalog.
+   */
+  readonly pending?: ArrayLike<M> | undefined
+  /** The source record of a message (default: `message.source`); a throw counts as unreadable. */
+  readonly sourceOf?: ((message: M, index: number) => unknown) | undefined
+  /**
+   * Whether a catalog was published before even when `history` holds none
+   * (compacted away): the next one is then a replacement. Default `false`.
+   */
+  readonly published?: boolean | undefined
+}
+
+/** What to do before the next model step. */
+export type StructuredCatalogStep =
+  /** Nothing to add (the view is current, or the catalog this step queued is). */
+  | { readonly kind: 'none' }
+  /** Remove `pending[index]`, a queued catalog: the history is current again. */
+  | { readonly kind: 'withdraw'; readonly index: number }
+  | {
+      /** `initial` when nothing was published before, else `replacement` (the empty one is the tombstone). */
+      readonly kind: 'initial' | 'replacement'
+      /** The published pairs (frozen; the same array as `source.entries`). */
+      readonly entries: readonly StructuredCatalogEntry[]
+      /** Digest of `entries`. */
+      readonly digest: string
+      /** Message text: what {@link planCatalogStep} gives for the same skills and options. */
+      readonly text: string
+      /** The message source to record with `text` (frozen: store it as is). */
+      readonly source: SkillCatalogSource
+      /** How each skill appears in the entries. */
+      readonly report: CatalogReport
+      /** Present when this message takes the place of the catalog queued at `pending[replaces]`. */
+      readonly replaces?: number
+    }
+
+/** Options of {@link renderStructuredCatalog}. */
+export interface StructuredCatalogRenderOptions {
+  /** The replacement message (the tombstone when there are no entries) instead of the initial one. */
+  readonly update?: boolean | undefined
+  /** Description limit; integer >= 3, default 500. */
+  readonly maxLength?: number | undefined
+}
+
+/**
+ * Structured entries of the model-invocable skills (sorted by name, described
+ * as in the text, not escaped), their digest and the report. Same options and
+ * checks as {@link renderCatalog}; the entries of an array the registry
+ * returned are read from the registry's native catalog unless a description is
+ * not well-formed UTF-16.
+ */
+export declare function structuredCatalog(skills: readonly CatalogSkill[], options?: number | CatalogOptions): StructuredCatalog
+
+/**
+ * Digest of structured entries: lowercase hex SHA-256 of the UTF-8 of every
+ * entry written as `JSON.stringify([name, description])`, joined with `\n`
+ * (the empty list: the digest of `''`).
+ * @throws TypeError when `entries` is not an array of `{ name: string, description: string }`.
+ */
+export declare function structuredCatalogDigest(entries: readonly StructuredCatalogEntry[]): string
+
+/**
+ * The readable `skill-catalog` source `value` holds, as a fresh frozen copy,
+ * or `undefined` (another kind or form, entries that are not an array of
+ * `{ name: string, description: string }`, fields that throw when read).
+ */
+export declare function readSkillCatalogSource(value: unknown): SkillCatalogSource | undefined
+
+/**
+ * The catalog message for structured entries: the text {@link renderCatalogMessage}
+ * (or, with `update`, {@link renderCatalogUpdate}) gives for the same skills.
+ * Descriptions are escaped here, never in the entries.
+ */
+export declare function renderStructuredCatalog(
+  entries: readonly StructuredCatalogEntry[],
+  options?: StructuredCatalogRenderOptions,
+): string
+
+/**
+ * Decides the catalog before a model step from the structured sources of the
+ * history: incomplete snapshot → none; the baseline (newest readable catalog
+ * source in `history`) has the same digest → none (and a queued catalog is
+ * withdrawn); nothing published and no skills → none; never published →
+ * initial; otherwise → replacement. A catalog already queued in `pending` with
+ * the same digest is kept (none); a different one is replaced (`replaces`).
+ */
+export declare function planStructuredCatalogStep<M = unknown>(input: StructuredCatalogStepInput<M>): StructuredCatalogStep
+
+// ---------------------------------------------------------------------------
+// `/name` gestures (implementation: `lib/gestures.js`)
+// ---------------------------------------------------------------------------
+
+/**
+ * The skill names of the `/name` gestures in a user's text: a token `/name` at
+ * the start of the text or after whitespace (JS `\s`), followed by whitespace
+ * or the end, `name` a kebab-case skill name; not paths (`a/b`, `/usr/bin`),
+ * fractions (`1/2`) or `/name.` with punctuation glued on. First occurrence
+ * order, each name once.
+ */
+export declare function scanSkillGestures(text: string): string[]
+
+/** A text block of a user message in the common chat shape. */
+export interface UserTextBlock {
+  readonly type: 'text'
+  readonly text: string
+}
+
+/** The message shape {@link collectSkillInvocations} reads by default. */
+export interface UserChatMessage {
+  readonly role: string
+  readonly content: string | readonly (UserTextBlock | { readonly type: string })[]
+}
+
+/** The registry calls {@link collectSkillInvocations} makes (`ctx.skills` fits). */
+export interface SkillInvocationLookup {
+  list(options: SkillGestureLookupOptions): Promise<readonly { readonly name: string; readonly invocation: { readonly userInvocable: boolean } }[]>
+  get(name: string, options: SkillGestureLookupOptions): Promise<SkillContentInput | undefined>
+}
+
+/** Options passed on to `list()` and `get()` (only the ones given). */
+export interface SkillGestureLookupOptions {
+  readonly cwd?: string
+  readonly signal?: AbortSignal
+  readonly scope?: unknown
+}
+
+/** Input of {@link collectSkillInvocations}. */
+export interface SkillInvocationInput<M = UserChatMessage> extends SkillGestureLookupOptions {
+  /** The registry (`ctx.skills`). */
+  readonly skills: SkillInvocationLookup
+  /** The messages to scan, oldest first. */
+  readonly messages: ArrayLike<M>
+  /**
+   * The text blocks of a user-sourced message (`undefined` or `[]` for any
+   * other). Default: `content` (a string, or its `{ type: 'text' }` blocks) of
+   * messages with `role: 'user'`.
+   */
+  readonly textsOf?: ((message: M, index: number) => readonly string[] | undefined) | undefined
+}
+
+/** A skill a user invoked, ready to inject. */
+export interface SkillInvocation {
+  readonly name: string
+  /** `renderSkillContent` of the loaded skill. */
+  readonly text: string
+  /** The message source to record with `text` (the harness's `SkillInvocationSource`). */
+  readonly source: SkillInvocationSource
+}
+
+/**
+ * The skills a user invoked with `/name` in `messages`: only the text blocks
+ * of user-sourced messages are scanned, repeated gestures count once, names
+ * that are not user-invocable skills in `list({ cwd, signal, scope })` stay
+ * prose, and each recognised skill is loaded with `get(name, { cwd, signal,
+ * scope })` (skipped when it is gone by then) and rendered with
+ * {@link renderSkillContent}. In gesture order.
+ */
+export declare function collectSkillInvocations<M = UserChatMessage>(input: SkillInvocationInput<M>): Promise<SkillInvocation[]>

@@ -44,6 +44,26 @@ import {
   type RenderedCatalog,
   type SkillContentInput,
   type SkillContentResourceBase,
+  type SourceCounts,
+  structuredCatalog,
+  structuredCatalogDigest,
+  readSkillCatalogSource,
+  renderStructuredCatalog,
+  planStructuredCatalogStep,
+  scanSkillGestures,
+  collectSkillInvocations,
+  type StructuredCatalog,
+  type StructuredCatalogEntry,
+  type SkillCatalogSource,
+  type StructuredCatalogStep,
+  type StructuredCatalogStepInput,
+  type StructuredCatalogRenderOptions,
+  type UserChatMessage,
+  type UserTextBlock,
+  type SkillInvocationLookup,
+  type SkillGestureLookupOptions,
+  type SkillInvocationInput,
+  type SkillInvocation,
   LocalSkillProvider,
   type LocalCompatRoot,
   type LocalDiagnosis,
@@ -181,4 +201,36 @@ async function local(): Promise<void> {
   void name
 }
 
-void [use, local, renderer, dispose, unregister, off]
+async function structured(): Promise<void> {
+  const snapshot: CatalogSnapshot = await registry.snapshot({ cwd: '/w' })
+  const built: StructuredCatalog = structuredCatalog(snapshot.skills, { budget: 8000, pinned: ['deploy-*'] })
+  const entries: readonly StructuredCatalogEntry[] = built.entries
+  const perSource: SourceCounts | undefined = built.report.bySource['project-dsh']
+  const digest: string = structuredCatalogDigest(entries)
+  const read: SkillCatalogSource | undefined = readSkillCatalogSource({ kind: 'skill-catalog', form: 'catalog', entries })
+  const renderOptions: StructuredCatalogRenderOptions = { update: true }
+  const text: string = renderStructuredCatalog(entries, renderOptions)
+  interface Message { readonly source?: unknown }
+  const input: StructuredCatalogStepInput<Message> = { snapshot, history: [{ source: read }], pending: [], published: false }
+  const step: StructuredCatalogStep = planStructuredCatalogStep(input)
+  if (step.kind === 'initial' || step.kind === 'replacement') {
+    const source: SkillCatalogSource = step.source
+    const replaces: number | undefined = step.replaces
+    void [source, replaces, step.text, step.digest, step.report.bySource]
+  } else if (step.kind === 'withdraw') {
+    const index: number = step.index
+    void index
+  }
+  const names: string[] = scanSkillGestures('/deploy now')
+  const block: UserTextBlock = { type: 'text', text: '/deploy' }
+  const message: UserChatMessage = { role: 'user', content: [block] }
+  const lookup: SkillInvocationLookup = registry
+  const options: SkillGestureLookupOptions = { cwd: '/w' }
+  const invocationInput: SkillInvocationInput = { skills: lookup, messages: [message], ...options }
+  const invoked: SkillInvocation[] = await collectSkillInvocations(invocationInput)
+  const kinds: 'skill-invocation'[] = invoked.map((i) => i.source.kind)
+  const custom = await collectSkillInvocations<string>({ skills: registry, messages: ['/deploy'], textsOf: (m) => [m] })
+  void [digest, text, names, kinds, custom, perSource]
+}
+
+void [use, local, renderer, structured, dispose, unregister, off]

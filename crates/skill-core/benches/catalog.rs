@@ -1,8 +1,11 @@
 //! Render + digest of model-facing catalogs (1,000 and 10,000 summaries): from
-//! `(name, description)` pairs, from registry summaries, and with a budget.
+//! `(name, description)` pairs, from registry summaries, with a budget, with a
+//! budget by rank, and structured (entries + JSON-lines digest, from UTF-8
+//! text and from UTF-16 code units).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use skill_core::catalog::{digest_hex, Budget, Catalog, MessageKind, DEFAULT_MAX_LENGTH};
+use skill_core::catalog::structured::{StructuredCatalog, StructuredSkill};
+use skill_core::catalog::{digest_hex, Budget, Catalog, MessageKind, Origin, DEFAULT_MAX_LENGTH};
 use skill_core::model::{InvocationPolicy, SkillSummary};
 use std::hint::black_box;
 
@@ -89,5 +92,80 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+fn bench_ranked_and_structured(c: &mut Criterion) {
+    let mut group = c.benchmark_group("catalog");
+    for n in [1_000usize, 10_000] {
+        let skills = summaries(n);
+        let sources = ["user-dsh", "user-agents", "bundled"];
+        group.bench_with_input(
+            BenchmarkId::new("budget_8000_by_rank", n),
+            &skills,
+            |b, skills| {
+                b.iter(|| {
+                    let catalog = Catalog::with_origins(
+                        skills.iter().enumerate().map(|(i, (n, d))| {
+                            (n.as_str(), d.as_str(), Origin::of_source(sources[i % 3]))
+                        }),
+                        DEFAULT_MAX_LENGTH,
+                    )
+                    .expect("valid")
+                    .with_budget(Some(Budget::new(8000, vec![]).expect("budget")));
+                    black_box(catalog.render())
+                })
+            },
+        );
+        group.bench_with_input(
+            BenchmarkId::new("structured_from_text", n),
+            &skills,
+            |b, skills| {
+                b.iter(|| {
+                    let catalog = StructuredCatalog::new(
+                        skills
+                            .iter()
+                            .map(|(n, d)| StructuredSkill {
+                                name: n,
+                                description: d,
+                                units: None,
+                                origin: None,
+                            })
+                            .collect(),
+                        DEFAULT_MAX_LENGTH,
+                    )
+                    .expect("valid");
+                    black_box(catalog.render())
+                })
+            },
+        );
+        let units: Vec<Vec<u16>> = skills
+            .iter()
+            .map(|(_, d)| d.encode_utf16().collect())
+            .collect();
+        group.bench_with_input(
+            BenchmarkId::new("structured_from_units", n),
+            &skills,
+            |b, skills| {
+                b.iter(|| {
+                    let catalog = StructuredCatalog::new(
+                        skills
+                            .iter()
+                            .zip(&units)
+                            .map(|((n, d), u)| StructuredSkill {
+                                name: n,
+                                description: d,
+                                units: Some(u),
+                                origin: None,
+                            })
+                            .collect(),
+                        DEFAULT_MAX_LENGTH,
+                    )
+                    .expect("valid");
+                    black_box(catalog.render())
+                })
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_ranked_and_structured);
 criterion_main!(benches);

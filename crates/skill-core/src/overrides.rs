@@ -97,20 +97,27 @@ impl NamePattern {
 /// included), kept as the literal parts between the stars: the text must
 /// start with the first part, end with the last, and hold the others in
 /// order in between (the leftmost occurrence of each is as good as any).
+///
+/// Public so that other name patterns (the catalog's budget pins) follow the
+/// same rule.
 #[derive(Clone, Debug, PartialEq, Eq)]
-struct Glob {
+pub struct Glob {
     /// At least two parts (a glob has at least one `*`); any may be empty.
     parts: Vec<String>,
 }
 
 impl Glob {
-    fn new(pattern: &str) -> Self {
+    /// The glob of `pattern`, whose every `*` stands for any run of
+    /// characters. Meant for patterns with at least one `*`: compare exact
+    /// names as strings.
+    pub fn new(pattern: &str) -> Self {
         Glob {
             parts: pattern.split('*').map(str::to_string).collect(),
         }
     }
 
-    fn matches(&self, text: &str) -> bool {
+    /// Whether `text` matches the pattern.
+    pub fn matches(&self, text: &str) -> bool {
         let (Some((first, rest)), Some(last)) = (self.parts.split_first(), self.parts.last())
         else {
             return false;

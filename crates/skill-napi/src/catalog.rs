@@ -15,8 +15,13 @@
 //! the merged catalog, and nothing is packed or converted.
 //!
 //! Every render export takes `(registry, chunks, lengths, layout)` and then its
-//! own arguments; `layout` is `{ max, budget, pinned }` (`budget` undefined for
-//! an unbudgeted catalog, and then `pinned` is ignored).
+//! own arguments; `layout` is `{ max, budget, pinned, sources, origins }`
+//! (`budget` undefined for an unbudgeted catalog, and then `pinned` is
+//! ignored). `sources` and `origins` give each model-invocable skill its
+//! source label (`origins[k]` indexes `sources`, one per entry in input
+//! order); with them the report counts per source and a budget gives way by
+//! rank: the registry's ranks for its own catalog, the ranks the source labels
+//! stand for otherwise (`skill_core::catalog::source_rank`).
 
 // Unit-test builds do not register the exports, which then look unused.
 #![cfg_attr(test, allow(dead_code))]
@@ -27,13 +32,43 @@ use napi::bindgen_prelude::{ClassInstance, ToNapiValue, Uint32Array};
 use napi_derive::napi;
 use skill_core::catalog::{
     self, Budget, Catalog, CatalogError, CatalogReport, ContentLayout, Entries, MessageKind,
+    Origin, SourceReport,
 };
 use skill_core::local::Source;
 use skill_core::model::ResourceBase;
 
 /// A string returned to JS; ASCII text (the usual catalog) is handed over as
 /// Latin-1, which V8 copies as is instead of decoding UTF-8.
-pub struct Text(String);
+pub struct Text(pub(crate) String);
+
+/// A JS string of the Latin-1 `bytes` (copied).
+///
+/// # Safety
+/// `env` must be a valid environment of the current call.
+pub(crate) unsafe fn latin1_string(
+    env: napi::sys::napi_env,
+    bytes: &[u8],
+) -> napi::Result<napi::sys::napi_value> {
+    let mut value = std::ptr::null_mut();
+    // SAFETY: `env` is valid per the caller's contract; the pointer and length
+    // describe `bytes`, copied by the call.
+    let status = unsafe {
+        napi::sys::napi_create_string_latin1(
+            env,
+            bytes.as_ptr().cast(),
+            bytes.len() as isize,
+            &mut value,
+        )
+    };
+    if status == napi::sys::Status::napi_ok {
+        Ok(value)
+    } else {
+        Err(napi::Error::new(
+            napi::Status::GenericFailure,
+            "failed to create a JS string",
+        ))
+    }
+}
 
 impl ToNapiValue for Text {
     unsafe fn to_napi_value(
@@ -44,29 +79,12 @@ impl ToNapiValue for Text {
             // SAFETY: forwarded from the caller's contract.
             return unsafe { String::to_napi_value(env, val.0) };
         }
-        let mut value = std::ptr::null_mut();
-        // SAFETY: `env` is valid per the caller's contract; the pointer and length
-        // describe the ASCII (hence Latin-1) bytes of `val`, copied by the call.
-        let status = unsafe {
-            napi::sys::napi_create_string_latin1(
-                env,
-                val.0.as_ptr().cast(),
-                val.0.len() as isize,
-                &mut value,
-            )
-        };
-        if status == napi::sys::Status::napi_ok {
-            Ok(value)
-        } else {
-            Err(napi::Error::new(
-                napi::Status::GenericFailure,
-                "failed to create a JS string",
-            ))
-        }
+        // SAFETY: forwarded from the caller's contract; ASCII is Latin-1.
+        unsafe { latin1_string(env, val.0.as_bytes()) }
     }
 }
 
-fn catalog_error(error: CatalogError) -> napi::Error {
+pub(crate) fn catalog_error(error: CatalogError) -> napi::Error {
     invalid_arg(error)
 }
 
@@ -106,11 +124,11 @@ fn take<'a>(rest: &mut &'a str, ascii: bool, units: u32) -> Result<&'a str, &'st
     Ok(head)
 }
 
-const MISMATCH: &str = "packed catalog lengths do not match the packed text";
+pub(crate) const MISMATCH: &str = "packed catalog lengths do not match the packed text";
 
 /// Splits the packed catalog chunks into `(name, description)` pairs. A pair
 /// never spans two chunks.
-fn unpack<'a, S: AsRef<str>>(
+pub(crate) fn unpack<'a, S: AsRef<str>>(
     chunks: &'a [S],
     lengths: &[u32],
 ) -> Result<Vec<(&'a str, &'a str)>, &'static str> {
@@ -144,13 +162,65 @@ pub struct NapiLayout {
     pub max: u32,
     /// Most UTF-16 units the entries block may take; none: every entry in full.
     pub budget: Option<u32>,
-    /// Names that keep their description under the budget, highest priority first.
+    /// Names and globs that keep their description under the budget, highest
+    /// priority first.
     pub pinned: Option<Vec<String>>,
+    /// Distinct source labels of the skills.
+    pub sources: Option<Vec<String>>,
+    /// For each model-invocable skill in input order, its label in `sources`.
+    pub origins: Option<Uint32Array>,
+}
+
+/// The source label `origins[k]` names.
+pub(crate) fn source_at<'a>(
+    sources: &'a [String],
+    origins: &[u32],
+    k: usize,
+) -> napi::Result<&'a str> {
+    origins
+        .get(k)
+        .and_then(|&i| sources.get(i as usize))
+        .map(String::as_str)
+        .ok_or_else(|| invalid_arg("catalog origins do not match the skills and their sources"))
+}
+
+/// The rank each source label stands for ([`skill_core::catalog::source_rank`]),
+/// computed once per label.
+pub(crate) fn source_ranks(sources: &[String]) -> Vec<f64> {
+    sources.iter().map(|s| catalog::source_rank(s)).collect()
+}
+
+/// The origin `origins[k]` names, ranked by its label (`ranks` from
+/// [`source_ranks`]).
+pub(crate) fn origin_at<'a>(
+    sources: &'a [String],
+    ranks: &[f64],
+    origins: &[u32],
+    k: usize,
+) -> napi::Result<Origin<'a>> {
+    let source = source_at(sources, origins, k)?;
+    let rank = origins
+        .get(k)
+        .and_then(|&i| ranks.get(i as usize))
+        .copied()
+        .unwrap_or(catalog::UNKNOWN_SOURCE_RANK);
+    Ok(Origin { source, rank })
+}
+
+/// Checks that there is one origin per skill.
+pub(crate) fn check_origins(origins: &[u32], count: usize) -> napi::Result<()> {
+    if origins.len() == count {
+        Ok(())
+    } else {
+        Err(invalid_arg(
+            "catalog origins do not match the skills and their sources",
+        ))
+    }
 }
 
 /// A registry catalog whose runtime and JS-provider descriptions have not been
 /// handed over yet (`catalogSourceOf` in `lib/registry.js` does that first).
-const UNSUPPLIED: &str = "the registry catalog's descriptions have not been supplied";
+pub(crate) const UNSUPPLIED: &str = "the registry catalog's descriptions have not been supplied";
 
 /// The catalog an export renders: the registry's own merged catalog when JS
 /// passes one (names and descriptions are read in place, nothing is packed),
@@ -168,14 +238,48 @@ fn with_catalog<T>(
         .map(|chars| Budget::new(chars as usize, layout.pinned.unwrap_or_default()))
         .transpose()
         .map_err(catalog_error)?;
+    let sources = layout.sources.unwrap_or_default();
+    let origins = layout.origins.as_ref().map(|o| o.as_ref());
     let catalog = match registry {
-        Some(registry) => match registry.catalog().model_entries() {
-            Some(entries) => Catalog::new(entries, max_len),
-            None => return Err(invalid_arg(UNSUPPLIED)),
-        },
+        Some(registry) => {
+            let merged = registry.catalog();
+            let entries = merged
+                .model_entries()
+                .ok_or_else(|| invalid_arg(UNSUPPLIED))?;
+            match origins {
+                None => Catalog::new(entries, max_len),
+                Some(origins) => {
+                    // The registry knows every winner's rank.
+                    let ranks = merged
+                        .entries()
+                        .iter()
+                        .filter(|e| e.invocation.model_invocable)
+                        .map(|e| e.rank);
+                    let mut items = Vec::with_capacity(origins.len());
+                    for (k, ((name, description), rank)) in entries.zip(ranks).enumerate() {
+                        let source = source_at(&sources, origins, k)?;
+                        items.push((name, description, Origin { source, rank }));
+                    }
+                    check_origins(origins, items.len())?;
+                    Catalog::with_origins(items, max_len)
+                }
+            }
+        }
         None => {
             let items = unpack(chunks, lengths.as_ref()).map_err(invalid_arg)?;
-            Catalog::new(items, max_len)
+            match origins {
+                None => Catalog::new(items, max_len),
+                Some(origins) => {
+                    check_origins(origins, items.len())?;
+                    let ranks = source_ranks(&sources);
+                    let mut ranked = Vec::with_capacity(items.len());
+                    for (k, (name, description)) in items.into_iter().enumerate() {
+                        let origin = origin_at(&sources, &ranks, origins, k)?;
+                        ranked.push((name, description, origin));
+                    }
+                    Catalog::with_origins(ranked, max_len)
+                }
+            }
         }
     }
     .map_err(catalog_error)?
@@ -198,6 +302,39 @@ pub struct NapiCatalogReport {
     pub omitted: f64,
     /// Length of the entries block in UTF-16 code units.
     pub chars: f64,
+    /// The same counts per source, nearest source first (empty without
+    /// `sources`); the JS layer turns it into a record.
+    pub by_source: Vec<NapiSourceReport>,
+}
+
+/// How the model-invocable skills of one source appear in the entries block.
+#[napi(object, object_from_js = false)]
+pub struct NapiSourceReport {
+    /// The source label.
+    pub source: String,
+    /// Skills of this source.
+    pub total: f64,
+    /// Entries shown as without a budget.
+    pub full: f64,
+    /// Entries whose description the budget cut.
+    pub shortened: f64,
+    /// Entries shown by name only.
+    pub name_only: f64,
+    /// Skills left out.
+    pub omitted: f64,
+}
+
+impl From<SourceReport> for NapiSourceReport {
+    fn from(r: SourceReport) -> Self {
+        Self {
+            source: r.source,
+            total: r.total as f64,
+            full: r.full as f64,
+            shortened: r.shortened as f64,
+            name_only: r.name_only as f64,
+            omitted: r.omitted as f64,
+        }
+    }
 }
 
 impl From<CatalogReport> for NapiCatalogReport {
@@ -209,6 +346,7 @@ impl From<CatalogReport> for NapiCatalogReport {
             name_only: r.name_only as f64,
             omitted: r.omitted as f64,
             chars: r.chars as f64,
+            by_source: r.by_source.into_iter().map(Into::into).collect(),
         }
     }
 }

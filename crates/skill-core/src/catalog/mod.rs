@@ -29,12 +29,16 @@
 
 pub mod budget;
 pub mod content;
+pub mod gesture;
+pub mod origin;
+pub mod structured;
 
-pub use budget::{omitted_notice, Budget, CatalogReport, MIN_SHORTENED_LENGTH};
+pub use budget::{omitted_notice, Budget, CatalogReport, SourceReport, MIN_SHORTENED_LENGTH};
 pub use content::{
     escape_attribute, escape_text, render_skill_content, render_skill_content_as, resource_hint,
     ContentLayout,
 };
+pub use origin::{source_rank, Origin, UNKNOWN_SOURCE_RANK};
 
 use crate::model::{is_skill_name, js_number, SkillSummary};
 use sha2::{Digest, Sha256};
@@ -307,6 +311,8 @@ pub struct Catalog<'a> {
     max_len: usize,
     description_bytes: usize,
     budget: Option<Budget>,
+    /// One per item, or none ([`origin`]).
+    origins: Vec<Origin<'a>>,
 }
 
 impl<'a> Catalog<'a> {
@@ -338,6 +344,7 @@ impl<'a> Catalog<'a> {
             max_len,
             description_bytes,
             budget: None,
+            origins: Vec::new(),
         })
     }
 
@@ -405,7 +412,7 @@ impl<'a> Catalog<'a> {
             None => {
                 let mut text = String::new();
                 self.write_full(&mut text);
-                let report = CatalogReport::unbudgeted(self.len(), utf16_len(&text));
+                let report = CatalogReport::unbudgeted(self, utf16_len(&text));
                 Entries { text, report }
             }
         }
@@ -442,7 +449,7 @@ impl<'a> Catalog<'a> {
         let start = text.len();
         self.write_full(&mut text);
         let digest = digest_hex(&text[start..]);
-        let report = CatalogReport::unbudgeted(self.len(), utf16_len(&text[start..]));
+        let report = CatalogReport::unbudgeted(self, utf16_len(&text[start..]));
         if !self.is_empty() {
             text.push('\n');
         }

@@ -1,0 +1,549 @@
+//! Budgeted catalogs: the entries block fitted into a number of characters
+//! without dropping a skill silently.
+//!
+//! A [`Budget`] is the most UTF-16 code units (JS `.length`, as `maxLength`
+//! counts) the entries block may take: the joined lines, without the message
+//! prose around them. When every entry fits in full, the block is exactly the
+//! unbudgeted one (same bytes, same digest).
+//!
+//! Otherwise the skills are taken in **groups**, highest priority first: the
+//! pinned skills, then the others by rank, one group per rank, lowest rank
+//! (the nearest source) first ([`priority`]). The lowest-priority group goes
+//! through these steps, each one taken only when the one before cannot fit:
+//!
+//! 1. **Shortening (water-filling).** Descriptions of the group are cut to
+//!    one common length `C` (counted like `maxLength`, `...` included, the
+//!    usual cut): descriptions no longer than `C` stay whole, longer ones are cut
+//!    to `C`, so the longest are cut first. `C` is the largest length that fits,
+//!    and never below [`MIN_SHORTENED_LENGTH`] (nor at or above `maxLength`,
+//!    which would cut nothing).
+//! 2. **Name-only entries.** With every description of the group at
+//!    `MIN_SHORTENED_LENGTH`, its entries become the name-only form
+//!    `` - `NAME` `` (no colon, no description), the last in name order first.
+//! 3. **Omission.** With every entry of the group name-only, its entries are
+//!    left out, the last in name order first, and one last line,
+//!    [`omitted_notice`], says how many are not listed and how to load one by
+//!    name. It is the only line that does not start with `` - ` ``.
+//!
+//! Only when every skill of a group is left out does the next group go
+//! through the same steps, so a group keeps its full descriptions until every
+//! group below it is gone; the pinned skills come last, the last pinned first.
+//! If not even the notice line fits, the block is that line alone (the only
+//! case where the block is longer than the budget: it never looks empty when
+//! skills exist).
+//!
+//! A catalog without origins ([`Catalog::new`]) has one rank: the unpinned
+//! skills are one group, given way in name order (the entries at the end of
+//! the alphabet first). Pins that match no entry are ignored. Entries always
+//! stay in name order; the result depends only on the skills and the options,
+//! so the same input gives the same bytes and digest.
+
+mod priority;
+mod report;
+
+pub use report::{CatalogReport, SourceReport};
+
+use super::{push_description, utf16_len, Catalog, CatalogError, Entries};
+use priority::{groups, Pin};
+use std::ops::Range;
+
+/// Shortest description length (UTF-16 units, `...` included) a budget cuts
+/// to; below it an entry becomes name-only instead.
+pub const MIN_SHORTENED_LENGTH: usize = 40;
+
+const NOTICE_ONE: &str =
+    "(1 more skill is available but not listed here; load it by its exact name with the `skill` tool.)";
+const NOTICE_MANY_START: &str = "(";
+const NOTICE_MANY_END: &str = " more skills are available but not listed here; load one by its exact name with the `skill` tool.)";
+
+/// The last line of a budgeted block that left `omitted` skills out.
+pub fn omitted_notice(omitted: usize) -> String {
+    if omitted == 1 {
+        NOTICE_ONE.to_string()
+    } else {
+        format!("{NOTICE_MANY_START}{omitted}{NOTICE_MANY_END}")
+    }
+}
+
+/// Length of [`omitted_notice`] (ASCII: bytes are UTF-16 units).
+fn notice_len(omitted: usize) -> usize {
+    if omitted == 1 {
+        NOTICE_ONE.len()
+    } else {
+        NOTICE_MANY_START.len() + omitted.to_string().len() + NOTICE_MANY_END.len()
+    }
+}
+
+/// Whether the entries block ends with an [`omitted_notice`] line.
+pub(super) fn ends_with_notice(entries: &str) -> bool {
+    entries
+        .rsplit('\n')
+        .next()
+        .is_some_and(|line| line.starts_with(NOTICE_MANY_START))
+}
+
+/// How many characters the entries block may take and which skills keep their
+/// full description (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Budget {
+    chars: usize,
+    pinned: Vec<String>,
+    pins: Vec<Pin>,
+}
+
+impl Budget {
+    /// A budget of `chars` UTF-16 units (at least 1); `pinned` lists skill
+    /// names and globs (`*`: any run of characters) in priority order; pins
+    /// that match nothing in the catalog are ignored.
+    pub fn new(chars: usize, pinned: Vec<String>) -> Result<Self, CatalogError> {
+        if chars == 0 {
+            return Err(CatalogError::Budget("0".to_string()));
+        }
+        let pins = pinned.iter().map(|p| Pin::new(p)).collect();
+        Ok(Self {
+            chars,
+            pinned,
+            pins,
+        })
+    }
+
+    /// Most UTF-16 units the entries block may take.
+    pub fn chars(&self) -> usize {
+        self.chars
+    }
+
+    /// Pinned names and globs, highest priority first.
+    pub fn pinned(&self) -> &[String] {
+        &self.pinned
+    }
+}
+
+/// How one entry appears in the entries block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// As without a budget (`maxLength` still applies).
+    Full,
+    /// Description cut to this length (below `maxLength`).
+    Cut(usize),
+    /// `` - `NAME` ``.
+    NameOnly,
+    /// Left out (counted by the last line).
+    Omitted,
+}
+
+/// A description as rendered in full, measured.
+struct Desc {
+    /// UTF-16 units of the rendered (escaped) description.
+    units: usize,
+    /// UTF-16 units of the normalised text before escaping (`maxLength` when
+    /// the full rendering was cut).
+    norm: usize,
+    /// Whether the rendering is ASCII (then bytes are UTF-16 units).
+    ascii: bool,
+    /// Its escapes in [`Layout::escapes`].
+    escapes: Range<usize>,
+}
+
+/// Length of the escape starting at `at` in a rendered description: `&amp;`,
+/// or `&lt;` / `&gt;`.
+fn escape_len(bytes: &[u8], at: usize) -> usize {
+    if bytes.get(at + 1) == Some(&b'a') {
+        5
+    } else {
+        4
+    }
+}
+
+/// [`measure`] for ASCII text, where bytes are units: records the escapes and
+/// returns the units they add, or `None` (escapes half recorded) when the text
+/// is not ASCII. Eight bytes at a time: this runs over every description.
+fn measure_ascii(bytes: &[u8], escapes: &mut Vec<(usize, usize)>) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut extra = 0;
+    let mut found = |at: usize, extra: &mut usize| {
+        let len = escape_len(bytes, at);
+        escapes.push((at - *extra, len - 1));
+        *extra += len - 1;
+    };
+    let mut chunks = bytes.chunks_exact(8);
+    let mut at = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let word = u64::from_le_bytes(word);
+        if word & HIGH != 0 {
+            return None;
+        }
+        // Any byte equal to `&` (exact for "any"; the bytes are then checked).
+        let x = word ^ (ONES * u64::from(b'&'));
+        if x.wrapping_sub(ONES) & !x & HIGH != 0 {
+            for (k, &b) in chunk.iter().enumerate() {
+                if b == b'&' {
+                    found(at + k, &mut extra);
+                }
+            }
+        }
+        at += 8;
+    }
+    for (k, &b) in chunks.remainder().iter().enumerate() {
+        if b >= 0x80 {
+            return None;
+        }
+        if b == b'&' {
+            found(at + k, &mut extra);
+        }
+    }
+    Some(extra)
+}
+
+/// Measures a rendered description; every `&` in it starts an escape, since a
+/// literal `&` is always escaped. Records `(position in normalised units, extra
+/// units)` of each escape.
+fn measure(rendered: &str, escapes: &mut Vec<(usize, usize)>) -> Desc {
+    let start = escapes.len();
+    let bytes = rendered.as_bytes();
+    if let Some(extra) = measure_ascii(bytes, escapes) {
+        return Desc {
+            units: bytes.len(),
+            norm: bytes.len() - extra,
+            ascii: true,
+            escapes: start..escapes.len(),
+        };
+    }
+    escapes.truncate(start);
+    let (mut units, mut norm, mut i) = (0, 0, 0);
+    while i < bytes.len() {
+        // (units written, bytes, normalised units)
+        let (width, step, count) = match bytes[i] {
+            b'&' => {
+                let len = escape_len(bytes, i);
+                escapes.push((norm, len - 1));
+                (len, len, 1)
+            }
+            0x00..=0x7f => (1, 1, 1),
+            0xc0..=0xdf => (1, 2, 1),
+            0xe0..=0xef => (1, 3, 1),
+            _ => (2, 4, 2),
+        };
+        units += width;
+        norm += count;
+        i += step;
+    }
+    Desc {
+        units,
+        norm,
+        ascii: false,
+        escapes: start..escapes.len(),
+    }
+}
+
+/// The shape of every entry and the running length of the block.
+struct Layout<'c, 'a> {
+    catalog: &'c Catalog<'a>,
+    descs: Vec<Desc>,
+    escapes: Vec<(usize, usize)>,
+    shapes: Vec<Shape>,
+    /// Sum of the listed lines' lengths (without newlines).
+    listed_len: usize,
+    listed: usize,
+    omitted: usize,
+}
+
+impl Layout<'_, '_> {
+    /// Units taken by the first `keep` normalised units of description `i`
+    /// once escaped.
+    fn prefix_len(&self, i: usize, keep: usize) -> usize {
+        let mut len = keep;
+        for &(at, extra) in &self.escapes[self.descs[i].escapes.clone()] {
+            if at >= keep {
+                break;
+            }
+            len += extra;
+        }
+        len
+    }
+
+    /// Length of description `i` cut to `cap` (whole when it is not longer).
+    fn desc_len(&self, i: usize, cap: usize) -> usize {
+        let desc = &self.descs[i];
+        if desc.norm <= cap {
+            return desc.units;
+        }
+        self.prefix_len(i, cap - 3) + 3
+    }
+
+    fn line_len(&self, i: usize, shape: Shape) -> usize {
+        // Names are ASCII: bytes are units.
+        let name = self.catalog.items[i].0.len();
+        match shape {
+            Shape::Full => 6 + name + self.descs[i].units,
+            Shape::Cut(cap) => 6 + name + self.desc_len(i, cap),
+            Shape::NameOnly => 4 + name,
+            Shape::Omitted => 0,
+        }
+    }
+
+    fn set(&mut self, i: usize, shape: Shape) {
+        let old = self.shapes[i];
+        if old == Shape::Omitted {
+            self.omitted -= 1;
+        } else {
+            self.listed_len -= self.line_len(i, old);
+            self.listed -= 1;
+        }
+        if shape == Shape::Omitted {
+            self.omitted += 1;
+        } else {
+            self.listed_len += self.line_len(i, shape);
+            self.listed += 1;
+        }
+        self.shapes[i] = shape;
+    }
+
+    /// Length of the block as the shapes stand.
+    fn total(&self) -> usize {
+        let notice = if self.omitted > 0 {
+            notice_len(self.omitted)
+        } else {
+            0
+        };
+        let lines = self.listed + usize::from(self.omitted > 0);
+        self.listed_len + notice + lines.saturating_sub(1)
+    }
+
+    /// Cuts the descriptions of `group` longer than `cap`.
+    fn cut_to(&mut self, group: &[usize], cap: usize) {
+        for &i in group {
+            if self.descs[i].norm > cap {
+                self.set(i, Shape::Cut(cap));
+            }
+        }
+    }
+
+    /// Takes the steps of the module docs on `group` (entries in priority
+    /// order, all in full) until the block fits; false when it still does not.
+    fn degrade(&mut self, group: &[usize], budget: usize) -> bool {
+        self.shorten(group, budget)
+            || self.give_way(group, Shape::NameOnly, budget)
+            || self.give_way(group, Shape::Omitted, budget)
+    }
+
+    /// Step 1: the largest common description length that fits; when even the
+    /// shortest does not, every description of `group` is left at it.
+    fn shorten(&mut self, group: &[usize], budget: usize) -> bool {
+        let max_len = self.catalog.max_len;
+        let floor = MIN_SHORTENED_LENGTH;
+        if floor >= max_len {
+            return false;
+        }
+        let others = self.total()
+            - group
+                .iter()
+                .map(|&i| self.line_len(i, self.shapes[i]))
+                .sum::<usize>();
+        let with_cap = |cap: usize| {
+            others
+                + group
+                    .iter()
+                    .map(|&i| 6 + self.catalog.items[i].0.len() + self.desc_len(i, cap))
+                    .sum::<usize>()
+        };
+        if with_cap(floor) > budget {
+            self.cut_to(group, floor);
+            return false;
+        }
+        // Past the longest description nothing is cut, which does not fit.
+        let longest = group.iter().map(|&i| self.descs[i].norm).max().unwrap_or(0);
+        let (mut lo, mut hi) = (floor, (max_len - 1).min(longest.max(floor)));
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if with_cap(mid) <= budget {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        self.cut_to(group, lo);
+        true
+    }
+
+    /// Steps 2 and 3: entries of `group` take `shape` (name-only, then left
+    /// out), lowest priority first, until the block fits.
+    fn give_way(&mut self, group: &[usize], shape: Shape, budget: usize) -> bool {
+        for &i in group.iter().rev() {
+            self.set(i, shape);
+            if self.total() <= budget {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Writes the block; `full` is the unbudgeted rendering and `spans` the
+    /// byte range of each description in it.
+    fn write(&self, full: &str, spans: &[(usize, usize)]) -> String {
+        let mut out = String::with_capacity(self.total() + 16);
+        for (i, &shape) in self.shapes.iter().enumerate() {
+            if shape == Shape::Omitted {
+                continue;
+            }
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            let (name, description) = self.catalog.items[i];
+            out.push_str("- `");
+            out.push_str(name);
+            match shape {
+                Shape::Full => {
+                    out.push_str("`: ");
+                    let (start, end) = spans[i];
+                    out.push_str(&full[start..end]);
+                }
+                Shape::Cut(cap) => {
+                    out.push_str("`: ");
+                    if self.descs[i].ascii {
+                        // The cut text is a prefix of the full rendering (`cap`
+                        // is below `maxLength`), escapes kept whole.
+                        let (start, _) = spans[i];
+                        out.push_str(&full[start..start + self.prefix_len(i, cap - 3)]);
+                        out.push_str("...");
+                    } else {
+                        push_description(&mut out, description, cap);
+                    }
+                }
+                Shape::NameOnly | Shape::Omitted => out.push('`'),
+            }
+        }
+        if self.omitted > 0 {
+            if !out.is_empty() {
+                out.push('\n');
+            }
+            out.push_str(&omitted_notice(self.omitted));
+        }
+        out
+    }
+
+    fn report(&self, chars: usize) -> CatalogReport {
+        CatalogReport::of(self.catalog, &self.shapes, chars)
+    }
+}
+
+/// The entries of `catalog` fitted into `budget` (see the module docs).
+pub(super) fn render(catalog: &Catalog<'_>, budget: &Budget) -> Entries {
+    render_shaped(catalog, budget).0
+}
+
+/// [`render`], and how each entry appears in the block.
+pub(in crate::catalog) fn render_shaped(
+    catalog: &Catalog<'_>,
+    budget: &Budget,
+) -> (Entries, Vec<Shape>) {
+    let total = catalog.len();
+    let items = &catalog.items;
+    let groups = groups(catalog, &budget.pins);
+    // When the entries of a group and of every group above it, name-only,
+    // are already too long, no description of that group can be shown (its
+    // steps end in omissions): they are not even rendered.
+    let mut described = vec![true; total];
+    let mut undescribed_groups = 0;
+    let mut names_len = 0usize;
+    let mut lines = 0usize;
+    let line = |i: usize| 4 + items[i].0.len();
+    for &i in &groups.pinned {
+        names_len += line(i);
+        lines += 1;
+    }
+    for group in &groups.ranks {
+        names_len += group.iter().map(|&i| line(i)).sum::<usize>();
+        lines += group.len();
+        if names_len + lines.saturating_sub(1) > budget.chars {
+            undescribed_groups += 1;
+            for &i in group {
+                described[i] = false;
+            }
+        }
+    }
+    let names_only = undescribed_groups > 0;
+    // The unbudgeted rendering of the described entries, each description
+    // measured while it is fresh in cache.
+    let mut full = String::with_capacity(if names_only { 0 } else { catalog.size_hint() });
+    let mut spans = Vec::with_capacity(total);
+    let mut descs = Vec::with_capacity(total);
+    let mut shapes = Vec::with_capacity(total);
+    let mut escapes = Vec::new();
+    let mut listed_len = 0;
+    for (i, (name, description)) in items.iter().enumerate() {
+        if !described[i] {
+            listed_len += 4 + name.len();
+            spans.push((0, 0));
+            descs.push(Desc {
+                units: 0,
+                norm: 0,
+                ascii: true,
+                escapes: 0..0,
+            });
+            shapes.push(Shape::NameOnly);
+            continue;
+        }
+        if i > 0 {
+            full.push('\n');
+        }
+        full.push_str("- `");
+        full.push_str(name);
+        full.push_str("`: ");
+        let start = full.len();
+        push_description(&mut full, description, catalog.max_len);
+        let desc = measure(&full[start..], &mut escapes);
+        listed_len += 6 + name.len() + desc.units;
+        spans.push((start, full.len()));
+        descs.push(desc);
+        shapes.push(Shape::Full);
+    }
+    let full_chars = listed_len + total.saturating_sub(1);
+    if !names_only && full_chars <= budget.chars {
+        let entries = Entries {
+            text: full,
+            report: CatalogReport::unbudgeted(catalog, full_chars),
+        };
+        return (entries, shapes);
+    }
+    let mut layout = Layout {
+        catalog,
+        descs,
+        escapes,
+        shapes,
+        listed_len,
+        listed: total,
+        omitted: 0,
+    };
+    // Lowest priority first; the groups that are never described are the
+    // lowest ones.
+    let mut fits = false;
+    for (k, group) in groups.ranks.iter().enumerate().rev() {
+        fits = if k + undescribed_groups >= groups.ranks.len() {
+            layout.give_way(group, Shape::Omitted, budget.chars)
+        } else {
+            layout.degrade(group, budget.chars)
+        };
+        if fits {
+            break;
+        }
+    }
+    // When this does not fit either, everything unpinned is left out and the
+    // notice line remains.
+    if !fits {
+        layout.degrade(&groups.pinned, budget.chars);
+    }
+    let chars = layout.total();
+    let text = layout.write(&full, &spans);
+    debug_assert_eq!(utf16_len(&text), chars);
+    let entries = Entries {
+        report: layout.report(chars),
+        text,
+    };
+    (entries, layout.shapes)
+}
+
+#[cfg(test)]
+mod tests;

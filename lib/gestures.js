@@ -1,0 +1,96 @@
+'use strict'
+// `/name` gestures: a user invoking a skill by writing `/name` in a message.
+// The boundary rule lives in the Rust core (`skill_core::catalog::gesture`);
+// this module applies the rest of the rule to a message list and a registry.
+
+const native = require('../binding.js')
+const { internal, renderSkillContent } = require('./catalog.js')
+
+const { describe } = internal
+
+/**
+ * The skill names of the `/name` gestures in `text`: a token `/name` at the
+ * start of the text or after whitespace, followed by whitespace or the end,
+ * `name` a kebab-case skill name; first occurrence order, each once.
+ */
+function scanSkillGestures(text) {
+  if (typeof text !== 'string') {
+    throw new TypeError(`scanSkillGestures: text must be a string (got ${describe(text)})`)
+  }
+  return native.scanSkillGestures(text)
+}
+
+/**
+ * The text blocks of a user message in the common chat shape
+ * `{ role: 'user', content: string | Array<{ type: 'text', text: string } | …> }`;
+ * nothing for any other message.
+ */
+function userTextBlocks(message) {
+  if (message === null || typeof message !== 'object' || message.role !== 'user') return undefined
+  const content = message.content
+  if (typeof content === 'string') return [content]
+  if (!Array.isArray(content)) return undefined
+  const texts = []
+  for (const block of content) {
+    if (block !== null && typeof block === 'object' && block.type === 'text' && typeof block.text === 'string') texts.push(block.text)
+  }
+  return texts
+}
+
+/**
+ * The skills a user invoked with `/name` in `messages`, loaded and rendered:
+ * only the text blocks `textsOf` gives (by default those of `role: 'user'`
+ * messages) are scanned; repeated gestures count once; names that are not
+ * skills, or skills that are not user-invocable in `skills.list({ cwd, signal,
+ * scope })`, stay prose; each recognised skill is loaded with
+ * `skills.get(name, { cwd, signal, scope })` (one that is gone by then is
+ * skipped) and rendered with `renderSkillContent`.
+ * @returns {Promise<Array<{ name: string, text: string, source: { kind: 'skill-invocation', name: string, form: 'instructions' } }>>}
+ */
+async function collectSkillInvocations(input) {
+  const fn = 'collectSkillInvocations'
+  if (input === null || typeof input !== 'object') {
+    throw new TypeError(`${fn}: expected { skills, messages, textsOf?, cwd?, signal?, scope? } (got ${describe(input)})`)
+  }
+  const { skills, messages, textsOf = userTextBlocks, cwd, signal, scope } = input
+  if (skills === null || typeof skills !== 'object' || typeof skills.list !== 'function' || typeof skills.get !== 'function') {
+    throw new TypeError(`${fn}: skills must have list(options) and get(name, options) (got ${describe(skills)})`)
+  }
+  if (messages === null || typeof messages !== 'object' || typeof messages.length !== 'number') {
+    throw new TypeError(`${fn}: messages must be an array (got ${describe(messages)})`)
+  }
+  if (typeof textsOf !== 'function') {
+    throw new TypeError(`${fn}: textsOf must be a function (got ${describe(textsOf)})`)
+  }
+  const names = []
+  for (let i = 0; i < messages.length; i++) {
+    const texts = textsOf(messages[i], i)
+    if (texts === undefined || texts === null) continue
+    for (const text of texts) {
+      if (typeof text !== 'string') continue
+      for (const name of native.scanSkillGestures(text)) if (!names.includes(name)) names.push(name)
+    }
+  }
+  if (names.length === 0) return []
+  const options = {}
+  if (cwd !== undefined) options.cwd = cwd
+  if (signal !== undefined) options.signal = signal
+  if (scope !== undefined) options.scope = scope
+  const listed = await skills.list(options)
+  const invocable = new Set()
+  for (const summary of listed) if (summary?.invocation?.userInvocable === true) invocable.add(summary.name)
+  const out = []
+  for (const name of names) {
+    if (!invocable.has(name)) continue
+    const definition = await skills.get(name, options)
+    if (definition === undefined || definition === null) continue
+    out.push({
+      name,
+      text: renderSkillContent(definition),
+      source: { kind: 'skill-invocation', name, form: 'instructions' },
+    })
+  }
+  return out
+}
+
+module.exports = { scanSkillGestures, collectSkillInvocations }
