@@ -1,4 +1,4 @@
-import type { SkillResourceBase } from './skill'
+import type { SkillResourceBase, SkillViewOptions } from './skill'
 import type { SkillInvocationSource } from './content'
 // Model-facing skill catalog: entries, digest, messages, step planning, history
 // scan and the `skill` tool result (implementation: `lib/catalog.js`).
@@ -420,12 +420,8 @@ export interface SkillInvocationLookup {
   get(name: string, options: SkillGestureLookupOptions): Promise<SkillContentInput | undefined>
 }
 
-/** Options passed on to `list()` and `get()` (only the ones given). */
-export interface SkillGestureLookupOptions {
-  readonly cwd?: string
-  readonly signal?: AbortSignal
-  readonly scope?: unknown
-}
+/** Options passed on to `list()` and `get()` (only the ones given): the registry's view options. */
+export type SkillGestureLookupOptions = SkillViewOptions
 
 /** Input of {@link collectSkillInvocations}. */
 export interface SkillInvocationInput<M = UserChatMessage> extends SkillGestureLookupOptions {
