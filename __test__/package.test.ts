@@ -88,7 +88,18 @@ describe('the packed package', () => {
   })
 
   it('ships the Rust sources as a loadable cargo workspace (for platforms without a prebuilt addon)', () => {
-    for (const file of ['Cargo.toml', 'Cargo.lock', 'crates/skill-core/src/lib.rs', 'crates/skill-napi/src/lib.rs', 'crates/skill-napi/build.rs']) {
+    for (const file of [
+      'Cargo.toml',
+      'Cargo.lock',
+      'crates/skill-core/src/lib.rs',
+      'crates/skill-napi/src/lib.rs',
+      'crates/skill-napi/build.rs',
+      // The vendored, patched YAML parser the workspace builds with, with its licence and patch notes.
+      'crates/saphyr-parser/Cargo.toml',
+      'crates/saphyr-parser/src/lib.rs',
+      'crates/saphyr-parser/LICENSE',
+      'crates/saphyr-parser/PATCHES.md',
+    ]) {
       expect(files).toContain(file)
     }
     const installed = path.join(project, 'node_modules', '@deepseek-ai', 'dsh-skill-native')
