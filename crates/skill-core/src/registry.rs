@@ -680,15 +680,13 @@ impl Registry {
     }
 
     /// The cached complete catalog for `cwd`, if any (marks it recently used).
-    /// Native providers may first find it stale and invalidate
-    /// ([`NativeProvider::revalidate`]).
+    /// Native providers may first find cached catalogs stale and invalidate
+    /// ([`NativeProvider::revalidate`]); they are asked on a miss too, so a
+    /// lookup never joins a collection that started before such a change.
     pub fn cached(&self, cwd: Option<&str>) -> Option<Arc<Catalog>> {
         let key = cwd.map(str::to_string);
         let natives: Vec<Arc<dyn NativeProvider>> = {
             let state = lock(&self.shared);
-            if !state.cache.contains(&key) {
-                return None;
-            }
             state
                 .providers
                 .iter()

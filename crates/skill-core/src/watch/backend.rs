@@ -13,7 +13,8 @@ use std::sync::mpsc::Sender;
 pub(super) enum Msg {
     /// An event (or an error) from the OS watcher.
     Fs(notify::Result<Event>),
-    /// Something changed outside the event thread (new deadlines): recompute timers.
+    /// Something changed outside the event thread (new deadlines, events
+    /// queued by the backend): take queued events, recompute timers.
     Kick,
     /// Stop the event thread.
     Stop,
@@ -26,6 +27,12 @@ pub(super) trait Backend: Send {
     /// Watch every path; one result per path, in order.
     fn watch_all(&mut self, paths: &[&Path]) -> Vec<notify::Result<()>> {
         paths.iter().map(|path| self.watch(path)).collect()
+    }
+    /// Events the backend queued instead of sending them as [`Msg::Fs`],
+    /// after reading, without blocking, what the OS holds right now (Linux
+    /// inotify). Backends that send every event as a message return nothing.
+    fn drain(&mut self) -> Vec<notify::Result<Event>> {
+        Vec::new()
     }
     /// Stop watching every path: the backend is dropped right after. Once
     /// the drop returns, no OS watch is left.

@@ -38,6 +38,14 @@
 //! project evicted from the least-recently-observed set is published at once, by
 //! the lookup that evicted it.
 //!
+//! Read-your-writes: [`SkillWatcher::catch_up`] lets a lookup apply, before
+//! it answers, every change the watcher can know of, instead of waiting for
+//! the coalescing window (and the stability hold of a file closed after
+//! writing). On Linux (inotify) it reads the kernel's pending events itself,
+//! so every change completed before the call is applied; a file still open
+//! for writing keeps its hold. Listeners still get one coalesced `on_change`
+//! per batch.
+//!
 //! Nothing is lost between a scan and its watches: a root (or the ancestor
 //! followed for a missing one) is watched before it is listed, and a change is
 //! published only once the watches it leads to are in place, so whatever changes
@@ -227,6 +235,22 @@ impl SkillWatcher {
     /// one pass over the wanted watches: what a lookup calls.
     pub fn observe(&self, shared: Option<&[RootSpec]>, project: Option<(&Path, &[RootSpec])>) {
         self.inner.observe(shared, project);
+    }
+
+    /// Read-your-writes: apply every change the watcher can know of now,
+    /// without waiting for the coalescing window, and call `invalidate` when
+    /// one of them has not been covered by an invalidation yet (then
+    /// `on_change` still runs when the batch is published, for listeners).
+    /// On Linux (inotify, not polling) that includes every event the kernel
+    /// holds: every change completed before this call (an entry created,
+    /// removed or renamed, a file closed after writing) is applied before it
+    /// returns; a file still open for writing keeps its hold. Elsewhere, only
+    /// the events already delivered to the watcher. Returns whether
+    /// `invalidate` was called. With nothing pending it costs one lock and
+    /// one non-blocking read; `invalidate` runs on the calling thread, outside
+    /// the watcher's locks.
+    pub fn catch_up(&self, invalidate: &dyn Fn()) -> bool {
+        self.inner.catch_up(invalidate)
     }
 
     /// `false` while a wanted watch failed to start or failed later (or the

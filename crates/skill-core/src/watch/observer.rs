@@ -129,6 +129,19 @@ impl RootObserver for LocalWatcher {
         self.watcher.healthy()
     }
 
+    fn catch_up(&self) {
+        self.watcher.catch_up(&|| {
+            let current = self
+                .invalidator
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            if let Some(invalidator) = current {
+                invalidator.invalidate_silently();
+            }
+        });
+    }
+
     fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut *self.warnings.lock().unwrap_or_else(PoisonError::into_inner))
     }

@@ -42,7 +42,7 @@ impl Inner {
         }
         state.storm = state.in_storm();
         if state.rescan_needed() && self.rescan_dirty(&mut state) {
-            state.change = true;
+            state.changed();
         }
         let vanished = self.apply(&mut state);
         self.settle_vanished(&mut state, vanished);
@@ -62,6 +62,7 @@ impl Inner {
         }
         // A health transition changes what discovery reports (complete or not).
         let fire = state.change || healthy != was_healthy;
+        let covered = state.seq;
         state.change = false;
         state.urgent = false;
         state.batch_start = None;
@@ -86,6 +87,7 @@ impl Inner {
             state.recent.push_back(now);
             drop(state);
             self.fire();
+            self.covered(covered);
         }
     }
 }

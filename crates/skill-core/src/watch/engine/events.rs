@@ -65,7 +65,7 @@ impl Inner {
                 state.warnings.push(message);
                 // Events may have been lost: rescan and publish.
                 state.dirty_all = true;
-                state.change = true;
+                state.changed();
                 state.activity(now);
                 return;
             }
@@ -73,7 +73,7 @@ impl Inner {
         if event.need_rescan() {
             tracing::debug!("event queue overflow: rescanning every root");
             state.dirty_all = true;
-            state.change = true;
+            state.changed();
             state.activity(now);
             return;
         }

@@ -3,6 +3,7 @@
 
 mod batch;
 mod events;
+mod fresh;
 mod scan;
 mod sync;
 
@@ -64,6 +65,12 @@ pub(super) struct State {
     dirty_all: bool,
     /// A catalog change is waiting to be published.
     change: bool,
+    /// Catalog changes noted so far (see [`State::changed`]).
+    seq: u64,
+    /// The last [`Self::seq`] an invalidation covered: a publication, or a
+    /// lookup catching up (see `fresh.rs`). Below `seq`, catalogs cached
+    /// before may be stale.
+    applied: u64,
     /// Publish without waiting for the quiet window.
     urgent: bool,
     batch_start: Option<Instant>,
@@ -138,8 +145,11 @@ fn run(inner: &Inner, rx: &Receiver<Msg>) {
                         Err(_) => break,
                     }
                 }
+                inner.take_queued(&mut state);
             }
-            Ok(Msg::Kick) | Err(RecvTimeoutError::Timeout) => {}
+            Ok(Msg::Kick) | Err(RecvTimeoutError::Timeout) => {
+                inner.take_queued(&mut inner.lock());
+            }
         }
         if inner.is_closed() {
             break;
@@ -172,6 +182,8 @@ impl Inner {
                 dirty: HashSet::new(),
                 dirty_all: false,
                 change: false,
+                seq: 0,
+                applied: 0,
                 urgent: false,
                 batch_start: None,
                 last_event: None,
@@ -280,7 +292,7 @@ impl Inner {
             // This may also consume roots the event thread marked dirty: keep
             // what their rescan found for the next publication.
             if self.rescan_dirty(&mut state) {
-                state.change = true;
+                state.changed();
                 state.activity(Instant::now());
             }
         }
@@ -418,8 +430,15 @@ impl State {
         #[cfg(test)]
         self.triggers.push(path.to_path_buf());
         let _ = path;
-        self.change = true;
+        self.changed();
         self.activity(now);
+    }
+
+    /// The catalog may have changed: publish with the current batch, and
+    /// until then, a lookup catching up invalidates.
+    fn changed(&mut self) {
+        self.change = true;
+        self.seq += 1;
     }
 
     /// A file being written: publish at its close or at `deadline`.

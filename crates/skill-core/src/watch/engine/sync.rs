@@ -24,7 +24,7 @@ impl Inner {
                 return;
             }
             if self.rescan_dirty(state) {
-                state.change = true;
+                state.changed();
                 state.activity(Instant::now());
             }
             vanished = self.apply(state);

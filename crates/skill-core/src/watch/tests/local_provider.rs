@@ -237,3 +237,97 @@ fn the_watcher_does_not_keep_the_registration_alive() {
     drop(counter);
     assert!(weak.upgrade().is_none(), "only the registration holds it");
 }
+
+/// Read-your-writes through the registry: catalogs cached for a project, a
+/// subdirectory and no cwd answer the disk right after each change, with no
+/// wait in between, and a collection started before a change is not reused.
+#[test]
+fn lookups_through_the_registry_read_their_writes() {
+    use crate::registry::Registry;
+    let e = env();
+    let registry = Registry::new(16).expect("registry");
+    let options = LocalOptions {
+        dsh_home: Some(e.base.join("home/.dsh").display().to_string()),
+        agents_home: Some(e.base.join("home/.agents").display().to_string()),
+        custom_skill_dirs: Some(vec![e.base.join("custom").display().to_string()]),
+        ..LocalOptions::default()
+    };
+    let provider = Arc::new(LocalProvider::new(
+        options.resolve_with(&|_| None).expect("config"),
+    ));
+    assert!(LocalWatcher::install(&provider));
+    registry
+        .register_provider("local", Some(provider.clone()))
+        .expect("register");
+    let root = e.project.join(".agents/skills");
+    let custom = e.base.join("custom");
+    let cwds = [Some(e.project.clone()), Some(e.project.join("src")), None];
+    let catalog = |cwd: &Option<PathBuf>| {
+        let (catalog, _) = registry.snapshot_native(&LookupContext::new(cwd.clone()));
+        let mut skills: Vec<(String, String)> = catalog
+            .entries()
+            .iter()
+            .map(|entry| {
+                let name = catalog.name(entry).to_string();
+                let description = catalog.description(entry).unwrap_or("").to_string();
+                (name, description)
+            })
+            .collect();
+        skills.sort();
+        skills
+    };
+    let has = |cwd: &Option<PathBuf>, name: &str, description: &str| {
+        catalog(cwd)
+            .iter()
+            .any(|(n, d)| n == name && d == description)
+    };
+    for cwd in &cwds {
+        catalog(cwd);
+    }
+    fs::create_dir_all(&root).expect("mkdir -p");
+    for round in 0..10 {
+        // Cache every catalog, then change the disk and look up at once.
+        for cwd in &cwds {
+            catalog(cwd);
+        }
+        let name = format!("p-{round}");
+        fs::create_dir(root.join(&name)).expect("mkdir");
+        fs::write(root.join(&name).join("SKILL.md"), skill_text(&name, "new")).expect("write");
+        fs::write(
+            custom.join("shared-one/SKILL.md"),
+            skill_text("shared-one", &format!("v{round}")),
+        )
+        .expect("edit");
+        for cwd in &cwds[..2] {
+            assert!(
+                has(cwd, &name, "new"),
+                "round {round}: {cwd:?} misses {name}"
+            );
+        }
+        for cwd in &cwds {
+            assert!(
+                has(cwd, "shared-one", &format!("v{round}")),
+                "round {round}: {cwd:?} has an old shared-one"
+            );
+        }
+        for cwd in &cwds {
+            catalog(cwd);
+        }
+        let flat = root.join(format!("{name}.md"));
+        let tmp = e.base.join("staging.md");
+        fs::write(&tmp, skill_text(&format!("flat-{round}"), "flat")).expect("write");
+        fs::rename(&tmp, &flat).expect("rename into place");
+        fs::remove_dir_all(root.join(&name)).expect("rm");
+        for cwd in &cwds[..2] {
+            assert!(
+                has(cwd, &format!("flat-{round}"), "flat"),
+                "round {round}: {cwd:?}"
+            );
+            assert!(
+                !has(cwd, &name, "new"),
+                "round {round}: {cwd:?} still has {name}"
+            );
+        }
+        fs::remove_file(&flat).expect("rm");
+    }
+}

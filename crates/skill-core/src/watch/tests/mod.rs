@@ -5,6 +5,7 @@
 use super::*;
 
 mod events;
+mod fresh;
 mod lifecycle;
 mod local_provider;
 mod projects;
