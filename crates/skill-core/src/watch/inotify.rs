@@ -200,11 +200,12 @@ impl Inotify {
 }
 
 impl Backend for Inotify {
-    fn watch(&mut self, path: &Path) -> notify::Result<()> {
+    fn watch(&mut self, path: &Path, os: &Path) -> notify::Result<()> {
         // The table stays locked across the call, so an event for the new
         // descriptor cannot be read before its path is known.
         let mut table = lock(&self.shared.table);
-        let wd = add_watch(self.shared.fd.as_raw_fd(), path)?;
+        let wd = add_watch(self.shared.fd.as_raw_fd(), os)
+            .map_err(|e| e.set_paths(vec![path.to_path_buf()]))?;
         self.record(&mut table, path, wd);
         Ok(())
     }
@@ -212,16 +213,18 @@ impl Backend for Inotify {
     /// The kernel calls of a batch run on a few threads when it is large
     /// (path lookup is most of their cost and runs in parallel); the table
     /// stays locked throughout, as in [`Backend::watch`].
-    fn watch_all(&mut self, paths: &[&Path]) -> Vec<notify::Result<()>> {
+    fn watch_all(&mut self, paths: &[(&Path, &Path)]) -> Vec<notify::Result<()>> {
         let mut table = lock(&self.shared.table);
         table.by_path.reserve(paths.len());
         table.by_wd.reserve(paths.len());
         let fd = self.shared.fd.as_raw_fd();
-        let wds = parallel_map(paths, &CancelToken::new(), |path| add_watch(fd, path));
+        let wds = parallel_map(paths, &CancelToken::new(), |(path, os)| {
+            add_watch(fd, os).map_err(|e| e.set_paths(vec![path.to_path_buf()]))
+        });
         paths
             .iter()
             .zip(wds)
-            .map(|(path, wd)| {
+            .map(|((path, _), wd)| {
                 // `None` only when a worker panicked on a bug.
                 let wd = wd.unwrap_or_else(|| {
                     Err(notify::Error::generic("watch not added").add_path(path.to_path_buf()))

@@ -64,12 +64,16 @@
 //! next observation and on a timer with exponential backoff (250 ms up to 30 s).
 //! Health transitions noticed on the background thread are published as changes.
 //!
-//! Symlinks: roots are always resolved (a symlinked root is watched through its
-//! link). With `follow_symlinks` on, a symlinked bundle dir is watched through its
-//! link too, and the target of a symlinked flat entry is watched where it lives.
-//! With it off, only the link itself is watched: adding, removing or retargeting
-//! it in the root is seen; edits of a linked bundle's `SKILL.md` or of a flat
-//! link's target file are not.
+//! Symlinks: a root, or the nearest existing ancestor of a missing one, is
+//! watched through its real path (its events are still reported, and the
+//! watch listed, under the configured path: discovery and diagnostics keep
+//! it). With `follow_symlinks` on, a symlinked bundle dir is watched through
+//! its link too, and the target of a symlinked flat entry is watched where it
+//! lives. With it off, a root that is itself a symlink is watched on the
+//! link's own path, and links below it are not followed: only the links
+//! themselves are watched, so adding, removing or retargeting one in the root
+//! is seen; edits of a linked bundle's `SKILL.md` or of a flat link's target
+//! file are not. [`SkillWatcher::os_paths`] shows which path the OS watches.
 //!
 //! Known limits: renaming or deleting an *ancestor* of an existing root without
 //! touching the root itself is not seen (the watch follows the moved inode); a
@@ -270,6 +274,13 @@ impl SkillWatcher {
     /// Number of OS watches currently held.
     pub fn watch_count(&self) -> usize {
         self.inner.watched_paths().len()
+    }
+
+    /// The directories currently watched, sorted, each with the path the OS
+    /// watches it through (a root's real path; see the module docs on
+    /// symlinks). Diagnostics.
+    pub fn os_paths(&self) -> Vec<(PathBuf, PathBuf)> {
+        self.inner.os_paths()
     }
 
     /// The directories currently watched, sorted (for diagnostics).

@@ -58,6 +58,9 @@ pub(super) struct State {
     roots: HashMap<PathBuf, RootState>,
     /// Directories with a live OS watch and what they are watched for.
     watched: HashMap<PathBuf, Roles>,
+    /// The path the OS watches a watched directory through, where it
+    /// differs (see [`State::os_path`]).
+    os: HashMap<PathBuf, PathBuf>,
     /// Wanted directories whose watch failed, with the warning given.
     failed: HashMap<PathBuf, String>,
     /// Roots to rescan at the next flush.
@@ -178,6 +181,7 @@ impl Inner {
                 projects,
                 roots: HashMap::new(),
                 watched: HashMap::new(),
+                os: HashMap::new(),
                 failed: HashMap::new(),
                 dirty: HashSet::new(),
                 dirty_all: false,
@@ -358,6 +362,11 @@ impl Inner {
             .any(|(root, r)| affects(root, r.kind == RootKind::UserDsh, &path))
     }
 
+    /// Every watched directory with the path the OS watches it through.
+    pub(super) fn os_paths(&self) -> Vec<(PathBuf, PathBuf)> {
+        self.lock().os_paths()
+    }
+
     pub(super) fn watched_paths(&self) -> Vec<PathBuf> {
         let mut paths: Vec<PathBuf> = self.lock().watched.keys().cloned().collect();
         paths.sort();
@@ -377,6 +386,7 @@ impl Inner {
                 backend.unwatch_all(&paths);
             }
             state.watched.clear();
+            state.os.clear();
             state.roots.clear();
             state.projects.clear();
             state.shared.clear();
@@ -473,6 +483,7 @@ impl State {
 
     fn drop_watch(&mut self, path: &Path) {
         if self.watched.remove(path).is_some() {
+            self.os.remove(path);
             if let Some(backend) = self.backend.as_mut() {
                 let _ = backend.unwatch(path);
             }
@@ -481,23 +492,84 @@ impl State {
     }
 
     /// Watch each new path (one result per path), or `None` without a backend.
-    fn try_watch_all<T>(&mut self, new: &[(PathBuf, T)]) -> Option<Vec<notify::Result<()>>> {
+    fn try_watch_all<T>(
+        &mut self,
+        new: &[(PathBuf, T)],
+        follow: bool,
+    ) -> Option<Vec<notify::Result<()>>> {
+        let os: Vec<PathBuf> = new
+            .iter()
+            .map(|(path, _)| self.os_path(path, follow))
+            .collect();
+        for ((path, _), os) in new.iter().zip(&os) {
+            if path != os {
+                self.os.insert(path.clone(), os.clone());
+            } else if !self.os.is_empty() {
+                self.os.remove(path);
+            }
+        }
         let backend = self.backend.as_mut()?;
-        let paths: Vec<&Path> = new.iter().map(|(path, _)| path.as_path()).collect();
+        let paths: Vec<(&Path, &Path)> = new
+            .iter()
+            .zip(&os)
+            .map(|((path, _), os)| (path.as_path(), os.as_path()))
+            .collect();
         #[cfg(test)]
         if !self.faults.is_empty() {
             let faults = &self.faults;
             return Some(
                 paths
                     .iter()
-                    .map(|path| match faults.get(*path) {
+                    .map(|(path, os)| match faults.get(*path) {
                         Some(fault) => Err(fault().add_path(path.to_path_buf())),
-                        None => backend.watch(path),
+                        None => backend.watch(path, os),
                     })
                     .collect(),
             );
         }
         Some(backend.watch_all(&paths))
+    }
+
+    /// The path handed to the OS to watch the directory `path`: in a
+    /// watched root, the root's OS path and the entry's name (a symlinked
+    /// bundle is watched through its link); else (a root, the
+    /// nearest existing ancestor of a missing one) its real path, or with
+    /// `follow` off, the real path of its parent and its own name (a
+    /// symlinked root is watched on the link's own path).
+    fn os_path(&self, path: &Path, follow: bool) -> PathBuf {
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return path.to_path_buf();
+        };
+        if self
+            .watched
+            .get(parent)
+            .is_some_and(|roles| roles.root.is_some())
+        {
+            return match self.os.get(parent) {
+                Some(os) => os.join(name),
+                None => path.to_path_buf(),
+            };
+        }
+        let real = if follow {
+            std::fs::canonicalize(path)
+        } else {
+            std::fs::canonicalize(parent).map(|parent| parent.join(name))
+        };
+        real.unwrap_or_else(|_| path.to_path_buf())
+    }
+
+    /// Every watched directory with the path the OS watches it through.
+    fn os_paths(&self) -> Vec<(PathBuf, PathBuf)> {
+        let mut paths: Vec<(PathBuf, PathBuf)> = self
+            .watched
+            .keys()
+            .map(|path| {
+                let os = self.os.get(path).unwrap_or(path).clone();
+                (path.clone(), os)
+            })
+            .collect();
+        paths.sort();
+        paths
     }
 
     fn note_backend_error(&mut self, message: String) {

@@ -122,7 +122,7 @@ impl Inner {
         }
         let path = dir.to_path_buf();
         if let Some(Ok(())) = state
-            .try_watch_all(&[(path.clone(), ())])
+            .try_watch_all(&[(path.clone(), ())], self.config.follow_symlinks)
             .and_then(|mut results| results.pop())
         {
             state.watched.insert(path, Roles::default());
@@ -205,6 +205,7 @@ impl Inner {
             .collect();
         for path in stale {
             state.watched.remove(&path);
+            state.os.remove(&path);
             if let Some(backend) = state.backend.as_mut() {
                 // Already gone when the OS dropped it (deleted directory).
                 let _ = backend.unwatch(&path);
@@ -225,7 +226,7 @@ impl Inner {
                 None => new.push((path, roles)),
             }
         }
-        let Some(results) = state.try_watch_all(&new) else {
+        let Some(results) = state.try_watch_all(&new, self.config.follow_symlinks) else {
             return false;
         };
         state.watched.reserve(new.len());

@@ -184,3 +184,98 @@ fn unfollowed_flat_links_are_watched_as_links_only() {
         symlink(&other, root.join("shared.md")).expect("symlink");
     });
 }
+
+/// `follow_symlinks` on: a root (or the nearest existing ancestor of a
+/// missing one) is watched through its real path; off: a symlinked root is
+/// watched on the link's own path and links below it are not followed.
+/// Either way the engine knows (and reports events under) the configured
+/// paths.
+#[cfg(unix)]
+#[test]
+fn roots_are_watched_through_their_real_path_unless_links_are_not_followed() {
+    use std::collections::HashMap;
+    use std::os::unix::fs::symlink;
+    for follow in [true, false] {
+        let h = harness(WatchConfig {
+            follow_symlinks: follow,
+            ..fast_config()
+        });
+        let base = h.base();
+        let [real, store, deep] = dirs(&base, ["real", "store", "deep"]);
+        let root = base.join("root");
+        symlink(&real, &root).expect("symlink root");
+        write_bundle(&real, "plain");
+        symlink(write_bundle(&store, "linked"), real.join("linked")).expect("symlink bundle");
+        let alias = base.join("alias");
+        symlink(&deep, &alias).expect("symlink ancestor");
+        let missing = alias.join("x/skills");
+        h.watcher
+            .watch_shared(&[RootSpec::plain(&root), RootSpec::plain(&missing)]);
+        let os: HashMap<PathBuf, PathBuf> = h.watcher.os_paths().into_iter().collect();
+        let through = |path: &Path| os.get(path).cloned();
+        let (want_root, want_alias) = if follow {
+            (real.clone(), deep.clone())
+        } else {
+            (root.clone(), alias.clone())
+        };
+        assert_eq!(through(&root), Some(want_root.clone()), "follow {follow}");
+        assert_eq!(through(&root.join("plain")), Some(want_root.join("plain")));
+        assert_eq!(
+            through(&root.join("linked")),
+            follow.then(|| want_root.join("linked")),
+            "a symlinked bundle is followed only with follow {follow}"
+        );
+        assert_eq!(through(&alias), Some(want_alias));
+        // Diagnostics keep the configured paths.
+        let watched = h.watcher.watched_paths();
+        assert!(watched.contains(&root) && watched.contains(&alias));
+        assert!(!watched.contains(&real) && !watched.contains(&deep));
+        // Events come under the configured paths.
+        h.clear_triggers();
+        h.expect_change("a bundle added through the real path", || {
+            write_bundle(&real, "added");
+        });
+        assert!(h.triggers().contains(&root.join("added")));
+        h.expect_change("SKILL.md of a plain bundle edited", || {
+            write_skill_file(&real.join("plain/SKILL.md"), "plain");
+        });
+        h.expect_change("the missing root's next segment created", || {
+            fs::create_dir_all(deep.join("x/skills")).expect("mkdir");
+            write_bundle(&deep.join("x/skills"), "arrived");
+        });
+        wait_until("the missing root watched", || {
+            h.watcher.watched_paths().contains(&missing)
+        });
+    }
+}
+
+/// notify's backends (polling here, FSEvents and ReadDirectoryChanges
+/// elsewhere) watch the real path and report events under it: they come back
+/// under the configured path.
+#[cfg(unix)]
+#[test]
+fn polling_reports_a_symlinked_root_under_its_configured_path() {
+    use std::os::unix::fs::symlink;
+    let h = harness(WatchConfig {
+        use_polling: true,
+        poll_interval: Duration::from_millis(20),
+        stability_threshold: Duration::from_millis(40),
+        ..fast_config()
+    });
+    let [real] = dirs(&h.base(), ["real"]);
+    let root = h.base().join("root");
+    symlink(&real, &root).expect("symlink");
+    h.watcher.watch_shared(&[RootSpec::plain(&root)]);
+    assert_eq!(h.watcher.os_paths(), [(root.clone(), real.clone())]);
+    h.clear_triggers();
+    h.expect_change("a bundle added", || {
+        write_bundle(&real, "added");
+    });
+    assert!(h.triggers().contains(&root.join("added")));
+    wait_until("the bundle watched", || {
+        h.watcher.watched_paths().contains(&root.join("added"))
+    });
+    h.expect_change("its SKILL.md edited", || {
+        write_skill_file(&real.join("added/SKILL.md"), "edited");
+    });
+}
