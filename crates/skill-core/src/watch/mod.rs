@@ -88,12 +88,14 @@ mod engine;
 #[cfg(target_os = "linux")]
 mod inotify;
 mod observer;
+mod stats;
 // The tests exercise inotify semantics (close-after-write, watch counts read
 // from /proc), so they run on Linux.
 #[cfg(all(test, target_os = "linux"))]
 mod tests;
 
 pub use observer::{watch_config, LocalWatcher};
+pub use stats::{Stamp, WatchStats};
 
 use engine::Inner;
 use std::num::NonZeroUsize;
@@ -269,6 +271,11 @@ impl SkillWatcher {
     /// Purely lexical, no I/O.
     pub fn could_affect(&self, path: &Path) -> bool {
         self.inner.could_affect(path)
+    }
+
+    /// Counts and moments of changes and invalidations (diagnostics).
+    pub fn stats(&self) -> WatchStats {
+        self.inner.stats()
     }
 
     /// Number of OS watches currently held.

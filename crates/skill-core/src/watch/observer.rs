@@ -79,12 +79,19 @@ impl LocalWatcher {
     /// Install a watcher on `provider` when its configuration enables watching.
     /// Returns whether one was installed.
     pub fn install(provider: &LocalProvider) -> bool {
+        Self::installed(provider).is_some()
+    }
+
+    /// [`install`](Self::install), returning the watcher installed (for
+    /// diagnostics).
+    pub fn installed(provider: &LocalProvider) -> Option<Arc<Self>> {
         let config = &provider.config().watch;
         if !config.enabled {
-            return false;
+            return None;
         }
-        provider.set_observer(Some(Arc::new(Self::new(watch_config(config)))));
-        true
+        let watcher = Arc::new(Self::new(watch_config(config)));
+        provider.set_observer(Some(watcher.clone()));
+        Some(watcher)
     }
 
     /// The underlying watcher (diagnostics: watch count, watched paths).

@@ -2,6 +2,7 @@
 //! (stability deadlines, retries) that the event thread waits for.
 
 use super::{Inner, State, RETRY_FIRST, RETRY_MAX};
+use crate::watch::Stamp;
 use crate::watch::{
     COALESCE_MAX, COALESCE_QUIET, STORM_FLUSHES, STORM_MAX, STORM_QUIET, STORM_SPAN,
 };
@@ -85,6 +86,8 @@ impl Inner {
                 state.recent.pop_front();
             }
             state.recent.push_back(now);
+            state.stats.publications += 1;
+            state.stats.last_publication = Some(Stamp::now());
             drop(state);
             self.fire();
             self.covered(covered);

@@ -14,6 +14,7 @@
 //! A file written but not closed keeps its hold: it is not a completed change.
 
 use super::Inner;
+use crate::watch::Stamp;
 use std::time::Instant;
 
 impl Inner {
@@ -41,6 +42,10 @@ impl Inner {
         }
         let target = state.seq;
         let stale = target > state.applied;
+        if stale {
+            state.stats.catch_ups += 1;
+            state.stats.last_catch_up = Some(Stamp::now());
+        }
         if took || rescan {
             // New deadlines for the event thread, health, warnings.
             self.finish_sync(state);

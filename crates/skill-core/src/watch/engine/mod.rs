@@ -8,7 +8,10 @@ mod scan;
 mod sync;
 
 use super::backend::{Backend, Msg};
-use super::{ChangeCallback, RootKind, RootSpec, WarningCallback, WatchConfig, STORM_FLUSHES};
+use super::{
+    ChangeCallback, RootKind, RootSpec, Stamp, WarningCallback, WatchConfig, WatchStats,
+    STORM_FLUSHES,
+};
 use crate::local::roots::{affects, normalize};
 use lru::LruCache;
 use scan::{is_missing, RootState};
@@ -70,6 +73,8 @@ pub(super) struct State {
     change: bool,
     /// Catalog changes noted so far (see [`State::changed`]).
     seq: u64,
+    /// Diagnostics: counts and moments.
+    stats: WatchStats,
     /// The last [`Self::seq`] an invalidation covered: a publication, or a
     /// lookup catching up (see `fresh.rs`). Below `seq`, catalogs cached
     /// before may be stale.
@@ -188,6 +193,7 @@ impl Inner {
                 change: false,
                 seq: 0,
                 applied: 0,
+                stats: WatchStats::default(),
                 urgent: false,
                 batch_start: None,
                 last_event: None,
@@ -367,6 +373,10 @@ impl Inner {
         self.lock().os_paths()
     }
 
+    pub(super) fn stats(&self) -> WatchStats {
+        self.lock().stats.clone()
+    }
+
     pub(super) fn watched_paths(&self) -> Vec<PathBuf> {
         let mut paths: Vec<PathBuf> = self.lock().watched.keys().cloned().collect();
         paths.sort();
@@ -449,6 +459,7 @@ impl State {
     fn changed(&mut self) {
         self.change = true;
         self.seq += 1;
+        self.stats.last_change = Some(Stamp::now());
     }
 
     /// A file being written: publish at its close or at `deadline`.

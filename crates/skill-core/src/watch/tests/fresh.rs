@@ -137,7 +137,7 @@ fn catching_up_keeps_notifications_coalesced() {
     h.watcher.watch_shared(&[RootSpec::plain(&root)]);
     let start = Instant::now();
     let mut written = Vec::with_capacity(100);
-    let mut invalidations = 0;
+    let mut invalidations = 0u64;
     for i in 0..100 {
         write_bundle(&root, &format!("skill-{i:03}"));
         written.push(Instant::now());
@@ -162,6 +162,17 @@ fn catching_up_keeps_notifications_coalesced() {
     assert!(
         calls <= bound,
         "100 skills over {elapsed:?} published in {calls} batches (bound {bound})"
+    );
+    let stats = h.watcher.stats();
+    assert_eq!(stats.catch_ups, invalidations);
+    assert_eq!(stats.publications, calls as u64);
+    let (change, publication) = (
+        stats.last_change.expect("noted"),
+        stats.last_publication.expect("published"),
+    );
+    assert!(
+        publication.monotonic_ns >= change.monotonic_ns,
+        "the sentinel was published after it was noted"
     );
     eprintln!(
         "burst of 100 skills with a catch-up after each over {elapsed:?}: \
