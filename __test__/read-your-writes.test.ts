@@ -235,6 +235,24 @@ describe.skipIf(process.platform !== 'linux')('read-your-writes', () => {
     }
   })
 
+  it('a lookup does not join a collection that started before the write', async () => {
+    const w = world()
+    const p = project(w.base, 'p')
+    const root = path.join(p, '.agents/skills')
+    fs.mkdirSync(root, { recursive: true })
+    const cwd = path.join(p, 'src')
+    await w.catalog(cwd)
+    for (let i = 0; i < 20; i++) {
+      // Nothing cached: the first lookup starts a collection, the second
+      // would join it.
+      w.registry.invalidateProvider(w.provider)
+      const first = w.registry.snapshot({ cwd })
+      write(path.join(root, `j${i}/SKILL.md`), skillFile(`j${i}`, 'joined'))
+      expect((await w.catalog(cwd)).get(`j${i}`)).toBe('joined')
+      await first
+    }
+  })
+
   it('a file held open while it is written keeps the old summary until it is closed', async () => {
     // A long hold: the test must not depend on how fast the machine is.
     const w = world({ watchStabilityThresholdMs: 60_000 })
