@@ -43,6 +43,15 @@ pub trait Invalidate: Send + Sync {
     fn invalidate_silently(&self) -> bool {
         self.invalidate()
     }
+
+    /// Notify listeners of a change that every cached catalog already
+    /// reflects (a watcher's batch whose changes lookups applied, with
+    /// [`Invalidate::invalidate_silently`], as they happened). Returns
+    /// `false` when the registration is no longer active. Defaults to
+    /// `invalidate()`.
+    fn notify(&self) -> bool {
+        self.invalidate()
+    }
 }
 
 /// A native skill provider. Methods block and are called off the JS thread.

@@ -789,7 +789,31 @@ struct SlotInvalidator {
     slot: u64,
 }
 
+impl SlotInvalidator {
+    fn notify_listeners(shared: &Shared) {
+        if let Some(hook) = shared
+            .hook
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            hook();
+        }
+    }
+}
+
 impl Invalidate for SlotInvalidator {
+    fn notify(&self) -> bool {
+        let Some(shared) = self.shared.upgrade() else {
+            return false;
+        };
+        if !lock(&shared).providers.iter().any(|p| p.id == self.slot) {
+            return false;
+        }
+        Self::notify_listeners(&shared);
+        true
+    }
+
     fn invalidate_silently(&self) -> bool {
         self.shared
             .upgrade()
@@ -803,14 +827,7 @@ impl Invalidate for SlotInvalidator {
         if !invalidate_slot(&shared, self.slot) {
             return false;
         }
-        if let Some(hook) = shared
-            .hook
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-        {
-            hook();
-        }
+        Self::notify_listeners(&shared);
         true
     }
 }

@@ -119,6 +119,9 @@ pub struct NativeWatchDiagnostics {
     pub watches: Vec<NativeWatchedDir>,
     /// Batches published (listeners notified).
     pub publications: f64,
+    /// Of those, batches whose every change lookups had already applied
+    /// (listeners notified without a second invalidation).
+    pub applied_publications: f64,
     /// Silent invalidations by lookups catching up (read-your-writes).
     pub catch_ups: f64,
     /// When a catalog change was last noted.
@@ -270,6 +273,7 @@ impl NativeLocalProvider {
                 })
                 .collect(),
             publications: stats.publications as f64,
+            applied_publications: stats.applied_publications as f64,
             catch_ups: stats.catch_ups as f64,
             last_change: stamp(stats.last_change),
             last_publication: stamp(stats.last_publication),

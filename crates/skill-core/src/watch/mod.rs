@@ -209,8 +209,30 @@ impl SkillWatcher {
         on_change: ChangeCallback,
         on_warning: WarningCallback,
     ) -> Self {
+        Self::build(config, on_change, None, on_warning)
+    }
+
+    /// [`new`](Self::new), with `on_notify` called instead of `on_change`
+    /// for a published batch whose every change lookups already applied
+    /// through [`catch_up`](Self::catch_up) (and invalidated for): a
+    /// notification for listeners that needs no second invalidation.
+    pub fn with_notify(
+        config: WatchConfig,
+        on_change: ChangeCallback,
+        on_notify: ChangeCallback,
+        on_warning: WarningCallback,
+    ) -> Self {
+        Self::build(config, on_change, Some(on_notify), on_warning)
+    }
+
+    fn build(
+        config: WatchConfig,
+        on_change: ChangeCallback,
+        on_notify: Option<ChangeCallback>,
+        on_warning: WarningCallback,
+    ) -> Self {
         let (tx, rx) = mpsc::channel();
-        let inner = Arc::new(Inner::new(config, on_change, on_warning, tx));
+        let inner = Arc::new(Inner::new(config, on_change, on_notify, on_warning, tx));
         let thread = engine::spawn(Arc::clone(&inner), rx);
         Self {
             inner,
@@ -245,8 +267,9 @@ impl SkillWatcher {
 
     /// Read-your-writes: apply every change the watcher can know of now,
     /// without waiting for the coalescing window, and call `invalidate` when
-    /// one of them has not been covered by an invalidation yet (then
-    /// `on_change` still runs when the batch is published, for listeners).
+    /// one of them has not been covered by an invalidation yet (the batch is
+    /// still published when its window ends, for listeners: through
+    /// `on_notify` when given and every change of it was applied so).
     /// On Linux (inotify, not polling) that includes every event the kernel
     /// holds: every change completed before this call (an entry created,
     /// removed or renamed, a file closed after writing) is applied before it

@@ -60,6 +60,13 @@ impl LocalWatcher {
                 invalidator.invalidate();
             }
         });
+        let slot = Arc::clone(&invalidator);
+        let on_notify = Arc::new(move || {
+            let current = slot.read().unwrap_or_else(PoisonError::into_inner).clone();
+            if let Some(invalidator) = current {
+                invalidator.notify();
+            }
+        });
         let queue = Arc::clone(&warnings);
         let on_warning = Arc::new(move |message: String| {
             let mut queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
@@ -69,7 +76,7 @@ impl LocalWatcher {
             }
         });
         Self {
-            watcher: SkillWatcher::new(config, on_change, on_warning),
+            watcher: SkillWatcher::with_notify(config, on_change, on_notify, on_warning),
             invalidator,
             warnings,
             shared: Mutex::new(Vec::new()),

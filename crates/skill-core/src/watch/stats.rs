@@ -54,6 +54,10 @@ fn monotonic_ns() -> u64 {
 pub struct WatchStats {
     /// Batches published to `on_change` (listeners notified).
     pub publications: u64,
+    /// Of [`Self::publications`], those whose every change lookups had
+    /// already applied while catching up (listeners notified, caches not
+    /// invalidated a second time).
+    pub applied_publications: u64,
     /// Silent invalidations by lookups catching up (read-your-writes).
     pub catch_ups: u64,
     /// When a catalog change was last noted (an event classified, a rescan

@@ -64,6 +64,9 @@ impl Inner {
         // A health transition changes what discovery reports (complete or not).
         let fire = state.change || healthy != was_healthy;
         let covered = state.seq;
+        // Lookups caught up with every change of this batch and invalidated
+        // for it: what they cached since already shows it.
+        let applied = healthy == was_healthy && state.applied >= covered;
         state.change = false;
         state.urgent = false;
         state.batch_start = None;
@@ -87,9 +90,16 @@ impl Inner {
             }
             state.recent.push_back(now);
             state.stats.publications += 1;
+            if applied {
+                state.stats.applied_publications += 1;
+            }
             state.stats.last_publication = Some(Stamp::now());
             drop(state);
-            self.fire();
+            if applied {
+                self.notify();
+            } else {
+                self.fire();
+            }
             self.covered(covered);
         }
     }

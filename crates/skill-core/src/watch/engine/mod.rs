@@ -106,6 +106,10 @@ pub(super) struct State {
 pub(super) struct Inner {
     config: WatchConfig,
     on_change: ChangeCallback,
+    /// Called instead of `on_change` for a batch whose every change lookups
+    /// already applied (and invalidated for) while catching up: listeners
+    /// still hear of it, caches need no second invalidation.
+    on_notify: Option<ChangeCallback>,
     on_warning: WarningCallback,
     state: Mutex<State>,
     tx: Mutex<Option<Sender<Msg>>>,
@@ -171,6 +175,7 @@ impl Inner {
     pub(super) fn new(
         config: WatchConfig,
         on_change: ChangeCallback,
+        on_notify: Option<ChangeCallback>,
         on_warning: WarningCallback,
         tx: Sender<Msg>,
     ) -> Self {
@@ -178,6 +183,7 @@ impl Inner {
         Self {
             config,
             on_change,
+            on_notify,
             on_warning,
             state: Mutex::new(State {
                 backend: None,
@@ -326,6 +332,12 @@ impl Inner {
 
     fn fire(&self) {
         let callback = Arc::clone(&self.on_change);
+        self.call(|| callback(), "change");
+    }
+
+    /// Publish a batch whose changes every cached catalog already reflects.
+    fn notify(&self) {
+        let callback = Arc::clone(self.on_notify.as_ref().unwrap_or(&self.on_change));
         self.call(|| callback(), "change");
     }
 

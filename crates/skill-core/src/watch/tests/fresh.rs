@@ -189,3 +189,68 @@ fn catch_up_after_close_does_nothing() {
     write_bundle(&root, "late");
     assert!(!h.catch_up());
 }
+
+/// A batch whose every change a lookup already applied (and invalidated for)
+/// is published through `on_notify`: listeners hear of it, caches are not
+/// invalidated a second time. One that was not goes through `on_change`.
+#[test]
+fn a_batch_applied_by_a_lookup_is_published_without_a_second_invalidation() {
+    let changes = Arc::new(AtomicUsize::new(0));
+    let notes = Arc::new(AtomicUsize::new(0));
+    let (c, n) = (Arc::clone(&changes), Arc::clone(&notes));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = fs::canonicalize(dir.path())
+        .expect("canonical")
+        .join("skills");
+    fs::create_dir(&root).expect("mkdir");
+    let watcher = SkillWatcher::with_notify(
+        fast_config(),
+        Arc::new(move || {
+            c.fetch_add(1, Ordering::SeqCst);
+        }),
+        Arc::new(move || {
+            n.fetch_add(1, Ordering::SeqCst);
+        }),
+        Arc::new(|_| {}),
+    );
+    watcher.watch_shared(&[RootSpec::plain(&root)]);
+    for round in 0..10 {
+        let (changes_before, notes_before) =
+            (changes.load(Ordering::SeqCst), notes.load(Ordering::SeqCst));
+        write_bundle(&root, &format!("b{round}"));
+        let caught = watcher.catch_up(&|| {});
+        let total = || changes.load(Ordering::SeqCst) + notes.load(Ordering::SeqCst);
+        wait_until("the batch published", || {
+            total() > changes_before + notes_before
+        });
+        if caught {
+            assert_eq!(
+                notes.load(Ordering::SeqCst),
+                notes_before + 1,
+                "round {round}"
+            );
+            assert_eq!(
+                changes.load(Ordering::SeqCst),
+                changes_before,
+                "round {round}"
+            );
+        } else {
+            // The event thread published before the lookup caught up.
+            assert_eq!(
+                changes.load(Ordering::SeqCst),
+                changes_before + 1,
+                "round {round}"
+            );
+        }
+    }
+    let stats = watcher.stats();
+    assert_eq!(
+        stats.applied_publications as usize,
+        notes.load(Ordering::SeqCst)
+    );
+    assert_eq!(
+        stats.publications as usize,
+        notes.load(Ordering::SeqCst) + changes.load(Ordering::SeqCst)
+    );
+    drop(watcher);
+}
