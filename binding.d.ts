@@ -478,6 +478,11 @@ export interface NativeWatchDiagnostics {
   watches: Array<NativeWatchedDir>
   /** Batches published (listeners notified). */
   publications: number
+  /**
+   * Of those, batches whose every change lookups had already applied
+   * (listeners notified without a second invalidation).
+   */
+  appliedPublications: number
   /** Silent invalidations by lookups catching up (read-your-writes). */
   catchUps: number
   /** When a catalog change was last noted. */
