@@ -40,11 +40,12 @@
 //!
 //! Read-your-writes: [`SkillWatcher::catch_up`] lets a lookup apply, before
 //! it answers, every change the watcher can know of, instead of waiting for
-//! the coalescing window (and the stability hold of a file closed after
-//! writing). On Linux (inotify) it reads the kernel's pending events itself,
+//! the coalescing window. On Linux (inotify) it reads the kernel's pending
+//! events itself (a close-after-write among them ends its file's hold),
 //! so every change completed before the call is applied; a file still open
-//! for writing keeps its hold. Listeners still get one coalesced `on_change`
-//! per batch.
+//! for writing keeps its hold. Listeners still get one coalesced publication
+//! per batch (through `on_notify`, with no second invalidation, when lookups
+//! already applied every change of it).
 //!
 //! Nothing is lost between a scan and its watches: a root (or the ancestor
 //! followed for a missing one) is watched before it is listed, and a change is
