@@ -1076,6 +1076,18 @@ async function converge(world, cwds, tLast, threadsAtStop) {
   let polls = 0
   let diffs = []
   let firstStale = []
+  const statsAtStop = watchStats(world)
+  // What the watcher did meanwhile: publications (and of them, those whose
+  // changes lookups had already applied: no invalidation), catch-ups.
+  const watcherWork = () => {
+    const now = watchStats(world)
+    if (!now || !statsAtStop) return undefined
+    return {
+      publications: now.publications - statsAtStop.publications,
+      applied: now.appliedPublications - statsAtStop.appliedPublications,
+      catchUps: now.catchUps - statsAtStop.catchUps,
+    }
+  }
   try {
     for (;;) {
       polls++
@@ -1095,7 +1107,7 @@ async function converge(world, cwds, tLast, threadsAtStop) {
       if (polls === 1) firstStale = diffs.filter((d) => !d.endsWith(': snapshot incomplete'))
       if (diffs.length === 0) {
         const waits = runQueueWaits(threadsAtStop, threadStats())
-        return { ok: true, ms: t, scanMs, polls, firstChange, lastChange, waits, load: os.loadavg()[0], firstStale }
+        return { ok: true, ms: t, scanMs, polls, firstChange, lastChange, waits, load: os.loadavg()[0], firstStale, watcher: watcherWork() }
       }
       if (t > CONVERGENCE_DEADLINE_MS) return { ok: false, ms: t, scanMs, polls, firstChange, lastChange, diffs, firstStale }
       await new Promise((resolve) => {
@@ -1454,7 +1466,8 @@ if (convergence.length > 0) {
   for (const c of misses.slice(0, 10)) {
     console.log(
       `  miss: round ${c.round} ${fmtMs(c.ms)} (first change ${fmtMs(c.firstChange)}, last ${fmtMs(c.lastChange)}, ${c.polls} polls); ` +
-        `run-queue wait: JS thread ${fmtMs(c.waits.main)}, watcher ${fmtMs(c.waits.watcher)}, pool/other ${fmtMs(c.waits.pool)}; JS thread busy ${fmtMs(c.waits.mainRun)}; load ${c.load.toFixed(1)}`,
+        `run-queue wait: JS thread ${fmtMs(c.waits.main)}, watcher ${fmtMs(c.waits.watcher)}, pool/other ${fmtMs(c.waits.pool)}; JS thread busy ${fmtMs(c.waits.mainRun)}; load ${c.load.toFixed(1)}` +
+        (c.watcher ? `; meanwhile the watcher published ${c.watcher.publications} (${c.watcher.applied} already applied), lookups caught up ${c.watcher.catchUps}` : ''),
     )
   }
 }
