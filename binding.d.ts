@@ -158,6 +158,12 @@ export declare class NativeLocalProvider {
   /** Whether `close()` was called. */
   get closed(): boolean
   /**
+   * The watcher's diagnostics: what it watches (and through which path)
+   * and when it last noted a change and invalidated; `null` with
+   * `watch: false`.
+   */
+  watchDiagnostics(): NativeWatchDiagnostics | null
+  /**
    * The directories to probe for the project root of `cwd`, nearest first.
    * None found: `cwd` (the first `dir`). Empty when the configuration has
    * no project roots (nothing to probe).
@@ -581,6 +587,49 @@ export interface NativeServiceRoot {
 export interface NativeWarning {
   slot: number
   message: string
+}
+
+/** What the watcher did and when (diagnostics; see `skill_core::watch::WatchStats`). */
+export interface NativeWatchDiagnostics {
+  /** Watched directories, sorted by path. */
+  watches: Array<NativeWatchedDir>
+  /** Batches published (listeners notified). */
+  publications: number
+  /**
+   * Of those, batches whose every change lookups had already applied
+   * (listeners notified without a second invalidation).
+   */
+  appliedPublications: number
+  /** Silent invalidations by lookups catching up (read-your-writes). */
+  catchUps: number
+  /** When a catalog change was last noted. */
+  lastChange?: NativeWatchStamp
+  /** When the last publication started. */
+  lastPublication?: NativeWatchStamp
+  /** When the last silent invalidation by a lookup started. */
+  lastCatchUp?: NativeWatchStamp
+}
+
+/** One watched directory. */
+export interface NativeWatchedDir {
+  /** The path the provider knows it by (a configured root, a bundle). */
+  path: string
+  /**
+   * The path the OS watches it through (a root's real path, or with
+   * `watchFollowSymlinks: false` a symlinked root's own path).
+   */
+  os: string
+}
+
+/** A moment on two clocks, in milliseconds. */
+export interface NativeWatchStamp {
+  /**
+   * `CLOCK_MONOTONIC` (on Unix the clock of `process.hrtime.bigint()`,
+   * divided by 1e6).
+   */
+  monotonicMs: number
+  /** Wall clock since the Unix epoch (the clock of file times). */
+  realtimeMs: number
 }
 
 /**

@@ -153,7 +153,9 @@ describe.skipIf(process.platform !== 'linux')('hot refresh', () => {
     // A later change that does publish: the deep edits came first and, had they
     // published, would show up as an extra notification.
     fs.writeFileSync(path.join(s.agents, 'sentinel.md'), skillText('sentinel'))
-    await waitFor(async () => (await s.names()).includes('sentinel'))
+    // Lookups see the sentinel at once (read-your-writes); its notification
+    // follows with its batch.
+    await waitFor(async () => s.changes() > before && (await s.names()).includes('sentinel'))
     expect(s.changes()).toBe(before + 1)
   })
 
@@ -240,7 +242,7 @@ describe.skipIf(process.platform !== 'linux')('hot refresh', () => {
       // One notification per eviction and none left for a later batch: the
       // next one is the sentinel's.
       fs.writeFileSync(path.join(s.agents, 'sentinel.md'), skillText('sentinel'))
-      await waitFor(async () => (await s.names()).includes('sentinel'))
+      await waitFor(async () => s.changes() >= before + 3 && (await s.names()).includes('sentinel'))
       expect(s.changes()).toBe(before + 3)
     } finally {
       fs.closeSync(fd)
@@ -298,7 +300,7 @@ describe.skipIf(process.platform !== 'linux')('hot refresh', () => {
         const before = s.changes()
         fs.writeFileSync(target, skillText('linked', 'unseen'))
         fs.writeFileSync(path.join(s.agents, 'sentinel.md'), skillText('sentinel'))
-        await waitFor(async () => (await s.names()).includes('sentinel'))
+        await waitFor(async () => s.changes() > before && (await s.names()).includes('sentinel'))
         expect(s.changes()).toBe(before + 1)
       }
       // Retargeting the link is seen either way.

@@ -11,11 +11,18 @@
 //    next to a control run with `watch: false`; the CPU of the watcher's own
 //    threads is read from /proc/self/task.
 //
-// With `--baseline DIR` (a built checkout of the package), every measurement is
-// also made with that build, interleaved sample by sample (latency) or in its
-// own processes (idle), for before/after comparisons in one run.
+// 3. Bursts: N completed writes (new bundles) back to back, with no lookup
+//    in between and with a `snapshot()` right after each write: the
+//    `onChange` notifications the burst costs (counted until 1 s of quiet),
+//    and how many of the lookups missed the write just before them
+//    (read-your-writes).
 //
-// Usage: node bench/watch.mjs [--quick] [--baseline DIR]   (quick: 5 samples, 2 s idle)
+// With `--baseline DIR` (a built checkout of the package), every measurement is
+// also made with that build, interleaved sample by sample (latency, bursts) or
+// in its own processes (idle), for before/after comparisons in one run.
+//
+// Usage: node bench/watch.mjs [--quick] [--baseline DIR] [--bursts-only]
+// (quick: 5 samples, 2 s idle, 3 burst rounds)
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
@@ -27,6 +34,7 @@ import { fileURLToPath } from 'node:url'
 const require = createRequire(import.meta.url)
 
 const quick = process.argv.includes('--quick')
+const burstsOnly = process.argv.includes('--bursts-only')
 const baselineAt = process.argv.indexOf('--baseline')
 const here = path.dirname(fileURLToPath(import.meta.url))
 const builds = [{ label: 'this build', entry: path.join(here, '..', 'index.js') }]
@@ -284,6 +292,84 @@ function idleInChild(entry, kind, watch = true) {
   return JSON.parse(result.stdout.trim().split('\n').pop())
 }
 
+/**
+ * One burst of `n` new bundles in a watched project root, with (`lookups`) or
+ * without a snapshot after each write. Returns the notifications counted
+ * until 1 s of quiet, and the lookups that did not show the write before them.
+ */
+async function burst({ SkillRegistry }, n, lookups) {
+  const base = tmp('burst')
+  const project = path.join(base, 'project')
+  const agents = path.join(project, '.agents/skills')
+  fs.mkdirSync(path.join(project, '.git'), { recursive: true })
+  fs.mkdirSync(agents, { recursive: true })
+  writeBundle(agents, 'existing')
+  const registry = new SkillRegistry({ logger: { warn: (m) => console.error(`warn: ${m}`) } })
+  const provider = registry.registerLocalProvider({
+    dshHome: path.join(base, 'home/.dsh'),
+    agentsHome: path.join(base, 'home/.agents'),
+  })
+  await registry.snapshot({ cwd: project })
+  let notified = 0
+  let last = performance.now()
+  registry.onChange(() => {
+    notified++
+    last = performance.now()
+  })
+  let missed = 0
+  const start = performance.now()
+  for (let i = 0; i < n; i++) {
+    writeBundle(agents, `burst-${i}`)
+    if (lookups) {
+      const snapshot = await registry.snapshot({ cwd: project })
+      if (!snapshot.skills.some((s) => s.name === `burst-${i}`)) missed++
+    }
+  }
+  const burstMs = performance.now() - start
+  last = Math.max(last, performance.now())
+  while (performance.now() - last < 1_000) await sleep(50)
+  await provider.dispose()
+  fs.rmSync(base, { recursive: true, force: true })
+  return { notified, missed, burstMs }
+}
+
+async function bursts() {
+  const ROUNDS = quick ? 3 : 10
+  const rows = []
+  for (const n of [20, 200]) {
+    for (const lookups of [false, true]) {
+      const per = builds.map(() => ({ notified: [], missed: [], burstMs: [] }))
+      for (let round = 0; round < ROUNDS; round++) {
+        for (let b = 0; b < builds.length; b++) {
+          const r = await burst(require(builds[b].entry), n, lookups)
+          for (const key of Object.keys(r)) per[b][key].push(r[key])
+          await sleep(GAP_MS)
+        }
+      }
+      rows.push({ n, lookups, per })
+    }
+  }
+  const med = (xs) => quantile([...xs].sort((x, y) => x - y), 0.5)
+  console.log(`\nBursts of new bundles (${ROUNDS} rounds each; medians, [min–max])\n`)
+  console.log(
+    `| writes | lookups | ${builds.map((b) => `${b.label}: notifications | ${b.label}: lookups missing the write before them | ${b.label}: burst time`).join(' | ')} |`,
+  )
+  console.log(`|---:|---|${builds.map(() => '---:|---:|---:').join('|')}|`)
+  for (const r of rows) {
+    const cells = r.per.map(
+      (p) =>
+        `${med(p.notified)} [${Math.min(...p.notified)}–${Math.max(...p.notified)}] | ` +
+        `${r.lookups ? `${med(p.missed)} of ${r.n} [${Math.min(...p.missed)}–${Math.max(...p.missed)}]` : '-'} | ${fmt(med(p.burstMs))}`,
+    )
+    console.log(`| ${r.n} | ${r.lookups ? 'after each write' : 'none'} | ${cells.join(' | ')} |`)
+  }
+}
+
+if (burstsOnly) {
+  await bursts()
+  process.exit(0)
+}
+
 const rows = []
 for (const count of [100, 1000]) {
   const results = await latencies(count)
@@ -318,3 +404,5 @@ for (const [label, r, control] of idleRows) {
       `${r.watches} | ${r.watchesAfterDispose} |`,
   )
 }
+
+await bursts()

@@ -13,8 +13,12 @@
 // - invalidation storms: `control.invalidate()`, `invalidateProvider` and
 //   `observeHostMutation` bursts with lookups in flight.
 // Then everything stops and the script measures how long after the last write the
-// registry's snapshots match a plain-JS listing of the disk (bound: 100 ms), and
-// checks every other project, a few `get()`s and the warnings logged while quiet.
+// registry's snapshots match a plain-JS listing of the disk (bound: 100 ms; with
+// read-your-writes the first lookups after the last write must already match),
+// and checks every other project (at once), a few `get()`s and the warnings
+// logged while quiet. A stale catalog is diagnosed with the watcher's own
+// stamps (taken in Rust where changes are noted and invalidations happen) and a
+// wait without invalidating, which tells a late invalidation from a lost one.
 //
 // Resource baselines: a warm-up (10 % of the run, at most 60 s) runs the same
 // workload, then everything is disposed and the "empty" baseline is sampled (fds,
@@ -468,15 +472,22 @@ function threadStats() {
 }
 
 /**
- * Between two `threadStats()` (ms): run-queue wait of the JS thread and of the
- * most-delayed watcher thread, and the JS thread's own run time.
+ * Between two `threadStats()` (ms): run-queue wait of the JS thread, of the
+ * most-delayed watcher thread and of the most-delayed other thread (the libuv
+ * pool, where a lookup's native listing runs, and V8's helpers: Node names
+ * them all `node`, so they cannot be told apart), and the JS thread's own run
+ * time.
  */
 function runQueueWaits(before, after) {
   const delta = (tid, key) => (after.get(tid)[key] - (before.get(tid)?.[key] ?? 0)) / 1e6
-  let watcher = 0
-  for (const [tid, t] of after) if (isWatcherThread(t.comm)) watcher = Math.max(watcher, delta(tid, 'wait'))
   const main = String(process.pid)
-  return after.has(main) ? { main: delta(main, 'wait'), watcher, mainRun: delta(main, 'run') } : { main: 0, watcher, mainRun: 0 }
+  let watcher = 0
+  let pool = 0
+  for (const [tid, t] of after) {
+    if (isWatcherThread(t.comm)) watcher = Math.max(watcher, delta(tid, 'wait'))
+    else if (tid !== main) pool = Math.max(pool, delta(tid, 'wait'))
+  }
+  return after.has(main) ? { main: delta(main, 'wait'), watcher, pool, mainRun: delta(main, 'run') } : { main: 0, watcher, pool, mainRun: 0 }
 }
 
 function sample(label) {
@@ -1064,6 +1075,19 @@ async function converge(world, cwds, tLast, threadsAtStop) {
   world.wake = () => wake?.()
   let polls = 0
   let diffs = []
+  let firstStale = []
+  const statsAtStop = watchStats(world)
+  // What the watcher did meanwhile: publications (and of them, those whose
+  // changes lookups had already applied: no invalidation), catch-ups.
+  const watcherWork = () => {
+    const now = watchStats(world)
+    if (!now || !statsAtStop) return undefined
+    return {
+      publications: now.publications - statsAtStop.publications,
+      applied: now.appliedPublications - statsAtStop.appliedPublications,
+      catchUps: now.catchUps - statsAtStop.catchUps,
+    }
+  }
   try {
     for (;;) {
       polls++
@@ -1078,11 +1102,14 @@ async function converge(world, cwds, tLast, threadsAtStop) {
       const firstChange = after.length > 0 ? after[0] - tLast : undefined
       const lastChange = after.length > 0 ? after.at(-1) - tLast : undefined
       diffs = snapshots.flatMap((s, i) => diffCatalog(s, expected[i]).map((d) => `${cwds[i] ?? '(no cwd)'}: ${d}`))
+      // Read-your-writes: the first lookups start after the last write, so
+      // they must show it (an incomplete snapshot is not a stale one).
+      if (polls === 1) firstStale = diffs.filter((d) => !d.endsWith(': snapshot incomplete'))
       if (diffs.length === 0) {
         const waits = runQueueWaits(threadsAtStop, threadStats())
-        return { ok: true, ms: t, scanMs, polls, firstChange, lastChange, waits, load: os.loadavg()[0] }
+        return { ok: true, ms: t, scanMs, polls, firstChange, lastChange, waits, load: os.loadavg()[0], firstStale, watcher: watcherWork() }
       }
-      if (t > CONVERGENCE_DEADLINE_MS) return { ok: false, ms: t, scanMs, polls, firstChange, lastChange, diffs }
+      if (t > CONVERGENCE_DEADLINE_MS) return { ok: false, ms: t, scanMs, polls, firstChange, lastChange, diffs, firstStale }
       await new Promise((resolve) => {
         wake = resolve
         setTimeout(resolve, 1)
@@ -1094,19 +1121,40 @@ async function converge(world, cwds, tLast, threadsAtStop) {
   }
 }
 
+const kNative = Symbol.for('dsh-skill-native.native')
+/** CLOCK_MONOTONIC in ms: the clock of the watcher's own stamps. */
+const monotonicMs = () => Number(process.hrtime.bigint()) / 1e6
+/** The local provider's watch diagnostics (stamped in Rust where things happen), if any. */
+function watchStats(world) {
+  try {
+    return world.local[kNative]?.watchDiagnostics() ?? undefined
+  } catch {
+    return undefined
+  }
+}
+/** Wait without invalidating anything: longer than any hold of a completed change (storm window, stability threshold). */
+const LATE_WAIT_MS = 600
+
 /**
- * Where a stale catalog comes from: the local provider listed directly (no
- * registry cache), the same lookup again, and the lookup after invalidating
- * the local provider. Appended to the failure.
+ * Where a stale catalog comes from, appended to the failure:
+ * - the newest change on disk behind the differing skills, on the wall clock
+ *   file times use, against the watcher's own stamps on the same clock (when it
+ *   last noted a change, last published, last caught up for a lookup): a file
+ *   changed after the last change noted was never seen by the watcher; noted
+ *   but after the last invalidation, noted and not applied;
+ * - the local provider listed directly (no registry cache);
+ * - the same lookup again;
+ * - the same lookup after waiting LATE_WAIT_MS without invalidating anything:
+ *   matching then means a late invalidation (a hold or a coalescing window),
+ *   still stale means a lost one;
+ * - the lookup after invalidating the local provider.
  */
-async function staleness(world, cwd, expected) {
+async function staleness(world, cwd, expected, lookupStart) {
   const localOnly = (skills) => skills.filter((s) => s.provider === 'local')
   const wantLocal = localOnly(expected)
   const summarize = (diffs) => (diffs.length === 0 ? 'matches' : `differs (${diffs.length})`)
   try {
-    // The newest change on disk behind the differing skills, against the last
-    // change notification: after it, no notification followed the change (a
-    // missed publication); before it, the catalog survived one.
+    const stats = watchStats(world)
     const snap = await world.registry.snapshot({ cwd })
     const got = new Map(snap.skills.map((s) => [s.name, s]))
     const times = []
@@ -1117,24 +1165,36 @@ async function staleness(world, cwd, expected) {
         if (typeof base !== 'string') continue
         for (const p of [base, path.join(base, 'SKILL.md'), path.dirname(base)]) {
           try {
-            times.push(fs.statSync(p).ctimeMs)
+            const st = fs.statSync(p, { bigint: true })
+            times.push(Number(st.ctimeNs > st.mtimeNs ? st.ctimeNs : st.mtimeNs) / 1e6)
           } catch {}
         }
       }
     }
-    const lastChange = world.changeTimes.length ? performance.timeOrigin + world.changeTimes.at(-1) : undefined
-    const timing =
-      times.length && lastChange !== undefined
-        ? `newest file change ${(Math.max(...times) - lastChange).toFixed(1)} ms after the last change notification; `
-        : ''
+    let timing = ''
+    if (stats) {
+      const newest = times.length > 0 ? Math.max(...times) : undefined
+      const rel = (stamp) => (stamp && newest !== undefined ? `${(newest - stamp.realtimeMs).toFixed(1)} ms` : 'n/a')
+      const since = (stamp) => (stamp ? `${(lookupStart - stamp.monotonicMs).toFixed(1)} ms` : 'n/a')
+      timing =
+        `newest file change vs the watcher's last change noted ${rel(stats.lastChange)}, last publication ${rel(stats.lastPublication)}, ` +
+        `last catch-up ${rel(stats.lastCatchUp)} (wall clock, positive = file later); the stale lookup started ${since(stats.lastCatchUp)} after the last catch-up ` +
+        `and ${since(stats.lastPublication)} after the last publication (monotonic); publications ${stats.publications}, catch-ups ${stats.catchUps}; `
+    }
     const direct = await world.local.list({ cwd })
     const listed = new Map()
     for (const c of direct.candidates) if (!listed.has(c.name)) listed.set(c.name, c)
     const directDiffs = wantLocal.filter((s) => listed.get(s.name)?.description !== s.description)
     const again = diffCatalog(snap, expected)
+    await sleep(LATE_WAIT_MS)
+    const late = diffCatalog(await world.registry.snapshot({ cwd }), expected)
     world.registry.invalidateProvider(world.local)
     const after = diffCatalog(await world.registry.snapshot({ cwd }), expected)
-    return ` [${timing}direct local list: ${summarize(directDiffs)}; same lookup again: ${summarize(again)}; after invalidating the local provider: ${summarize(after)}]`
+    return (
+      ` [${timing}direct local list: ${summarize(directDiffs)}; same lookup again: ${summarize(again)}; ` +
+      `after ${LATE_WAIT_MS} ms without invalidating: ${summarize(late)}${late.length === 0 ? ' (late)' : ' (lost)'}; ` +
+      `after invalidating the local provider: ${summarize(after)}]`
+    )
   } catch (error) {
     return ` [diagnosis failed: ${error?.message ?? error}]`
   }
@@ -1153,10 +1213,11 @@ async function verifyQuiet(world, focusCwds) {
       const expected = expectedCatalog(world, cwd)
       const start = now()
       for (let attempt = 0; ; attempt++) {
+        const lookupStart = monotonicMs()
         const diffs = diffCatalog(await world.registry.snapshot({ cwd }), expected)
         const stale = diffs.filter((d) => d !== 'snapshot incomplete')
         if (stale.length > 0) {
-          fail('stale catalog while quiet (cwd not polled for convergence)', `${cwd}: ${stale.slice(0, 3).join('; ')}${await staleness(world, cwd, expected)}`)
+          fail('stale catalog while quiet (cwd not polled for convergence)', `${cwd}: ${stale.slice(0, 3).join('; ')}${await staleness(world, cwd, expected, lookupStart)}`)
           break
         }
         if (diffs.length === 0) break
@@ -1359,8 +1420,16 @@ if (checkpoints.length >= 2 && emptyBase && emptyEnd) {
 // within the bound.
 const times = convergence.map((c) => c.ms).sort((x, y) => x - y)
 const misses = convergence.filter((c) => c.ms > CONVERGENCE_BOUND_MS)
-const unexplained = misses.filter((c) => c.ms - c.waits.main - c.waits.watcher > CONVERGENCE_BOUND_MS)
+// The lookups' critical path: the JS thread, then a pool thread listing (or,
+// before read-your-writes, the watcher thread publishing).
+const unexplained = misses.filter((c) => c.ms - c.waits.main - Math.max(c.waits.watcher, c.waits.pool) > CONVERGENCE_BOUND_MS)
 check(times.length > 0, 'convergence measured', `${times.length} rounds`)
+const unread = convergence.filter((c) => c.firstStale.length > 0)
+check(
+  unread.length === 0,
+  'read-your-writes: the first lookups after the last write match the disk',
+  unread.length === 0 ? `${convergence.length} rounds` : unread.slice(0, 3).map((c) => `round ${c.round}: ${c.firstStale.slice(0, 2).join('; ')}`).join(' | '),
+)
 if (times.length > 0) {
   check(
     unexplained.length === 0,
@@ -1397,7 +1466,8 @@ if (convergence.length > 0) {
   for (const c of misses.slice(0, 10)) {
     console.log(
       `  miss: round ${c.round} ${fmtMs(c.ms)} (first change ${fmtMs(c.firstChange)}, last ${fmtMs(c.lastChange)}, ${c.polls} polls); ` +
-        `run-queue wait: JS thread ${fmtMs(c.waits.main)}, watcher ${fmtMs(c.waits.watcher)}; JS thread busy ${fmtMs(c.waits.mainRun)}; load ${c.load.toFixed(1)}`,
+        `run-queue wait: JS thread ${fmtMs(c.waits.main)}, watcher ${fmtMs(c.waits.watcher)}, pool/other ${fmtMs(c.waits.pool)}; JS thread busy ${fmtMs(c.waits.mainRun)}; load ${c.load.toFixed(1)}` +
+        (c.watcher ? `; meanwhile the watcher published ${c.watcher.publications} (${c.watcher.applied} already applied), lookups caught up ${c.watcher.catchUps}` : ''),
     )
   }
 }

@@ -43,6 +43,15 @@ pub trait Invalidate: Send + Sync {
     fn invalidate_silently(&self) -> bool {
         self.invalidate()
     }
+
+    /// Notify listeners of a change that every cached catalog already
+    /// reflects (a watcher's batch whose changes lookups applied, with
+    /// [`Invalidate::invalidate_silently`], as they happened). Returns
+    /// `false` when the registration is no longer active. Defaults to
+    /// `invalidate()`.
+    fn notify(&self) -> bool {
+        self.invalidate()
+    }
 }
 
 /// A native skill provider. Methods block and are called off the JS thread.
@@ -75,10 +84,12 @@ pub trait NativeProvider: Send + Sync {
         (self.get(candidate, ctx), None)
     }
 
-    /// Called on a catalog cache hit for `cwd`, before the cached catalog is
-    /// used. A provider that can tell cheaply that its part of that catalog
-    /// is stale (the project root of `cwd` moved, say) invalidates its
-    /// registration from here, so the lookup collects afresh. Default: nothing.
+    /// Called at the start of every lookup for `cwd`, before the catalog
+    /// cache is consulted (a hit, or a collection in flight to join). A
+    /// provider that can tell cheaply that its part of a cached catalog is
+    /// stale (a change its watcher has seen, the project root of `cwd` moved)
+    /// invalidates its registration from here, so the lookup collects
+    /// afresh. Default: nothing.
     fn revalidate(&self, _cwd: Option<&Path>) {}
 
     /// Called when the provider is registered; watchers use the handle to

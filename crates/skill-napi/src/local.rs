@@ -13,6 +13,7 @@ use napi_derive::napi;
 use skill_core::local::{Diagnosis, Discovery, LoadError, LocalOptions, LocalProvider};
 use skill_core::model::{Candidate, InvocationPolicy, Locator, SkillDefinition, SkillSummary};
 use skill_core::provider::LookupContext;
+use skill_core::watch::{LocalWatcher, Stamp};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -137,6 +138,55 @@ impl External {
 pub struct NativeLocalProvider {
     inner: Arc<LocalProvider>,
     external: Arc<External>,
+    /// The watcher installed, unless `watch: false` (diagnostics).
+    watcher: Option<Arc<LocalWatcher>>,
+}
+
+/// A moment on two clocks, in milliseconds.
+#[napi(object)]
+pub struct NativeWatchStamp {
+    /// `CLOCK_MONOTONIC` (on Unix the clock of `process.hrtime.bigint()`,
+    /// divided by 1e6).
+    pub monotonic_ms: f64,
+    /// Wall clock since the Unix epoch (the clock of file times).
+    pub realtime_ms: f64,
+}
+
+/// One watched directory.
+#[napi(object)]
+pub struct NativeWatchedDir {
+    /// The path the provider knows it by (a configured root, a bundle).
+    pub path: String,
+    /// The path the OS watches it through (a root's real path, or with
+    /// `watchFollowSymlinks: false` a symlinked root's own path).
+    pub os: String,
+}
+
+/// What the watcher did and when (diagnostics; see `skill_core::watch::WatchStats`).
+#[napi(object)]
+pub struct NativeWatchDiagnostics {
+    /// Watched directories, sorted by path.
+    pub watches: Vec<NativeWatchedDir>,
+    /// Batches published (listeners notified).
+    pub publications: f64,
+    /// Of those, batches whose every change lookups had already applied
+    /// (listeners notified without a second invalidation).
+    pub applied_publications: f64,
+    /// Silent invalidations by lookups catching up (read-your-writes).
+    pub catch_ups: f64,
+    /// When a catalog change was last noted.
+    pub last_change: Option<NativeWatchStamp>,
+    /// When the last publication started.
+    pub last_publication: Option<NativeWatchStamp>,
+    /// When the last silent invalidation by a lookup started.
+    pub last_catch_up: Option<NativeWatchStamp>,
+}
+
+fn stamp(stamp: Option<Stamp>) -> Option<NativeWatchStamp> {
+    stamp.map(|s| NativeWatchStamp {
+        monotonic_ms: s.monotonic_ns as f64 / 1e6,
+        realtime_ms: s.realtime_ns as f64 / 1e6,
+    })
 }
 
 impl NativeLocalProvider {
@@ -193,12 +243,13 @@ impl NativeLocalProvider {
         let config = options.resolve_with(&|_| None).map_err(invalid_arg)?;
         let provider = LocalProvider::new(config);
         // Hot refresh (unless `watch: false`): every lookup's roots get watched.
-        skill_core::watch::LocalWatcher::install(&provider);
+        let watcher = LocalWatcher::installed(&provider);
         let external = External::new();
         external.sync(&env, &provider);
         Ok(Self {
             inner: Arc::new(provider),
             external,
+            watcher,
         })
     }
 
@@ -304,6 +355,32 @@ impl NativeLocalProvider {
     #[napi(getter, catch_unwind)]
     pub fn closed(&self) -> bool {
         self.inner.is_closed()
+    }
+
+    /// The watcher's diagnostics: what it watches (and through which path)
+    /// and when it last noted a change and invalidated; `null` with
+    /// `watch: false`.
+    #[napi(catch_unwind)]
+    pub fn watch_diagnostics(&self) -> Option<NativeWatchDiagnostics> {
+        let watcher = self.watcher.as_ref()?.watcher();
+        let stats = watcher.stats();
+        let text = |p: PathBuf| p.to_string_lossy().into_owned();
+        Some(NativeWatchDiagnostics {
+            watches: watcher
+                .os_paths()
+                .into_iter()
+                .map(|(path, os)| NativeWatchedDir {
+                    path: text(path),
+                    os: text(os),
+                })
+                .collect(),
+            publications: stats.publications as f64,
+            applied_publications: stats.applied_publications as f64,
+            catch_ups: stats.catch_ups as f64,
+            last_change: stamp(stats.last_change),
+            last_publication: stamp(stats.last_publication),
+            last_catch_up: stamp(stats.last_catch_up),
+        })
     }
 }
 

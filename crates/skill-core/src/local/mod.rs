@@ -73,6 +73,11 @@ pub trait RootObserver: Send + Sync {
     /// is healthy; `false` makes the observation incomplete.
     fn observed(&self, project: Option<&Path>, roots: &[RootSpec]) -> bool;
 
+    /// Read-your-writes, before a lookup answers (cache hits included):
+    /// apply every change the watcher can know of now and invalidate the
+    /// registration (silently) if one was not covered yet.
+    fn catch_up(&self) {}
+
     /// Warnings raised since the last call (e.g. a watch that could not
     /// start); the next discovery reports them.
     fn take_warnings(&self) -> Vec<String> {
@@ -348,11 +353,17 @@ impl LocalProvider {
         }
     }
 
-    /// On a catalog cache hit for `cwd`: when the project root of `cwd` is no
-    /// longer the one its last discovery used (a `.git` was created between
-    /// `cwd` and it, or removed from it), invalidate. One `stat` per directory
-    /// from `cwd` up to the project root.
+    /// Before a lookup for `cwd` consults the registry's catalog cache: the
+    /// watcher catches up first (read-your-writes, see
+    /// [`RootObserver::catch_up`]: every change it can know of now is applied
+    /// and invalidates, whatever project it is in). Then, when the project
+    /// root of `cwd` is no longer the one its last discovery used (a `.git`
+    /// was created between `cwd` and it, or removed from it), invalidate. One
+    /// `stat` per directory from `cwd` up to the project root.
     pub fn revalidate(&self, cwd: Option<&Path>) {
+        if let Some(observer) = self.observer() {
+            observer.catch_up();
+        }
         let Some(cwd) = cwd else { return };
         let cwd = make_absolute(cwd);
         let Some(known) = self.lookups.project_of(&cwd) else {

@@ -339,15 +339,14 @@ impl Registry {
     /// The cached complete catalog for `cwd` and the view of `scope` (the
     /// scope chain's layer ids, nearest first; `None` for no scope), if any
     /// (marks it recently used). Native providers of the view may first find
-    /// it stale and invalidate ([`NativeProvider::revalidate`]).
+    /// cached catalogs stale and invalidate ([`NativeProvider::revalidate`]);
+    /// they are asked on a miss too, so a lookup never joins a collection that
+    /// started before such a change.
     pub fn cached_in(&self, cwd: Option<&str>, scope: Option<&[LayerId]>) -> Option<Arc<Catalog>> {
         let (key, natives) = {
             let state = lock(&self.shared);
             let view = state.view(scope);
             let key = CacheKey::new(cwd, &view);
-            if !state.cache.contains(&key) {
-                return None;
-            }
             let natives: Vec<Arc<dyn NativeProvider>> = view
                 .links
                 .iter()
@@ -504,7 +503,31 @@ struct SlotInvalidator {
     slot: u64,
 }
 
+impl SlotInvalidator {
+    fn notify_listeners(shared: &Shared) {
+        if let Some(hook) = shared
+            .hook
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            hook();
+        }
+    }
+}
+
 impl Invalidate for SlotInvalidator {
+    fn notify(&self) -> bool {
+        let Some(shared) = self.shared.upgrade() else {
+            return false;
+        };
+        if lock(&shared).provider_layer(self.slot).is_none() {
+            return false;
+        }
+        Self::notify_listeners(&shared);
+        true
+    }
+
     fn invalidate_silently(&self) -> bool {
         self.shared
             .upgrade()
@@ -518,14 +541,7 @@ impl Invalidate for SlotInvalidator {
         if !invalidate_slot(&shared, self.slot) {
             return false;
         }
-        if let Some(hook) = shared
-            .hook
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .as_ref()
-        {
-            hook();
-        }
+        Self::notify_listeners(&shared);
         true
     }
 }

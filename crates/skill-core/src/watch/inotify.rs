@@ -5,8 +5,15 @@
 //! `IN_OPEN`, so every file discovery opens in a watched directory wakes two
 //! threads. Here a watch is one `inotify_add_watch` call on the caller's thread,
 //! the mask holds only what can change the catalog (no open, access or
-//! close-without-write events), and one reader thread turns the kernel's events
-//! into the same `notify::Event`s the engine classifies on other platforms.
+//! close-without-write events), and the kernel's events become the same
+//! `notify::Event`s the engine classifies on other platforms.
+//!
+//! Two readers share the descriptor: a reader thread that waits for it to
+//! become readable, and a lookup catching up (read-your-writes), which reads
+//! whatever the kernel holds without blocking ([`Backend::drain`]). Both read
+//! under one lock and queue what they parsed before releasing it, and the
+//! engine takes the queue under its state lock, so an event is never read by
+//! one and missing for the other.
 //!
 //! One directory reached through several watched paths (a symlinked root and its
 //! target, say) is one kernel watch: its events are reported under every path
@@ -67,17 +74,35 @@ impl Table {
     }
 }
 
+/// Events read from the kernel and not taken yet, and the read buffer.
+///
+/// Whoever reads the inotify descriptor (the reader thread, or a lookup
+/// catching up through [`Backend::drain`]) holds this lock from the `read`
+/// until the parsed events are queued here: an event is never "read but not
+/// visible" to the other. Taking it never waits for more than one read and
+/// parse (nobody holds it while blocking in `poll`).
+struct Queue {
+    buf: Vec<u8>,
+    events: Vec<notify::Result<Event>>,
+}
+
+/// What the instance shares with its reader thread.
+struct Shared {
+    fd: OwnedFd,
+    table: Mutex<Table>,
+    queue: Mutex<Queue>,
+}
+
 /// The inotify instance, its descriptor table and its reader thread.
 pub(super) struct Inotify {
-    fd: Arc<OwnedFd>,
+    shared: Arc<Shared>,
     /// An eventfd the reader also polls: written once to stop it.
     stop: Arc<OwnedFd>,
-    table: Arc<Mutex<Table>>,
     reader: Option<JoinHandle<()>>,
 }
 
-fn lock(table: &Mutex<Table>) -> MutexGuard<'_, Table> {
-    table.lock().unwrap_or_else(|e| e.into_inner())
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn owned(fd: RawFd) -> io::Result<OwnedFd> {
@@ -97,20 +122,27 @@ impl Inotify {
             .map_err(notify::Error::io)?;
         let stop = owned(unsafe { libc::eventfd(0, libc::EFD_NONBLOCK | libc::EFD_CLOEXEC) })
             .map_err(notify::Error::io)?;
-        let fd = Arc::new(fd);
+        let shared = Arc::new(Shared {
+            fd,
+            table: Mutex::new(Table::default()),
+            queue: Mutex::new(Queue {
+                // Room for many events per read (each is 16 bytes plus a
+                // padded name).
+                buf: vec![0u8; 64 * 1024],
+                events: Vec::new(),
+            }),
+        });
         let stop = Arc::new(stop);
-        let table = Arc::new(Mutex::new(Table::default()));
         let reader = {
-            let (fd, stop, table) = (Arc::clone(&fd), Arc::clone(&stop), Arc::clone(&table));
+            let (shared, stop) = (Arc::clone(&shared), Arc::clone(&stop));
             std::thread::Builder::new()
                 .name("skill-inotify".into())
-                .spawn(move || read_loop(&fd, &stop, &table, &tx))
+                .spawn(move || read_loop(&shared, &stop, &tx))
                 .map_err(notify::Error::io)?
         };
         Ok(Self {
-            fd,
+            shared,
             stop,
-            table,
             reader: Some(reader),
         })
     }
@@ -160,7 +192,7 @@ impl Inotify {
             if paths.is_empty() {
                 table.by_wd.remove(&old);
                 // SAFETY: plain system call; a stale descriptor only fails.
-                unsafe { libc::inotify_rm_watch(self.fd.as_raw_fd(), old) };
+                unsafe { libc::inotify_rm_watch(self.shared.fd.as_raw_fd(), old) };
             }
         }
         table.by_wd.entry(wd).or_default().push(path.to_path_buf());
@@ -168,11 +200,12 @@ impl Inotify {
 }
 
 impl Backend for Inotify {
-    fn watch(&mut self, path: &Path) -> notify::Result<()> {
+    fn watch(&mut self, path: &Path, os: &Path) -> notify::Result<()> {
         // The table stays locked across the call, so an event for the new
         // descriptor cannot be read before its path is known.
-        let mut table = lock(&self.table);
-        let wd = add_watch(self.fd.as_raw_fd(), path)?;
+        let mut table = lock(&self.shared.table);
+        let wd = add_watch(self.shared.fd.as_raw_fd(), os)
+            .map_err(|e| e.set_paths(vec![path.to_path_buf()]))?;
         self.record(&mut table, path, wd);
         Ok(())
     }
@@ -180,16 +213,18 @@ impl Backend for Inotify {
     /// The kernel calls of a batch run on a few threads when it is large
     /// (path lookup is most of their cost and runs in parallel); the table
     /// stays locked throughout, as in [`Backend::watch`].
-    fn watch_all(&mut self, paths: &[&Path]) -> Vec<notify::Result<()>> {
-        let mut table = lock(&self.table);
+    fn watch_all(&mut self, paths: &[(&Path, &Path)]) -> Vec<notify::Result<()>> {
+        let mut table = lock(&self.shared.table);
         table.by_path.reserve(paths.len());
         table.by_wd.reserve(paths.len());
-        let fd = self.fd.as_raw_fd();
-        let wds = parallel_map(paths, &CancelToken::new(), |path| add_watch(fd, path));
+        let fd = self.shared.fd.as_raw_fd();
+        let wds = parallel_map(paths, &CancelToken::new(), |(path, os)| {
+            add_watch(fd, os).map_err(|e| e.set_paths(vec![path.to_path_buf()]))
+        });
         paths
             .iter()
             .zip(wds)
-            .map(|(path, wd)| {
+            .map(|((path, _), wd)| {
                 // `None` only when a worker panicked on a bug.
                 let wd = wd.unwrap_or_else(|| {
                     Err(notify::Error::generic("watch not added").add_path(path.to_path_buf()))
@@ -200,20 +235,28 @@ impl Backend for Inotify {
             .collect()
     }
 
+    /// Read what the kernel holds now (without blocking) and take it with
+    /// whatever the reader thread queued and nobody took yet, in order.
+    fn drain(&mut self) -> Vec<notify::Result<Event>> {
+        let mut queue = lock(&self.shared.queue);
+        read_available(&self.shared, &mut queue);
+        std::mem::take(&mut queue.events)
+    }
+
     /// Nothing to do path by path: dropping the instance closes its
     /// descriptor, which removes every watch at once (without an event per
     /// watch for the reader).
     fn unwatch_all(&mut self, _paths: &[&Path]) {}
 
     fn unwatch(&mut self, path: &Path) -> notify::Result<()> {
-        let mut table = lock(&self.table);
+        let mut table = lock(&self.shared.table);
         if !table.by_path.contains_key(path) {
             return Err(notify::Error::watch_not_found().add_path(path.to_path_buf()));
         }
         if let Some(wd) = table.forget(path) {
             // SAFETY: plain system call. It fails harmlessly when the kernel
             // already dropped the watch (directory deleted).
-            unsafe { libc::inotify_rm_watch(self.fd.as_raw_fd(), wd) };
+            unsafe { libc::inotify_rm_watch(self.shared.fd.as_raw_fd(), wd) };
         }
         Ok(())
     }
@@ -238,14 +281,13 @@ impl Drop for Inotify {
     }
 }
 
-/// Wait for events (or the stop signal) and forward them until stopped.
-fn read_loop(fd: &OwnedFd, stop: &OwnedFd, table: &Mutex<Table>, tx: &Sender<Msg>) {
-    // Room for many events per read (each is 16 bytes plus a padded name).
-    let mut buf = vec![0u8; 64 * 1024];
+/// Wait for the descriptor to become readable (or the stop signal); queue
+/// what it holds and wake the event thread, until stopped.
+fn read_loop(shared: &Shared, stop: &OwnedFd, tx: &Sender<Msg>) {
     loop {
         let mut fds = [
             libc::pollfd {
-                fd: fd.as_raw_fd(),
+                fd: shared.fd.as_raw_fd(),
                 events: libc::POLLIN,
                 revents: 0,
             },
@@ -268,30 +310,45 @@ fn read_loop(fd: &OwnedFd, stop: &OwnedFd, table: &Mutex<Table>, tx: &Sender<Msg
         if fds[1].revents != 0 {
             return;
         }
-        loop {
-            // SAFETY: reads into our own buffer, at most its length.
-            let n = unsafe { libc::read(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                match e.kind() {
-                    io::ErrorKind::Interrupted => continue,
-                    io::ErrorKind::WouldBlock => break,
-                    _ => {
-                        let _ = tx.send(Msg::Fs(Err(notify::Error::io(e))));
-                        return;
-                    }
-                }
-            }
-            let n = usize::try_from(n).unwrap_or(0);
-            if n == 0 {
-                break;
-            }
-            for event in parse(&buf[..n], table) {
-                if tx.send(Msg::Fs(Ok(event))).is_err() {
-                    return;
+        let (queued, broken) = {
+            let mut queue = lock(&shared.queue);
+            let broken = !read_available(shared, &mut queue);
+            (!queue.events.is_empty(), broken)
+        };
+        // A lookup may have drained the descriptor first: then there is
+        // nothing to tell.
+        if queued && tx.send(Msg::Kick).is_err() {
+            return;
+        }
+        if broken {
+            return;
+        }
+    }
+}
+
+/// Read every event the descriptor holds now, without blocking, into the
+/// queue. Returns `false` when the descriptor failed (the error is queued).
+fn read_available(shared: &Shared, queue: &mut Queue) -> bool {
+    let Queue { buf, events } = queue;
+    loop {
+        // SAFETY: reads into our own buffer, at most its length.
+        let n = unsafe { libc::read(shared.fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+        if n < 0 {
+            let e = io::Error::last_os_error();
+            match e.kind() {
+                io::ErrorKind::Interrupted => continue,
+                io::ErrorKind::WouldBlock => return true,
+                _ => {
+                    events.push(Err(notify::Error::io(e)));
+                    return false;
                 }
             }
         }
+        let n = usize::try_from(n).unwrap_or(0);
+        if n == 0 {
+            return true;
+        }
+        events.extend(parse(&buf[..n], &shared.table).into_iter().map(Ok));
     }
 }
 

@@ -38,6 +38,15 @@
 //! project evicted from the least-recently-observed set is published at once, by
 //! the lookup that evicted it.
 //!
+//! Read-your-writes: [`SkillWatcher::catch_up`] lets a lookup apply, before
+//! it answers, every change the watcher can know of, instead of waiting for
+//! the coalescing window. On Linux (inotify) it reads the kernel's pending
+//! events itself (a close-after-write among them ends its file's hold),
+//! so every change completed before the call is applied; a file still open
+//! for writing keeps its hold. Listeners still get one coalesced publication
+//! per batch (through `on_notify`, with no second invalidation, when lookups
+//! already applied every change of it).
+//!
 //! Nothing is lost between a scan and its watches: a root (or the ancestor
 //! followed for a missing one) is watched before it is listed, and a change is
 //! published only once the watches it leads to are in place, so whatever changes
@@ -56,12 +65,16 @@
 //! next observation and on a timer with exponential backoff (250 ms up to 30 s).
 //! Health transitions noticed on the background thread are published as changes.
 //!
-//! Symlinks: roots are always resolved (a symlinked root is watched through its
-//! link). With `follow_symlinks` on, a symlinked bundle dir is watched through its
-//! link too, and the target of a symlinked flat entry is watched where it lives.
-//! With it off, only the link itself is watched: adding, removing or retargeting
-//! it in the root is seen; edits of a linked bundle's `SKILL.md` or of a flat
-//! link's target file are not.
+//! Symlinks: a root, or the nearest existing ancestor of a missing one, is
+//! watched through its real path (its events are still reported, and the
+//! watch listed, under the configured path: discovery and diagnostics keep
+//! it). With `follow_symlinks` on, a symlinked bundle dir is watched through
+//! its link too, and the target of a symlinked flat entry is watched where it
+//! lives. With it off, a root that is itself a symlink is watched on the
+//! link's own path, and links below it are not followed: only the links
+//! themselves are watched, so adding, removing or retargeting one in the root
+//! is seen; edits of a linked bundle's `SKILL.md` or of a flat link's target
+//! file are not. [`SkillWatcher::os_paths`] shows which path the OS watches.
 //!
 //! Known limits: renaming or deleting an *ancestor* of an existing root without
 //! touching the root itself is not seen (the watch follows the moved inode); a
@@ -76,12 +89,14 @@ mod engine;
 #[cfg(target_os = "linux")]
 mod inotify;
 mod observer;
+mod stats;
 // The tests exercise inotify semantics (close-after-write, watch counts read
 // from /proc), so they run on Linux.
 #[cfg(all(test, target_os = "linux"))]
 mod tests;
 
 pub use observer::{watch_config, LocalWatcher};
+pub use stats::{Stamp, WatchStats};
 
 use engine::Inner;
 use std::num::NonZeroUsize;
@@ -195,8 +210,30 @@ impl SkillWatcher {
         on_change: ChangeCallback,
         on_warning: WarningCallback,
     ) -> Self {
+        Self::build(config, on_change, None, on_warning)
+    }
+
+    /// [`new`](Self::new), with `on_notify` called instead of `on_change`
+    /// for a published batch whose every change lookups already applied
+    /// through [`catch_up`](Self::catch_up) (and invalidated for): a
+    /// notification for listeners that needs no second invalidation.
+    pub fn with_notify(
+        config: WatchConfig,
+        on_change: ChangeCallback,
+        on_notify: ChangeCallback,
+        on_warning: WarningCallback,
+    ) -> Self {
+        Self::build(config, on_change, Some(on_notify), on_warning)
+    }
+
+    fn build(
+        config: WatchConfig,
+        on_change: ChangeCallback,
+        on_notify: Option<ChangeCallback>,
+        on_warning: WarningCallback,
+    ) -> Self {
         let (tx, rx) = mpsc::channel();
-        let inner = Arc::new(Inner::new(config, on_change, on_warning, tx));
+        let inner = Arc::new(Inner::new(config, on_change, on_notify, on_warning, tx));
         let thread = engine::spawn(Arc::clone(&inner), rx);
         Self {
             inner,
@@ -229,6 +266,23 @@ impl SkillWatcher {
         self.inner.observe(shared, project);
     }
 
+    /// Read-your-writes: apply every change the watcher can know of now,
+    /// without waiting for the coalescing window, and call `invalidate` when
+    /// one of them has not been covered by an invalidation yet (the batch is
+    /// still published when its window ends, for listeners: through
+    /// `on_notify` when given and every change of it was applied so).
+    /// On Linux (inotify, not polling) that includes every event the kernel
+    /// holds: every change completed before this call (an entry created,
+    /// removed or renamed, a file closed after writing) is applied before it
+    /// returns; a file still open for writing keeps its hold. Elsewhere, only
+    /// the events already delivered to the watcher. Returns whether
+    /// `invalidate` was called. With nothing pending it costs one lock and
+    /// one non-blocking read; `invalidate` runs on the calling thread, outside
+    /// the watcher's locks.
+    pub fn catch_up(&self, invalidate: &dyn Fn()) -> bool {
+        self.inner.catch_up(invalidate)
+    }
+
     /// `false` while a wanted watch failed to start or failed later (or the
     /// watcher is closed): discovery should then be reported incomplete.
     pub fn healthy(&self) -> bool {
@@ -243,9 +297,21 @@ impl SkillWatcher {
         self.inner.could_affect(path)
     }
 
+    /// Counts and moments of changes and invalidations (diagnostics).
+    pub fn stats(&self) -> WatchStats {
+        self.inner.stats()
+    }
+
     /// Number of OS watches currently held.
     pub fn watch_count(&self) -> usize {
         self.inner.watched_paths().len()
+    }
+
+    /// The directories currently watched, sorted, each with the path the OS
+    /// watches it through (a root's real path; see the module docs on
+    /// symlinks). Diagnostics.
+    pub fn os_paths(&self) -> Vec<(PathBuf, PathBuf)> {
+        self.inner.os_paths()
     }
 
     /// The directories currently watched, sorted (for diagnostics).

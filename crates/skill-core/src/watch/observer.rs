@@ -60,6 +60,13 @@ impl LocalWatcher {
                 invalidator.invalidate();
             }
         });
+        let slot = Arc::clone(&invalidator);
+        let on_notify = Arc::new(move || {
+            let current = slot.read().unwrap_or_else(PoisonError::into_inner).clone();
+            if let Some(invalidator) = current {
+                invalidator.notify();
+            }
+        });
         let queue = Arc::clone(&warnings);
         let on_warning = Arc::new(move |message: String| {
             let mut queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
@@ -69,7 +76,7 @@ impl LocalWatcher {
             }
         });
         Self {
-            watcher: SkillWatcher::new(config, on_change, on_warning),
+            watcher: SkillWatcher::with_notify(config, on_change, on_notify, on_warning),
             invalidator,
             warnings,
             shared: Mutex::new(Vec::new()),
@@ -79,12 +86,19 @@ impl LocalWatcher {
     /// Install a watcher on `provider` when its configuration enables watching.
     /// Returns whether one was installed.
     pub fn install(provider: &LocalProvider) -> bool {
+        Self::installed(provider).is_some()
+    }
+
+    /// [`install`](Self::install), returning the watcher installed (for
+    /// diagnostics).
+    pub fn installed(provider: &LocalProvider) -> Option<Arc<Self>> {
         let config = &provider.config().watch;
         if !config.enabled {
-            return false;
+            return None;
         }
-        provider.set_observer(Some(Arc::new(Self::new(watch_config(config)))));
-        true
+        let watcher = Arc::new(Self::new(watch_config(config)));
+        provider.set_observer(Some(watcher.clone()));
+        Some(watcher)
     }
 
     /// The underlying watcher (diagnostics: watch count, watched paths).
@@ -127,6 +141,19 @@ impl RootObserver for LocalWatcher {
             }
         }
         self.watcher.healthy()
+    }
+
+    fn catch_up(&self) {
+        self.watcher.catch_up(&|| {
+            let current = self
+                .invalidator
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            if let Some(invalidator) = current {
+                invalidator.invalidate_silently();
+            }
+        });
     }
 
     fn take_warnings(&self) -> Vec<String> {

@@ -1,0 +1,267 @@
+//! Classifying OS events: what each one means for the wanted roots (rescan,
+//! publish with the batch, or hold a file being written until it is closed).
+
+use super::scan::{is_md, SYSTEM_DIR};
+use super::{is_missing_error, is_symlink, Inner, State};
+use crate::watch::backend;
+use crate::watch::RootKind;
+use notify::event::{AccessKind, AccessMode, CreateKind, EventKind, ModifyKind};
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+const SKILL_FILE: &str = "SKILL.md";
+
+/// How an OS event is interpreted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Change {
+    /// Created; `Some(true)` known dir, `Some(false)` known file (or link).
+    Created(Option<bool>),
+    Removed,
+    Renamed,
+    /// Content or metadata written (maybe not finished).
+    Written,
+    /// Closed after writing.
+    Closed,
+}
+
+pub(super) fn classify(kind: &EventKind) -> Option<Change> {
+    Some(match kind {
+        EventKind::Create(CreateKind::Folder) => Change::Created(Some(true)),
+        EventKind::Create(CreateKind::File) => Change::Created(Some(false)),
+        EventKind::Create(_) => Change::Created(None),
+        EventKind::Remove(_) => Change::Removed,
+        EventKind::Modify(ModifyKind::Name(_)) => Change::Renamed,
+        EventKind::Modify(_) | EventKind::Any => Change::Written,
+        EventKind::Access(AccessKind::Close(AccessMode::Write)) => Change::Closed,
+        EventKind::Access(_) | EventKind::Other => return None,
+    })
+}
+
+impl Inner {
+    pub(super) fn on_event(&self, state: &mut State, event: notify::Result<notify::Event>) {
+        if self.is_closed() {
+            return;
+        }
+        let now = Instant::now();
+        let event = match event {
+            Ok(event) => event,
+            Err(e) => {
+                tracing::debug!(error = %e, paths = ?e.paths, "watch error event");
+                if is_missing_error(&e) {
+                    // A watched path vanished (polling reports it as an error):
+                    // the rescan decides whether the catalog changed.
+                    state.dirty_all = true;
+                    state.activity(now);
+                    return;
+                }
+                let path = e.paths.first().cloned();
+                let message = backend::describe(&e, path.as_deref());
+                if let Some(path) = path.filter(|p| state.watched.contains_key(p)) {
+                    // The watch is in doubt: drop it and retry it (with backoff).
+                    state.drop_watch(&path);
+                    state.failed.insert(path, message.clone());
+                }
+                state.warnings.push(message);
+                // Events may have been lost: rescan and publish.
+                state.dirty_all = true;
+                state.changed();
+                state.activity(now);
+                return;
+            }
+        };
+        if event.need_rescan() {
+            tracing::debug!("event queue overflow: rescanning every root");
+            state.dirty_all = true;
+            state.changed();
+            state.activity(now);
+            return;
+        }
+        let Some(change) = classify(&event.kind) else {
+            return;
+        };
+        tracing::trace!(kind = ?event.kind, paths = ?event.paths, "event");
+        for path in &event.paths {
+            self.on_path(state, path, change, now);
+        }
+    }
+
+    pub(super) fn on_path(&self, state: &mut State, path: &Path, change: Change, now: Instant) {
+        // The watched directory itself went away or moved.
+        if matches!(change, Change::Removed | Change::Renamed) {
+            if let Some(roles) = state.watched.get(path).cloned() {
+                state.drop_watch(path);
+                if roles.root.is_some() {
+                    state.dirty.insert(path.to_path_buf());
+                }
+                if roles.bundle {
+                    if let Some(parent) = path.parent() {
+                        state.dirty.insert(parent.to_path_buf());
+                    }
+                }
+                if !roles.next.is_empty() || !roles.targets.is_empty() {
+                    state.dirty_all = true;
+                }
+                state.publish(path, now);
+            }
+        }
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return;
+        };
+        let Some(roles) = state.watched.get(parent).cloned() else {
+            return;
+        };
+        if let Some(kind) = roles.root {
+            if !(kind == RootKind::UserDsh && name == SYSTEM_DIR) {
+                self.on_root_entry(state, parent, path, name, change, now);
+            }
+        }
+        if roles.bundle && name == SKILL_FILE {
+            match change {
+                Change::Created(Some(true)) => {}
+                Change::Created(_) => {
+                    if is_symlink(path) {
+                        state.publish(path, now);
+                    } else {
+                        state.hold(path, now + self.config.stability_threshold);
+                    }
+                }
+                Change::Written => state.hold(path, now + self.config.stability_threshold),
+                Change::Removed | Change::Renamed | Change::Closed => {
+                    state.pending.remove(path);
+                    state.publish(path, now);
+                }
+            }
+        }
+        if roles.targets.iter().any(|n| n == name) {
+            self.on_link_target(state, parent, name, path, change, now);
+        }
+        if roles.next.iter().any(|n| n == name)
+            && matches!(
+                change,
+                Change::Created(_) | Change::Removed | Change::Renamed
+            )
+        {
+            // The next missing segment of some root appeared (or went away again).
+            let followers: Vec<PathBuf> = state
+                .roots
+                .iter()
+                .filter(|(_, root)| {
+                    root.ancestor
+                        .as_ref()
+                        .is_some_and(|(a, n)| a == parent && n == name)
+                })
+                .map(|(p, _)| p.clone())
+                .collect();
+            state.dirty.extend(followers);
+            #[cfg(test)]
+            state.triggers.push(path.to_path_buf());
+            state.activity(now);
+        }
+    }
+
+    pub(super) fn on_root_entry(
+        &self,
+        state: &mut State,
+        root: &Path,
+        path: &Path,
+        name: &OsStr,
+        change: Change,
+        now: Instant,
+    ) {
+        let md = is_md(name);
+        match change {
+            Change::Created(known) => {
+                let (dir, link) = match std::fs::symlink_metadata(path) {
+                    Ok(meta) => (meta.is_dir(), meta.file_type().is_symlink()),
+                    // Gone again before this event was handled. A lookup may
+                    // have listed it meanwhile (and its catalog be cached),
+                    // and the root's last scan does not know it, so its
+                    // removal would not publish: publish now when it could
+                    // have been a skill (a directory, a `.md` file, or of
+                    // unknown type).
+                    Err(_) => {
+                        if md || known != Some(false) {
+                            state.dirty.insert(root.to_path_buf());
+                            state.publish(path, now);
+                        }
+                        return;
+                    }
+                };
+                if dir || link || known == Some(true) {
+                    state.dirty.insert(root.to_path_buf());
+                    state.publish(path, now);
+                } else if md {
+                    // Wait for the writer to close it.
+                    state.hold(path, now + self.config.stability_threshold);
+                }
+            }
+            Change::Removed | Change::Renamed => {
+                let known = state
+                    .roots
+                    .get(root)
+                    .is_some_and(|r| r.entries.contains(name));
+                // Renamed: moved in (a directory or link there now), or moved
+                // out. An entry moved out that the last scan does not know
+                // may have been moved in since (and listed by a lookup) with
+                // its arrival not handled yet: publish.
+                let now_entry = change == Change::Renamed
+                    && std::fs::symlink_metadata(path)
+                        .map_or(true, |m| m.is_dir() || m.file_type().is_symlink());
+                if md || known || now_entry {
+                    state.pending.remove(path);
+                    state.dirty.insert(root.to_path_buf());
+                    state.publish(path, now);
+                }
+            }
+            Change::Written => {
+                if md && std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+                    state.hold(path, now + self.config.stability_threshold);
+                }
+            }
+            Change::Closed => {
+                if md {
+                    state.pending.remove(path);
+                    state.publish(path, now);
+                }
+            }
+        }
+    }
+
+    /// An event on what a symlinked flat entry leads to (a link on the way or
+    /// the final file): treated like the flat file itself. A hop created,
+    /// removed or renamed rescans the roots whose links go through it.
+    pub(super) fn on_link_target(
+        &self,
+        state: &mut State,
+        dir: &Path,
+        name: &OsStr,
+        path: &Path,
+        change: Change,
+        now: Instant,
+    ) {
+        let relink = matches!(
+            change,
+            Change::Created(_) | Change::Removed | Change::Renamed
+        );
+        if relink {
+            let owners: Vec<PathBuf> = state
+                .roots
+                .iter()
+                .filter(|(_, root)| root.targets.iter().any(|(d, n)| d == dir && n == name))
+                .map(|(p, _)| p.clone())
+                .collect();
+            state.dirty.extend(owners);
+        }
+        match change {
+            Change::Created(_) if is_symlink(path) => state.publish(path, now),
+            Change::Created(_) | Change::Written => {
+                state.hold(path, now + self.config.stability_threshold)
+            }
+            Change::Removed | Change::Renamed | Change::Closed => {
+                state.pending.remove(path);
+                state.publish(path, now);
+            }
+        }
+    }
+}

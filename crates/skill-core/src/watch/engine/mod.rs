@@ -1,0 +1,611 @@
+//! The watcher's state machine: wanted roots, their scans, the OS watch set, event
+//! classification, coalescing, stability deadlines, retries, and the event thread.
+
+mod batch;
+mod events;
+mod fresh;
+mod scan;
+mod sync;
+
+use super::backend::{Backend, Msg};
+use super::{
+    ChangeCallback, RootKind, RootSpec, Stamp, WarningCallback, WatchConfig, WatchStats,
+    STORM_FLUSHES,
+};
+use crate::local::roots::{affects, normalize};
+use lru::LruCache;
+use scan::{is_missing, RootState};
+use std::collections::VecDeque;
+use std::collections::{HashMap, HashSet};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::{JoinHandle, ThreadId};
+use std::time::{Duration, Instant};
+
+const RETRY_FIRST: Duration = Duration::from_millis(250);
+const RETRY_MAX: Duration = Duration::from_secs(30);
+
+/// What a watched directory is watched for (one directory can be several).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Roles {
+    /// It is an existing root of this kind.
+    root: Option<RootKind>,
+    /// It is a bundle dir directly in an existing root.
+    bundle: bool,
+    /// It is the nearest existing ancestor of missing roots; these are the names
+    /// of the next missing segments.
+    next: Vec<OsString>,
+    /// It holds what symlinked flat entries point to; these are the names.
+    targets: Vec<OsString>,
+}
+
+impl Roles {
+    fn merge_root(&mut self, kind: RootKind) {
+        // A dir wanted as both kinds of root: every entry counts.
+        self.root = Some(match (self.root, kind) {
+            (Some(RootKind::Plain), _) | (_, RootKind::Plain) => RootKind::Plain,
+            _ => RootKind::UserDsh,
+        });
+    }
+}
+
+pub(super) struct State {
+    backend: Option<Box<dyn Backend>>,
+    /// Set while the OS watcher could not be created (the message).
+    backend_error: Option<String>,
+    shared: Vec<RootSpec>,
+    projects: LruCache<PathBuf, Vec<RootSpec>>,
+    roots: HashMap<PathBuf, RootState>,
+    /// Directories with a live OS watch and what they are watched for.
+    watched: HashMap<PathBuf, Roles>,
+    /// The path the OS watches a watched directory through, where it
+    /// differs (see [`State::os_path`]).
+    os: HashMap<PathBuf, PathBuf>,
+    /// Wanted directories whose watch failed, with the warning given.
+    failed: HashMap<PathBuf, String>,
+    /// Roots to rescan at the next flush.
+    dirty: HashSet<PathBuf>,
+    dirty_all: bool,
+    /// A catalog change is waiting to be published.
+    change: bool,
+    /// Catalog changes noted so far (see [`State::changed`]).
+    seq: u64,
+    /// Diagnostics: counts and moments.
+    stats: WatchStats,
+    /// The last [`Self::seq`] an invalidation covered: a publication, or a
+    /// lookup catching up (see `fresh.rs`). Below `seq`, catalogs cached
+    /// before may be stale.
+    applied: u64,
+    /// Publish without waiting for the quiet window.
+    urgent: bool,
+    batch_start: Option<Instant>,
+    last_event: Option<Instant>,
+    /// Files written but not closed yet, with their publication deadline.
+    pending: HashMap<PathBuf, Instant>,
+    retry_at: Option<Instant>,
+    backoff: Duration,
+    /// Times of the last few publications (storm detection).
+    recent: VecDeque<Instant>,
+    /// The last batch was published with the storm windows.
+    storm: bool,
+    warnings: Vec<String>,
+    #[cfg(test)]
+    pub(super) triggers: Vec<PathBuf>,
+    #[cfg(test)]
+    pub(super) faults: HashMap<PathBuf, fn() -> notify::Error>,
+    #[cfg(test)]
+    pub(super) fail_backend: bool,
+    /// Runs once, right after the next root scan (a change made "during" it).
+    #[cfg(test)]
+    pub(super) after_scan: Option<Box<dyn FnOnce() + Send>>,
+}
+
+pub(super) struct Inner {
+    config: WatchConfig,
+    on_change: ChangeCallback,
+    /// Called instead of `on_change` for a batch whose every change lookups
+    /// already applied (and invalidated for) while catching up: listeners
+    /// still hear of it, caches need no second invalidation.
+    on_notify: Option<ChangeCallback>,
+    on_warning: WarningCallback,
+    state: Mutex<State>,
+    tx: Mutex<Option<Sender<Msg>>>,
+    closed: AtomicBool,
+    healthy: AtomicBool,
+    /// Held while a callback runs, so close() can wait for one in flight.
+    gate: Mutex<()>,
+    /// The thread running a callback, if any (close() from inside a callback
+    /// must not wait for itself).
+    gate_owner: Mutex<Option<ThreadId>>,
+}
+
+pub(super) fn spawn(inner: Arc<Inner>, rx: Receiver<Msg>) -> Option<JoinHandle<()>> {
+    let result = std::thread::Builder::new()
+        .name("skill-watch".into())
+        .spawn(move || run(&inner, &rx));
+    match result {
+        Ok(handle) => Some(handle),
+        Err(e) => {
+            tracing::warn!("cannot start the skill watcher thread: {e}");
+            None
+        }
+    }
+}
+
+fn run(inner: &Inner, rx: &Receiver<Msg>) {
+    tracing::debug!("skill watcher thread started");
+    loop {
+        let deadline = inner.lock().next_deadline();
+        let msg = match deadline {
+            None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            Some(at) => rx.recv_timeout(at.saturating_duration_since(Instant::now())),
+        };
+        match msg {
+            Ok(Msg::Stop) | Err(RecvTimeoutError::Disconnected) => break,
+            Ok(Msg::Fs(event)) => {
+                let mut state = inner.lock();
+                inner.on_event(&mut state, event);
+                // Take everything already queued under one lock.
+                loop {
+                    match rx.try_recv() {
+                        Ok(Msg::Fs(event)) => inner.on_event(&mut state, event),
+                        Ok(Msg::Kick) => {}
+                        Ok(Msg::Stop) => return,
+                        Err(_) => break,
+                    }
+                }
+                inner.take_queued(&mut state);
+            }
+            Ok(Msg::Kick) | Err(RecvTimeoutError::Timeout) => {
+                inner.take_queued(&mut inner.lock());
+            }
+        }
+        if inner.is_closed() {
+            break;
+        }
+        inner.tick();
+    }
+    tracing::debug!("skill watcher thread stopped");
+}
+
+impl Inner {
+    pub(super) fn new(
+        config: WatchConfig,
+        on_change: ChangeCallback,
+        on_notify: Option<ChangeCallback>,
+        on_warning: WarningCallback,
+        tx: Sender<Msg>,
+    ) -> Self {
+        let projects = LruCache::new(config.max_projects);
+        Self {
+            config,
+            on_change,
+            on_notify,
+            on_warning,
+            state: Mutex::new(State {
+                backend: None,
+                backend_error: None,
+                shared: Vec::new(),
+                projects,
+                roots: HashMap::new(),
+                watched: HashMap::new(),
+                os: HashMap::new(),
+                failed: HashMap::new(),
+                dirty: HashSet::new(),
+                dirty_all: false,
+                change: false,
+                seq: 0,
+                applied: 0,
+                stats: WatchStats::default(),
+                urgent: false,
+                batch_start: None,
+                last_event: None,
+                pending: HashMap::new(),
+                retry_at: None,
+                backoff: RETRY_FIRST,
+                recent: VecDeque::with_capacity(STORM_FLUSHES),
+                storm: false,
+                warnings: Vec::new(),
+                #[cfg(test)]
+                triggers: Vec::new(),
+                #[cfg(test)]
+                faults: HashMap::new(),
+                #[cfg(test)]
+                fail_backend: false,
+                #[cfg(test)]
+                after_scan: None,
+            }),
+            tx: Mutex::new(Some(tx)),
+            closed: AtomicBool::new(false),
+            healthy: AtomicBool::new(true),
+            gate: Mutex::new(()),
+            gate_owner: Mutex::new(None),
+        }
+    }
+
+    pub(super) fn lock(&self) -> MutexGuard<'_, State> {
+        // Every mutation leaves the state consistent; a panic elsewhere while the
+        // lock was held does not make it unusable.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::SeqCst)
+    }
+
+    pub(super) fn healthy(&self) -> bool {
+        !self.is_closed() && self.healthy.load(Ordering::SeqCst)
+    }
+
+    fn kick(&self) {
+        if let Some(tx) = self.tx.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+            let _ = tx.send(Msg::Kick);
+        }
+    }
+
+    /// Set the shared roots (when given) and note a lookup in a project (when
+    /// given), with one pass over the wanted watches. See
+    /// [`SkillWatcher::observe`](super::SkillWatcher::observe).
+    pub(super) fn observe(
+        &self,
+        shared: Option<&[RootSpec]>,
+        project: Option<(&Path, &[RootSpec])>,
+    ) {
+        if self.is_closed() {
+            return;
+        }
+        let shared: Option<Vec<RootSpec>> =
+            shared.map(|roots| roots.iter().map(normalize_spec).collect());
+        let project = project.map(|(root, roots)| (normalize(root), roots));
+        let mut state = self.lock();
+        // `close()` marks closed before it takes the lock: checking again under
+        // the lock means no backend is created after it cleaned up.
+        if self.is_closed() {
+            return;
+        }
+        let healthy = self.healthy.load(Ordering::SeqCst);
+        let mut sync = false;
+        let mut retry = false;
+        let mut evicted = None;
+        if let Some(shared) = shared {
+            if state.shared != shared || !healthy {
+                state.shared = shared;
+                sync = true;
+            }
+        }
+        if let Some((project_root, roots)) = project {
+            let known = state.projects.get(&project_root).is_some_and(|have| {
+                have.len() == roots.len()
+                    && have
+                        .iter()
+                        .zip(roots)
+                        .all(|(a, b)| a.kind == b.kind && a.path == normalize(&b.path))
+            });
+            if !known {
+                let roots: Vec<RootSpec> = roots.iter().map(normalize_spec).collect();
+                evicted = match state.projects.push(project_root.clone(), roots) {
+                    Some((old, _)) if old != project_root => Some(old),
+                    _ => None,
+                };
+                tracing::debug!(project = %project_root.display(), "project watched");
+                sync = true;
+            } else if !healthy {
+                retry = true;
+            }
+        }
+        if retry {
+            // Retry failed watches now rather than waiting for the timer.
+            let unreadable: Vec<PathBuf> = state
+                .roots
+                .iter()
+                .filter(|(_, r)| r.error.is_some())
+                .map(|(p, _)| p.clone())
+                .collect();
+            state.dirty.extend(unreadable);
+            // This may also consume roots the event thread marked dirty: keep
+            // what their rescan found for the next publication.
+            if self.rescan_dirty(&mut state) {
+                state.changed();
+                state.activity(Instant::now());
+            }
+        }
+        let vanished = if sync {
+            self.sync_roots(&mut state)
+        } else if retry {
+            self.apply(&mut state)
+        } else {
+            return;
+        };
+        self.settle_vanished(&mut state, vanished);
+        self.finish_sync(state);
+        if let Some(evicted) = evicted {
+            tracing::debug!(project = %evicted.display(), "project evicted from the watched set");
+            // Its cached catalogs would go stale unwatched: invalidate them now,
+            // on the caller's thread and inside its lookup (not with a later
+            // batch), so its next lookup lists (and watches) it again.
+            self.fire();
+        }
+    }
+
+    fn fire(&self) {
+        let callback = Arc::clone(&self.on_change);
+        self.call(|| callback(), "change");
+    }
+
+    /// Publish a batch whose changes every cached catalog already reflects.
+    fn notify(&self) {
+        let callback = Arc::clone(self.on_notify.as_ref().unwrap_or(&self.on_change));
+        self.call(|| callback(), "change");
+    }
+
+    fn warn(&self, message: String) {
+        tracing::warn!("{message}");
+        let callback = Arc::clone(&self.on_warning);
+        self.call(move || callback(message), "warning");
+    }
+
+    /// Run a callback unless closed, under the gate; a panic is contained.
+    fn call(&self, f: impl FnOnce(), what: &str) {
+        let me = std::thread::current().id();
+        if *self.gate_owner.lock().unwrap_or_else(|e| e.into_inner()) == Some(me) {
+            // A callback calling back into us: the gate is already ours.
+            if !self.is_closed() {
+                f();
+            }
+            return;
+        }
+        let _gate = self.gate.lock().unwrap_or_else(|e| e.into_inner());
+        if self.is_closed() {
+            return;
+        }
+        *self.gate_owner.lock().unwrap_or_else(|e| e.into_inner()) = Some(me);
+        if std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).is_err() {
+            tracing::warn!("skill {what} callback panicked");
+        }
+        *self.gate_owner.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+
+    pub(super) fn could_affect(&self, path: &Path) -> bool {
+        if self.is_closed() {
+            return false;
+        }
+        let path = normalize(path);
+        let state = self.lock();
+        state
+            .roots
+            .iter()
+            .any(|(root, r)| affects(root, r.kind == RootKind::UserDsh, &path))
+    }
+
+    /// Every watched directory with the path the OS watches it through.
+    pub(super) fn os_paths(&self) -> Vec<(PathBuf, PathBuf)> {
+        self.lock().os_paths()
+    }
+
+    pub(super) fn stats(&self) -> WatchStats {
+        self.lock().stats.clone()
+    }
+
+    pub(super) fn watched_paths(&self) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = self.lock().watched.keys().cloned().collect();
+        paths.sort();
+        paths
+    }
+
+    /// Mark closed and remove every OS watch. Returns `false` if already closed.
+    pub(super) fn close(&self) -> bool {
+        if self.closed.swap(true, Ordering::SeqCst) {
+            return false;
+        }
+        let backend = {
+            let mut state = self.lock();
+            let mut backend = state.backend.take();
+            if let Some(backend) = backend.as_mut() {
+                let paths: Vec<&Path> = state.watched.keys().map(PathBuf::as_path).collect();
+                backend.unwatch_all(&paths);
+            }
+            state.watched.clear();
+            state.os.clear();
+            state.roots.clear();
+            state.projects.clear();
+            state.shared.clear();
+            state.pending.clear();
+            state.failed.clear();
+            backend
+        };
+        // Dropping the OS watcher stops its own thread.
+        drop(backend);
+        self.healthy.store(false, Ordering::SeqCst);
+        if let Some(tx) = self.tx.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            let _ = tx.send(Msg::Stop);
+        }
+        // Wait for a callback in flight, unless it is the caller.
+        let me = std::thread::current().id();
+        if *self.gate_owner.lock().unwrap_or_else(|e| e.into_inner()) != Some(me) {
+            drop(self.gate.lock().unwrap_or_else(|e| e.into_inner()));
+        }
+        tracing::debug!("skill watcher closed");
+        true
+    }
+}
+
+fn normalize_spec(spec: &RootSpec) -> RootSpec {
+    RootSpec {
+        path: normalize(&spec.path),
+        kind: spec.kind,
+    }
+}
+
+fn is_missing_error(e: &notify::Error) -> bool {
+    match &e.kind {
+        notify::ErrorKind::PathNotFound => true,
+        notify::ErrorKind::Io(io) => is_missing(io),
+        _ => false,
+    }
+}
+
+fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+impl State {
+    fn activity(&mut self, now: Instant) {
+        self.batch_start.get_or_insert(now);
+        self.last_event = Some(now);
+    }
+
+    /// A catalog-affecting change at `path`: publish with the current batch.
+    fn publish(&mut self, path: &Path, now: Instant) {
+        #[cfg(test)]
+        self.triggers.push(path.to_path_buf());
+        let _ = path;
+        self.changed();
+        self.activity(now);
+    }
+
+    /// The catalog may have changed: publish with the current batch, and
+    /// until then, a lookup catching up invalidates.
+    fn changed(&mut self) {
+        self.change = true;
+        self.seq += 1;
+        self.stats.last_change = Some(Stamp::now());
+    }
+
+    /// A file being written: publish at its close or at `deadline`.
+    fn hold(&mut self, path: &Path, deadline: Instant) {
+        self.pending.insert(path.to_path_buf(), deadline);
+    }
+
+    /// Why watching is unhealthy, at debug level.
+    fn log_unhealthy(&self) {
+        tracing::debug!(
+            failed = ?self.failed.keys().collect::<Vec<_>>(),
+            unreadable = ?self.roots.iter().filter(|(_, r)| r.error.is_some()).map(|(p, _)| p).collect::<Vec<_>>(),
+            backend = self.backend.is_some(),
+            "skill root watching unhealthy"
+        );
+    }
+
+    /// The roots whose last scan wants `dir` watched (as the root itself, one
+    /// of its bundles, a symlink target's directory, or its nearest ancestor).
+    fn owners(&self, dir: &Path) -> Vec<PathBuf> {
+        self.roots
+            .iter()
+            .filter(|(path, root)| {
+                path.as_path() == dir
+                    || root.bundles.iter().any(|b| b == dir)
+                    || root.targets.iter().any(|(d, _)| d == dir)
+                    || root.ancestor.as_ref().is_some_and(|(a, _)| a == dir)
+            })
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+
+    fn drop_watch(&mut self, path: &Path) {
+        if self.watched.remove(path).is_some() {
+            self.os.remove(path);
+            if let Some(backend) = self.backend.as_mut() {
+                let _ = backend.unwatch(path);
+            }
+            tracing::debug!(path = %path.display(), "watch dropped (directory gone or moved)");
+        }
+    }
+
+    /// Watch each new path (one result per path), or `None` without a backend.
+    fn try_watch_all<T>(
+        &mut self,
+        new: &[(PathBuf, T)],
+        follow: bool,
+    ) -> Option<Vec<notify::Result<()>>> {
+        let os: Vec<PathBuf> = new
+            .iter()
+            .map(|(path, _)| self.os_path(path, follow))
+            .collect();
+        for ((path, _), os) in new.iter().zip(&os) {
+            if path != os {
+                self.os.insert(path.clone(), os.clone());
+            } else if !self.os.is_empty() {
+                self.os.remove(path);
+            }
+        }
+        let backend = self.backend.as_mut()?;
+        let paths: Vec<(&Path, &Path)> = new
+            .iter()
+            .zip(&os)
+            .map(|((path, _), os)| (path.as_path(), os.as_path()))
+            .collect();
+        #[cfg(test)]
+        if !self.faults.is_empty() {
+            let faults = &self.faults;
+            return Some(
+                paths
+                    .iter()
+                    .map(|(path, os)| match faults.get(*path) {
+                        Some(fault) => Err(fault().add_path(path.to_path_buf())),
+                        None => backend.watch(path, os),
+                    })
+                    .collect(),
+            );
+        }
+        Some(backend.watch_all(&paths))
+    }
+
+    /// The path handed to the OS to watch the directory `path`: in a
+    /// watched root, the root's OS path and the entry's name (a symlinked
+    /// bundle is watched through its link); else (a root, the
+    /// nearest existing ancestor of a missing one) its real path, or with
+    /// `follow` off, the real path of its parent and its own name (a
+    /// symlinked root is watched on the link's own path).
+    fn os_path(&self, path: &Path, follow: bool) -> PathBuf {
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return path.to_path_buf();
+        };
+        if self
+            .watched
+            .get(parent)
+            .is_some_and(|roles| roles.root.is_some())
+        {
+            return match self.os.get(parent) {
+                Some(os) => os.join(name),
+                None => path.to_path_buf(),
+            };
+        }
+        let real = if follow {
+            std::fs::canonicalize(path)
+        } else {
+            std::fs::canonicalize(parent).map(|parent| parent.join(name))
+        };
+        real.unwrap_or_else(|_| path.to_path_buf())
+    }
+
+    /// Every watched directory with the path the OS watches it through.
+    fn os_paths(&self) -> Vec<(PathBuf, PathBuf)> {
+        let mut paths: Vec<(PathBuf, PathBuf)> = self
+            .watched
+            .keys()
+            .map(|path| {
+                let os = self.os.get(path).unwrap_or(path).clone();
+                (path.clone(), os)
+            })
+            .collect();
+        paths.sort();
+        paths
+    }
+
+    fn note_backend_error(&mut self, message: String) {
+        if self.backend_error.as_deref() != Some(message.as_str()) {
+            self.warnings.push(message.clone());
+        }
+        self.backend_error = Some(message);
+    }
+
+    fn compute_healthy(&self) -> bool {
+        let needs_backend = !self.roots.is_empty();
+        (!needs_backend || self.backend.is_some())
+            && self.failed.is_empty()
+            && self.roots.values().all(|r| r.error.is_none())
+    }
+}

@@ -1,0 +1,288 @@
+//! Bringing the OS watch set in line with the wanted roots: scans before
+//! watches, the watch diff, vanished directories, the OS watcher's creation.
+
+use super::scan::{listed_dir, scan_root, RootState};
+use super::{is_missing_error, Inner, Roles, State};
+use crate::watch::backend;
+use crate::watch::RootKind;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::MutexGuard;
+use std::time::Instant;
+
+impl Inner {
+    /// A directory deleted since its root's last scan (its event not handled
+    /// yet) cannot be watched, and [`Self::apply`] marked the roots that wanted
+    /// it dirty: rescan them now and apply again, so the watch set matches the
+    /// disk before health is judged, instead of reporting watching unhealthy
+    /// (and lookups incomplete) until the next batch. Bounded: a directory that
+    /// keeps vanishing is left to the retry timer.
+    pub(super) fn settle_vanished(&self, state: &mut State, mut vanished: bool) {
+        for _ in 0..3 {
+            if !vanished {
+                return;
+            }
+            if self.rescan_dirty(state) {
+                state.changed();
+                state.activity(Instant::now());
+            }
+            vanished = self.apply(state);
+        }
+    }
+
+    /// After a synchronous change of the wanted set: record health, emit warnings,
+    /// make the thread pick up new deadlines.
+    pub(super) fn finish_sync(&self, mut state: MutexGuard<'_, State>) {
+        let healthy = state.compute_healthy();
+        if !healthy {
+            state.log_unhealthy();
+        }
+        self.healthy.store(healthy, Ordering::SeqCst);
+        if !healthy && state.retry_at.is_none() {
+            state.retry_at = Some(Instant::now() + state.backoff);
+        }
+        let warnings = std::mem::take(&mut state.warnings);
+        drop(state);
+        for warning in warnings {
+            self.warn(warning);
+        }
+        self.kick();
+    }
+
+    /// Recompute the wanted roots from the shared roots and the watched projects,
+    /// scan new ones, forget old ones, and apply the watch diff. Returns what
+    /// [`Self::apply`] returns.
+    pub(super) fn sync_roots(&self, state: &mut State) -> bool {
+        let mut wanted: HashMap<PathBuf, RootKind> = HashMap::new();
+        let specs = state
+            .shared
+            .iter()
+            .chain(state.projects.iter().flat_map(|(_, roots)| roots.iter()));
+        for spec in specs {
+            wanted
+                .entry(spec.path.clone())
+                .and_modify(|kind| {
+                    if spec.kind == RootKind::Plain {
+                        *kind = RootKind::Plain;
+                    }
+                })
+                .or_insert(spec.kind);
+        }
+        state.roots.retain(|path, _| wanted.contains_key(path));
+        for (path, kind) in wanted {
+            let rescan = state.roots.get(&path).is_none_or(|root| root.kind != kind);
+            if rescan {
+                let scanned = self.scan_watched(state, &path, kind);
+                state.roots.insert(path, scanned);
+            }
+        }
+        self.apply(state)
+    }
+
+    /// Scan a root once the directory that scan lists is watched (the root
+    /// itself, or the nearest existing ancestor of a missing root): a change
+    /// made there after the listing (a bundle created, the next missing segment
+    /// created) is then reported by that watch. Watching only after the scan
+    /// would lose a change made in between.
+    pub(super) fn scan_watched(&self, state: &mut State, path: &Path, kind: RootKind) -> RootState {
+        let mut attempts = 0;
+        loop {
+            let listed = listed_dir(path);
+            if let Some(dir) = &listed {
+                self.prewatch(state, dir);
+            }
+            let scanned = scan_root(path, kind, self.config.follow_symlinks);
+            #[cfg(test)]
+            if let Some(hook) = state.after_scan.take() {
+                hook();
+            }
+            let now = if scanned.exists {
+                Some(path)
+            } else {
+                scanned.ancestor.as_ref().map(|(dir, _)| dir.as_path())
+            };
+            attempts += 1;
+            // The layout moved between the two (the root appeared, vanished,
+            // or its nearest ancestor changed): watch the new place and scan again.
+            if now == listed.as_deref() || scanned.error.is_some() || attempts == 4 {
+                return scanned;
+            }
+        }
+    }
+
+    /// Watch `dir` now (its roles are set by the next [`Self::apply`]).
+    /// Failures are left to `apply`, which reports and retries them.
+    pub(super) fn prewatch(&self, state: &mut State, dir: &Path) {
+        if state.watched.contains_key(dir) || state.failed.contains_key(dir) {
+            return;
+        }
+        if state.backend.is_none() {
+            self.create_backend(state);
+        }
+        let path = dir.to_path_buf();
+        if let Some(Ok(())) = state
+            .try_watch_all(&[(path.clone(), ())], self.config.follow_symlinks)
+            .and_then(|mut results| results.pop())
+        {
+            state.watched.insert(path, Roles::default());
+        }
+    }
+
+    /// Rescan the dirty roots. Returns whether a root appeared, vanished, or its
+    /// entries differ from the last scan.
+    pub(super) fn rescan_dirty(&self, state: &mut State) -> bool {
+        let paths: Vec<PathBuf> = if state.dirty_all {
+            state.roots.keys().cloned().collect()
+        } else {
+            state
+                .dirty
+                .iter()
+                .filter(|p| state.roots.contains_key(*p))
+                .cloned()
+                .collect()
+        };
+        state.dirty.clear();
+        state.dirty_all = false;
+        let mut changed = false;
+        for path in paths {
+            let Some(kind) = state.roots.get(&path).map(|old| old.kind) else {
+                continue;
+            };
+            let scanned = self.scan_watched(state, &path, kind);
+            let Some(old) = state.roots.get(&path) else {
+                continue;
+            };
+            if scanned.exists != old.exists
+                || scanned.entries != old.entries
+                || scanned.targets != old.targets
+            {
+                changed = true;
+            }
+            state.roots.insert(path, scanned);
+        }
+        changed
+    }
+
+    /// Bring the OS watches in line with what the roots' scans want. Returns
+    /// whether a wanted directory had vanished since its root's scan (that root
+    /// is marked dirty).
+    pub(super) fn apply(&self, state: &mut State) -> bool {
+        let size = state
+            .roots
+            .values()
+            .map(|root| 1 + root.bundles.len() + root.targets.len())
+            .sum();
+        let mut wanted: HashMap<PathBuf, Roles> = HashMap::with_capacity(size);
+        for (path, root) in &state.roots {
+            if root.exists {
+                wanted
+                    .entry(path.clone())
+                    .or_default()
+                    .merge_root(root.kind);
+                for bundle in &root.bundles {
+                    wanted.entry(bundle.clone()).or_default().bundle = true;
+                }
+                for (dir, name) in &root.targets {
+                    let roles = wanted.entry(dir.clone()).or_default();
+                    if !roles.targets.contains(name) {
+                        roles.targets.push(name.clone());
+                    }
+                }
+            } else if let Some((ancestor, next)) = &root.ancestor {
+                let roles = wanted.entry(ancestor.clone()).or_default();
+                if !roles.next.contains(next) {
+                    roles.next.push(next.clone());
+                }
+            }
+        }
+
+        let stale: Vec<PathBuf> = state
+            .watched
+            .keys()
+            .filter(|p| !wanted.contains_key(*p))
+            .cloned()
+            .collect();
+        for path in stale {
+            state.watched.remove(&path);
+            state.os.remove(&path);
+            if let Some(backend) = state.backend.as_mut() {
+                // Already gone when the OS dropped it (deleted directory).
+                let _ = backend.unwatch(&path);
+            }
+            tracing::debug!(path = %path.display(), "unwatched");
+        }
+        state.failed.retain(|p, _| wanted.contains_key(p));
+
+        if state.backend.is_none() && !wanted.is_empty() {
+            self.create_backend(state);
+        }
+        let mut missing = false;
+        let mut vanished = false;
+        let mut new = Vec::new();
+        for (path, roles) in wanted {
+            match state.watched.get_mut(&path) {
+                Some(have) => *have = roles,
+                None => new.push((path, roles)),
+            }
+        }
+        let Some(results) = state.try_watch_all(&new, self.config.follow_symlinks) else {
+            return false;
+        };
+        state.watched.reserve(new.len());
+        for ((path, roles), result) in new.into_iter().zip(results) {
+            match result {
+                Ok(()) => {
+                    tracing::debug!(path = %path.display(), ?roles, "watched");
+                    if !state.failed.is_empty() && state.failed.remove(&path).is_some() {
+                        tracing::info!(path = %path.display(), "skill directory watch recovered");
+                    }
+                    state.watched.insert(path, roles);
+                }
+                Err(e) if is_missing_error(&e) => {
+                    // Vanished since the scan: rescan soon (its parent may not
+                    // report it). Until then it counts as failed, so a path that
+                    // keeps vanishing is retried with backoff, not in a loop.
+                    tracing::debug!(path = %path.display(), "vanished before it could be watched");
+                    let owners = state.owners(&path);
+                    state.dirty.extend(owners);
+                    vanished = true;
+                    if state.failed.insert(path, String::new()).is_none() {
+                        missing = true;
+                    }
+                }
+                Err(e) => {
+                    if !state.failed.contains_key(&path) {
+                        let message = backend::describe(&e, Some(&path));
+                        state.warnings.push(message.clone());
+                        state.failed.insert(path, message);
+                    }
+                }
+            }
+        }
+        if missing {
+            state.activity(Instant::now());
+        }
+        vanished
+    }
+
+    pub(super) fn create_backend(&self, state: &mut State) {
+        let Some(tx) = self.tx.lock().unwrap_or_else(|e| e.into_inner()).clone() else {
+            return;
+        };
+        #[cfg(test)]
+        if state.fail_backend {
+            let e = notify::Error::io(std::io::Error::from_raw_os_error(24));
+            state.note_backend_error(backend::describe(&e, None));
+            return;
+        }
+        match backend::create(&self.config, tx) {
+            Ok(created) => {
+                tracing::debug!(polling = self.config.use_polling, "OS watcher created");
+                state.backend = Some(created);
+                state.backend_error = None;
+            }
+            Err(e) => state.note_backend_error(backend::describe(&e, None)),
+        }
+    }
+}
