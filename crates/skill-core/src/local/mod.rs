@@ -136,15 +136,6 @@ pub struct MemoryUse {
     pub total_bytes: usize,
 }
 
-/// The memory the bounded tables of recent lookups reserve up front (an LRU
-/// table allocates room for its capacity when it is created): 4,096 `cwd`s
-/// and `max_projects` projects, one 16-byte slot and one control byte per
-/// bucket, at most 7/8 of the buckets used.
-fn lookup_tables_bytes(max_projects: usize) -> usize {
-    let table = |capacity: usize| (capacity.saturating_mul(8) / 7).next_power_of_two() * 17;
-    table(4096) + table(max_projects.min(1 << 20))
-}
-
 /// The local filesystem skill provider.
 pub struct LocalProvider {
     config: LocalConfig,
@@ -420,7 +411,7 @@ impl LocalProvider {
             total_bytes: std::mem::size_of::<Self>()
                 + paths
                 + config.provider_name.len()
-                + lookup_tables_bytes(config.watch.max_projects)
+                + self.lookups.size()
                 + parse_cache_bytes
                 + warned_bytes,
         }

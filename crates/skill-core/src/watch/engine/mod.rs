@@ -407,13 +407,16 @@ impl Inner {
                 let paths: Vec<&Path> = state.watched.keys().map(PathBuf::as_path).collect();
                 backend.unwatch_all(&paths);
             }
-            state.watched.clear();
-            state.os.clear();
-            state.roots.clear();
-            state.projects.clear();
-            state.shared.clear();
-            state.pending.clear();
-            state.failed.clear();
+            // Taken, not cleared: a closed watcher may stay reachable (a JS
+            // provider object keeps it for diagnostics until it is collected)
+            // and should not keep the tables' room.
+            drop(std::mem::take(&mut state.watched));
+            drop(std::mem::take(&mut state.os));
+            drop(std::mem::take(&mut state.roots));
+            state.projects = LruCache::new(std::num::NonZeroUsize::MIN);
+            drop(std::mem::take(&mut state.shared));
+            drop(std::mem::take(&mut state.pending));
+            drop(std::mem::take(&mut state.failed));
             backend
         };
         // Dropping the OS watcher stops its own thread.
