@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
+import os from 'node:os'
 import path from 'node:path'
 import type { SkillCandidate, SkillDefinition, SkillLookupOptions, SkillProvider, SkillProviderControl } from '../index'
 import { pkg, recorder, skillFile, tempDirs, write } from './helpers'
@@ -497,6 +498,39 @@ describe('native safety', () => {
     expect(result.error).toBeUndefined()
     expect(result.status).toBe(0)
     expect(result.stdout).toContain('listed 0')
+  })
+
+  it('a registry nothing refers to any more is collected, with the local provider it registered', () => {
+    // The native half holds a callback into the registry (a global handle): it
+    // must not keep the registry, and so the native half itself, alive.
+    const script = `
+      const { SkillRegistry } = require(${JSON.stringify(path.resolve(__dirname, '..', 'index.js'))})
+      const gone = new Set()
+      const finalized = new FinalizationRegistry((what) => gone.add(what))
+      async function cycle(i) {
+        const registry = new SkillRegistry({ logger: { warn() {} }, scopes: { scopeChainOf: (key) => [key] } })
+        const provider = registry.registerLocalProvider({ includeDefaultRoots: false, customSkillDirs: [${JSON.stringify(os.tmpdir())}] })
+        registry.registerProvider(() => ({ name: 'js', list: async () => [], get: async () => undefined }), { scope: {} })
+        registry.onChange(() => {})
+        await registry.snapshot({ cwd: ${JSON.stringify(os.tmpdir())} })
+        await provider.dispose()
+        finalized.register(registry, 'registry ' + i)
+        finalized.register(provider, 'provider ' + i)
+      }
+      ;(async () => {
+        for (let i = 0; i < 20; i++) await cycle(i)
+        for (let round = 0; round < 50 && gone.size < 40; round++) {
+          await new Promise((resolve) => setTimeout(resolve, 10))
+          globalThis.gc()
+        }
+        console.log('collected', gone.size)
+      })()
+    `
+    const result = spawnSync(process.execPath, ['--expose-gc', '-e', script], { encoding: 'utf8', timeout: 60_000 })
+    expect(result.stderr).toBe('')
+    // Every one of them, give or take the last few a conservative scan may still see.
+    const collected = Number(/collected (\d+)/.exec(result.stdout)?.[1])
+    expect(collected).toBeGreaterThanOrEqual(36)
   })
 })
 

@@ -104,6 +104,18 @@ class SkillRegistry {
   /**
    * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number, overrides?: readonly object[], logger?: { warn(message: string): void }, scopes?: { scopeChainOf(key: object): readonly object[] } }} [config]
    */
+  /**
+   * The callback the native half holds (a global handle): made outside the
+   * constructor, whose closures share one context with `this`, so that it
+   * retains only the weak reference.
+   */
+  static #nativeCallback(self) {
+    return (kind, message) => {
+      const registry = self.deref()
+      if (registry) registry.#onNative(kind, message)
+    }
+  }
+
   constructor(config = {}) {
     if (typeof config !== 'object' || config === null) {
       throw new TypeError('SkillRegistry config must be an object')
@@ -119,11 +131,7 @@ class SkillRegistry {
     this.#logger = resolveLogger(config.logger)
     // The native side calls back only through a weak reference, so an unused
     // registry can be collected (and its native half with it).
-    const self = new WeakRef(this)
-    this.#native = new native.NativeRegistry(size, timeout, (kind, message) => {
-      const registry = self.deref()
-      if (registry) registry.#onNative(kind, message)
-    })
+    this.#native = new native.NativeRegistry(size, timeout, SkillRegistry.#nativeCallback(new WeakRef(this)))
     this.#timeoutMs = timeout
     if (config.scopes !== undefined) this.#scopes = checkResolver(config.scopes, 'scopes')
     // `registry.scopes`: the scope resolver in use, read-only: the `scopes`
