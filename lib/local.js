@@ -361,4 +361,4 @@ if (typeof Symbol.asyncDispose === 'symbol') {
   })
 }
 
-module.exports = { LocalSkillProvider }
+module.exports = { LocalSkillProvider, isControl }

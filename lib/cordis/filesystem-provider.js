@@ -3,21 +3,9 @@
 // filesystem provider. Same class behaviour as `LocalSkillProvider`; only the
 // default provider name differs (`filesystem` instead of `local`).
 
-const { LocalSkillProvider } = require('../local.js')
+const { LocalSkillProvider, isControl } = require('../local.js')
 
 const DEFAULT_NAME = 'filesystem'
-
-/** Whether `value` is a `SkillProviderControl`, as `LocalSkillProvider` tells its two forms apart. */
-function isControl(value) {
-  return (
-    value !== null &&
-    typeof value === 'object' &&
-    typeof value.invalidate === 'function' &&
-    value.signal !== null &&
-    typeof value.signal === 'object' &&
-    typeof value.signal.addEventListener === 'function'
-  )
-}
 
 /**
  * The local filesystem skill provider under its release 0.1.1-rc.2 name

@@ -171,6 +171,17 @@ pub struct NapiLayout {
     pub origins: Option<Uint32Array>,
 }
 
+impl NapiLayout {
+    /// The budget these options ask for (`None` without one), taking the pins.
+    pub(crate) fn take_budget(&mut self) -> napi::Result<Option<Budget>> {
+        let pinned = self.pinned.take().unwrap_or_default();
+        self.budget
+            .map(|chars| Budget::new(chars as usize, pinned))
+            .transpose()
+            .map_err(catalog_error)
+    }
+}
+
 /// The source label `origins[k]` names.
 pub(crate) fn source_at<'a>(
     sources: &'a [String],
@@ -229,15 +240,11 @@ fn with_catalog<T>(
     registry: Option<&NativeCatalog>,
     chunks: &[String],
     lengths: &Uint32Array,
-    layout: NapiLayout,
+    mut layout: NapiLayout,
     f: impl FnOnce(&Catalog<'_>) -> T,
 ) -> napi::Result<T> {
     let max_len = layout.max as usize;
-    let budget = layout
-        .budget
-        .map(|chars| Budget::new(chars as usize, layout.pinned.unwrap_or_default()))
-        .transpose()
-        .map_err(catalog_error)?;
+    let budget = layout.take_budget()?;
     let sources = layout.sources.unwrap_or_default();
     let origins = layout.origins.as_ref().map(|o| o.as_ref());
     let catalog = match registry {

@@ -26,7 +26,7 @@ use skill_core::catalog::structured::{
     json, plan_structured_step, Queued, Structured, StructuredCatalog, StructuredSkill,
     StructuredStep,
 };
-use skill_core::catalog::{Budget, Origin};
+use skill_core::catalog::Origin;
 
 /// A JS string given as UTF-16 code units (not necessarily well-formed);
 /// handed over as Latin-1 when every unit fits in one byte.
@@ -127,15 +127,11 @@ fn with_structured<T>(
     registry: Option<&NativeCatalog>,
     chunks: &[Utf16String],
     lengths: &Uint32Array,
-    layout: NapiLayout,
+    mut layout: NapiLayout,
     f: impl FnOnce(&StructuredCatalog<'_>) -> T,
 ) -> napi::Result<T> {
     let max_len = layout.max as usize;
-    let budget = layout
-        .budget
-        .map(|chars| Budget::new(chars as usize, layout.pinned.unwrap_or_default()))
-        .transpose()
-        .map_err(catalog_error)?;
+    let budget = layout.take_budget()?;
     let sources = layout.sources.unwrap_or_default();
     let origins = layout.origins.as_ref().map(|o| o.as_ref());
     // The packed text as UTF-8 (lone surrogates as U+FFFD, one unit each, so

@@ -124,7 +124,11 @@ mod tests {
     #[test]
     fn keeps_the_most_recent_projects_and_cwds_within_their_bounds() {
         let lookups = Lookups::new(2);
-        assert_eq!(lookups.size(), 0, "nothing reserved before the first lookup");
+        assert_eq!(
+            lookups.size(),
+            0,
+            "nothing reserved before the first lookup"
+        );
         for n in 0..3 {
             lookups.record(Some(Path::new(&format!("/p{n}/src"))), &project(n));
         }
@@ -135,7 +139,10 @@ mod tests {
         lookups.record(None, &project(3));
         let roots: Vec<PathBuf> = lookups.projects().into_iter().map(|p| p.root).collect();
         assert_eq!(roots, [PathBuf::from("/p3"), PathBuf::from("/p1")]);
-        assert_eq!(lookups.project_of(Path::new("/p0/src")), Some(PathBuf::from("/p0")));
+        assert_eq!(
+            lookups.project_of(Path::new("/p0/src")),
+            Some(PathBuf::from("/p0"))
+        );
 
         for n in 0..MAX_CWDS + 10 {
             lookups.record(Some(Path::new(&format!("/c/{n}"))), &project(1));
@@ -143,6 +150,9 @@ mod tests {
         let state = lookups.lock();
         assert_eq!(state.cwds.len(), MAX_CWDS);
         assert!(state.cwds.peek(Path::new("/c/0")).is_none());
-        assert!(state.cwds.peek(Path::new(&format!("/c/{}", MAX_CWDS + 9))).is_some());
+        assert!(state
+            .cwds
+            .peek(Path::new(&format!("/c/{}", MAX_CWDS + 9)))
+            .is_some());
     }
 }

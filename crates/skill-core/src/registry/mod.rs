@@ -224,11 +224,7 @@ impl Registry {
                     });
                 }
             }
-            let layer = match (existing, target) {
-                (Some(id), _) => id,
-                (None, Target::Scope { label, .. }) => state.create_layer(label),
-                (None, Target::Global) => GLOBAL_LAYER,
-            };
+            let layer = layer_to_file(&mut state, existing, target);
             let id = state.fresh_id();
             if let Some(l) = state.layer_mut(layer) {
                 l.providers.push(Slot {
@@ -300,11 +296,7 @@ impl Registry {
                 return None;
             }
         }
-        let layer = match (existing, target) {
-            (Some(id), _) => id,
-            (None, Target::Scope { label, .. }) => state.create_layer(label),
-            (None, Target::Global) => GLOBAL_LAYER,
-        };
+        let layer = layer_to_file(&mut state, existing, target);
         let id = state.fresh_id();
         if let Some(l) = state.layer_mut(layer) {
             l.runtime.push(RuntimeSlot {
@@ -480,6 +472,16 @@ fn existing_layer(state: &State, target: Target<'_>) -> Option<LayerId> {
         Target::Scope { layer, .. } => {
             layer.filter(|&id| id != GLOBAL_LAYER && state.layer(id).is_some())
         }
+    }
+}
+
+/// The layer a registration is filed into: the `existing` one of `target`
+/// (see [`existing_layer`]), else a new layer for its scope.
+fn layer_to_file(state: &mut State, existing: Option<LayerId>, target: Target<'_>) -> LayerId {
+    match (existing, target) {
+        (Some(id), _) => id,
+        (None, Target::Scope { label, .. }) => state.create_layer(label),
+        (None, Target::Global) => GLOBAL_LAYER,
     }
 }
 
