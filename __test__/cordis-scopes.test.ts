@@ -3,10 +3,6 @@
 // (`scopeOf(ctx)`), reads take `scope`. The scope package is the stand-in of
 // `@deepseek-ai/dsh-scope`, handed to the service in its config (the dev tree
 // does not install it; harness-fork.test.ts finds it installed).
-//
-// These tests need the registry's layers (branch w-layers): until they land,
-// the registry ignores scopes and the preset's registrations collide with the
-// host's ("already registered").
 import { createRequire } from 'node:module'
 import * as path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
