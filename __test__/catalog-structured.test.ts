@@ -9,6 +9,7 @@ import type { StructuredCatalogEntry, StructuredCatalogStep } from '../types/cat
 const require = createRequire(import.meta.url)
 const pkg = require('../index.js') as typeof import('../index')
 const catalog = pkg
+const currentLayout = require('../lib/content.js') as Pick<typeof import('../index'), 'renderSkillContent'>
 const { SkillRegistry } = pkg
 const native = require('../binding.js') as Record<string, (...args: unknown[]) => unknown> & {
   NativeCatalog: new (...args: never[]) => unknown
@@ -459,9 +460,13 @@ describe('/name gestures', () => {
     const deploy = await registry.get('deploy')
     expect(invoked[0]).toEqual({
       name: 'deploy',
-      text: catalog.renderSkillContent(deploy!),
+      text: currentLayout.renderSkillContent(deploy!),
       source: { kind: 'skill-invocation', name: 'deploy', form: 'instructions' },
     })
+    // The release that has `/name` invocations lays the block out with one
+    // blank line before the instructions (the earlier entry's layout has none).
+    expect(invoked[0].text).toMatch(/<\/skill_resources>\n\n<skill_instructions>/)
+    expect(invoked[0].text).not.toBe(catalog.renderSkillContent(deploy!))
     expect(invoked[0].text).toContain('Deploy steps.')
     expect(calls.map(([what]) => what)).toEqual(['list', 'deploy', 'lint'])
     for (const [, options] of calls) expect(options).toEqual({ cwd: '/w', signal, scope })
@@ -474,6 +479,15 @@ describe('/name gestures', () => {
     expect(skills.list).not.toHaveBeenCalled()
     expect(await catalog.collectSkillInvocations({ skills, messages: [{ role: 'user', content: '/deploy' }] })).toEqual([])
     expect(skills.get).toHaveBeenCalledWith('deploy', {})
+    // Listed as user-invocable, but loaded as model-only (changed in between): prose.
+    const changed = {
+      list: (o: object) => registry.list(o),
+      get: async (name: string, o: object) => {
+        const definition = await registry.get(name, o)
+        return definition && { ...definition, invocation: { modelInvocable: true, userInvocable: false } }
+      },
+    }
+    expect(await catalog.collectSkillInvocations({ skills: changed, messages: [{ role: 'user', content: '/deploy' }] })).toEqual([])
     const custom = await catalog.collectSkillInvocations<{ from: string; text: string }>({
       skills: registry,
       messages: [

@@ -4,9 +4,13 @@
 // this module applies the rest of the rule to a message list and a registry.
 
 const native = require('../binding.js')
-const { internal, renderSkillContent } = require('./catalog.js')
+const { internal } = require('./catalog.js')
+const { renderSkillContent } = require('./content.js')
 
 const { describe } = internal
+
+/** Whether a listed summary or loaded definition (from any `skills` object) may be invoked by the user. */
+const invocableByUser = (skill) => skill?.invocation?.userInvocable === true
 
 /**
  * The skill names of the `/name` gestures in `text`: a token `/name` at the
@@ -43,8 +47,10 @@ function userTextBlocks(message) {
  * messages) are scanned; repeated gestures count once; names that are not
  * skills, or skills that are not user-invocable in `skills.list({ cwd, signal,
  * scope })`, stay prose; each recognised skill is loaded with
- * `skills.get(name, { cwd, signal, scope })` (one that is gone by then is
- * skipped) and rendered with `renderSkillContent`.
+ * `skills.get(name, { cwd, signal, scope })` (one that is gone by then, or
+ * no longer user-invocable, is skipped) and rendered with the current
+ * release's `renderSkillContent` (`./content.js`: one blank line before
+ * `<skill_instructions>`).
  * @returns {Promise<Array<{ name: string, text: string, source: { kind: 'skill-invocation', name: string, form: 'instructions' } }>>}
  */
 async function collectSkillInvocations(input) {
@@ -78,12 +84,13 @@ async function collectSkillInvocations(input) {
   if (scope !== undefined) options.scope = scope
   const listed = await skills.list(options)
   const invocable = new Set()
-  for (const summary of listed) if (summary?.invocation?.userInvocable === true) invocable.add(summary.name)
+  for (const summary of listed) if (invocableByUser(summary)) invocable.add(summary.name)
   const out = []
   for (const name of names) {
     if (!invocable.has(name)) continue
     const definition = await skills.get(name, options)
-    if (definition === undefined || definition === null) continue
+    // Gone, or no longer user-invocable, since it was listed: prose after all.
+    if (!invocableByUser(definition)) continue
     out.push({
       name,
       text: renderSkillContent(definition),

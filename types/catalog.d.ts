@@ -440,7 +440,11 @@ export interface SkillInvocationInput<M = UserChatMessage> extends SkillGestureL
 /** A skill a user invoked, ready to inject. */
 export interface SkillInvocation {
   readonly name: string
-  /** `renderSkillContent` of the loaded skill. */
+  /**
+   * The loaded skill's content block in the layout of release 0.1.1-rc.2 (one
+   * blank line before `<skill_instructions>`; the `renderSkillContent` of the
+   * Cordis entries), not the main entry's earlier layout.
+   */
   readonly text: string
   /** The message source to record with `text` (the harness's `SkillInvocationSource`). */
   readonly source: SkillInvocationSource
