@@ -3,7 +3,7 @@ import fs from 'node:fs'
 import fsp from 'node:fs/promises'
 import path from 'node:path'
 import { pkg, projectLayout, recorder, skillFile, tempDirs, write } from './helpers'
-import type { SkillFileSystem, SkillFsEntry, SkillFsStat, SkillFsTarget } from '../index'
+import type { SkillFileSystem, SkillFsEntry, SkillFsStat, SkillFsTarget, SkillProviderControl } from '../index'
 
 const { SkillRegistry, LocalSkillProvider } = pkg
 const kNative = Symbol.for('dsh-skill-native.native')
@@ -213,6 +213,32 @@ describe('local provider through a filesystem service', () => {
     expect(report).toEqual(await native.diagnose({ cwd: w.cwd }))
     await provider.dispose()
     await native.dispose()
+  })
+
+  it('serves one registration, and a disposed one cannot be registered again (as the native provider)', async () => {
+    const w = workspace()
+    const provider = new LocalSkillProvider({ ...w.config, fs: new FakeFs(), logger: recorder().logger })
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const other = new SkillRegistry({ logger: recorder().logger })
+    const unregister = registry.registerProvider(() => provider)
+    expect(() => other.registerProvider(() => provider)).toThrow('skill provider "local" is already registered')
+    expect(() => registry.registerProvider(() => provider, { scope: {} })).toThrow('skill provider "local" is already registered')
+    const winners = ['agents', 'builtin', 'custom', 'shared', 'user', 'zz']
+    expect((await registry.list({ cwd: w.cwd })).map((s) => s.name)).toEqual(winners)
+    // Unregistered (not disposed): it may be registered elsewhere.
+    unregister()
+    const again = other.registerProvider(() => provider)
+    expect((await other.list({ cwd: w.cwd })).map((s) => s.name)).toEqual(winners)
+    again()
+    await provider.dispose()
+    let control: SkillProviderControl | undefined
+    expect(() => registry.registerProvider((c) => ((control = c), provider))).toThrow(
+      'skill provider "local" was disposed and cannot be registered again (create a new provider)',
+    )
+    expect(control?.signal.aborted).toBe(true)
+    expect(await registry.snapshot()).toEqual({ skills: [], complete: true })
+    // Reads still work after disposal.
+    expect(names(await provider.list({ cwd: w.cwd }))).toEqual(EXPECTED)
   })
 
   it('a failed .git probe means "not here": the walk continues upward; none found → cwd', async () => {

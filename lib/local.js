@@ -11,7 +11,7 @@
 const os = require('node:os')
 const path = require('node:path')
 const binding = require('./native.js')
-const { kAttach, kLogger, kNative, kOnDispose } = require('./symbols.js')
+const { kAttach, kDisposed, kLogger, kNative, kOnDispose } = require('./symbols.js')
 const fsSeam = require('./local-fs.js')
 const { checkCwd, describeError, raceSignal, resolveLogger, safeWarn, throwIfAborted } = require('./util.js')
 
@@ -235,6 +235,11 @@ class LocalSkillProvider {
       },
       { once: true },
     )
+  }
+
+  /** Whether `dispose()` was called (the registry refuses to register a disposed provider). */
+  get [kDisposed]() {
+    return this.#disposed !== null
   }
 
   /** The logger for this provider's warnings (the registry uses it for native discovery). */

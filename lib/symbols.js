@@ -9,3 +9,5 @@ exports.kOnDispose = Symbol.for('dsh-skill-native.onDispose')
 exports.kAttach = Symbol.for('dsh-skill-native.attach')
 /** A provider's own logger, used for the warnings of its native discovery. */
 exports.kLogger = Symbol.for('dsh-skill-native.logger')
+/** `true` once a provider of this package was disposed: the registry refuses to register it again. */
+exports.kDisposed = Symbol.for('dsh-skill-native.disposed')

@@ -4,7 +4,7 @@
 // hands Rust only what it needs to validate, merge, rank and cache.
 
 const native = require('../native.js')
-const { kAttach, kLogger, kNative, kOnDispose } = require('../symbols.js')
+const { kAttach, kDisposed, kLogger, kNative, kOnDispose } = require('../symbols.js')
 const {
   toError,
   throwIfAborted,
@@ -31,7 +31,11 @@ const {
 
 const DEFAULT_CACHE_ENTRIES = 128
 
-/** Native provider handles registered in some registry (one registration each). */
+/**
+ * This package's providers registered in some registry, one registration each:
+ * native handles, and the JS wrappers that take a registration's `control`
+ * (`kAttach`, a `LocalSkillProvider` with a filesystem service).
+ */
 const registeredHandles = new WeakSet()
 
 /** @param {unknown} name */
@@ -83,7 +87,7 @@ class SkillRegistry {
   #logger
   /** @type {number | undefined} */
   #timeoutMs
-  /** slot → { provider, name, controller, handle, scope } */
+  /** slot → { provider, name, controller, handle, owned, scope, waiters } */
   #providers = new Map()
   /** runtime id → { definition, template, scope } */
   #runtime = new Map()
@@ -102,9 +106,6 @@ class SkillRegistry {
   #nextOrdinal = 0
 
   /**
-   * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number, overrides?: readonly object[], logger?: { warn(message: string): void }, scopes?: { scopeChainOf(key: object): readonly object[] } }} [config]
-   */
-  /**
    * The callback the native half holds (a global handle): made outside the
    * constructor, whose closures share one context with `this`, so that it
    * retains only the weak reference.
@@ -116,6 +117,9 @@ class SkillRegistry {
     }
   }
 
+  /**
+   * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number, overrides?: readonly object[], logger?: { warn(message: string): void }, scopes?: { scopeChainOf(key: object): readonly object[] } }} [config]
+   */
   constructor(config = {}) {
     if (typeof config !== 'object' || config === null) {
       throw new TypeError('SkillRegistry config must be an object')
@@ -267,8 +271,13 @@ class SkillRegistry {
       provider = factory(control)
       checkProvider(provider)
       const handle = provider[kNative]
-      if (handle && registeredHandles.has(handle)) {
-        throw new Error(`skill provider "${provider.name}" is already registered (a native provider serves one registration; create another)`)
+      const owned = handle ?? (typeof provider[kAttach] === 'function' ? provider : undefined)
+      if (owned !== undefined && registeredHandles.has(owned)) {
+        throw new Error(`skill provider "${provider.name}" is already registered (a provider object serves one registration at a time: unregister it first, or create another)`)
+      }
+      // The native half refuses a disposed handle itself; a JS wrapper says so here.
+      if (handle === undefined && provider[kDisposed] === true) {
+        throw new Error(`skill provider "${provider.name}" was disposed and cannot be registered again (create a new provider)`)
       }
       const layerArgs = this.#layerArgs(scope)
       const [registered, layer] = handle
@@ -276,8 +285,8 @@ class SkillRegistry {
         : this.#native.registerExternal(provider.name, ...layerArgs)
       slot = registered
       if (scope !== undefined) this.#layers.set(scope, layer)
-      if (handle) registeredHandles.add(handle)
-      this.#providers.set(slot, { provider, name: provider.name, controller, handle, scope, waiters: new Set() })
+      if (owned !== undefined) registeredHandles.add(owned)
+      this.#providers.set(slot, { provider, name: provider.name, controller, handle, owned, scope, waiters: new Set() })
       // Only once registered: a failed attempt must not touch a live registration.
       provider[kAttach]?.(control)
     } catch (thrown) {
@@ -300,7 +309,7 @@ class SkillRegistry {
   #unregister(slot) {
     const record = this.#providers.get(slot)
     this.#providers.delete(slot)
-    if (record?.handle) registeredHandles.delete(record.handle)
+    if (record?.owned !== undefined) registeredHandles.delete(record.owned)
     this.#native.unregister(slot)
     // Release every lookup still waiting on this provider.
     if (record !== undefined) {
