@@ -87,6 +87,7 @@ describe('scoped presets through the Cordis service', () => {
     await ctx.plugin(SkillRegistry, { scopes: scope })
     const team = scope.createScope({ name: 'team' })
     const agent = scope.createScope({ name: 'agent', parent: team })
+    let refused: unknown
     const other = scope.createScope({ name: 'other' })
     await scoped(ctx, team).plugin({
       inject: ['skills'],
@@ -101,6 +102,12 @@ describe('scoped presets through the Cordis service', () => {
         ctx.skills.register({ name: 'notes', description: 'Agent notes.', content: 'Notes.', source: 'runtime' })
         // An explicit scope wins over the caller's: `undefined` is the global layer.
         ctx.skills.register({ name: 'shared', description: 'Shared.', content: 'Shared.', source: 'runtime' }, { scope: undefined })
+        // Anything but a scope key or `undefined` is refused, as by a plain registry.
+        try {
+          ctx.skills.register({ name: 'nil', description: 'Nil.', content: 'Nil.', source: 'runtime' }, { scope: null as never })
+        } catch (error) {
+          refused = error
+        }
       },
     })
     await scoped(ctx, other).plugin({
@@ -109,6 +116,7 @@ describe('scoped presets through the Cordis service', () => {
         ctx.skills.register({ name: 'other', description: 'Other.', content: 'Other.', source: 'runtime' })
       },
     })
+    expect(String(refused)).toMatch(/^TypeError: .*options\.scope must be a scope key/)
     expect(await view(ctx)).toEqual(['shared: Shared.'])
     expect(await view(ctx, { scope: team })).toEqual(['shared: Shared.', 'style: Team style.'])
     expect(await view(ctx, { scope: agent })).toEqual(['notes: Agent notes.', 'shared: Shared.', 'style: Agent style.'])

@@ -6,7 +6,6 @@ const { SkillRegistry } = require('../registry.js')
 const { SERVICE_NAME, CHANGE_EVENT, createLogger, emitChange } = require('./util.js')
 
 const kRegistry = Symbol('dsh-skill-native.cordis.registry')
-const kLogger = Symbol('dsh-skill-native.cordis.logger')
 
 /**
  * The scope a registration belongs to: `options.scope` when the caller names
@@ -17,13 +16,12 @@ const kLogger = Symbol('dsh-skill-native.cordis.logger')
  * @returns {{ scope: object } | undefined} the registry's registration options
  */
 function registrationScope(registry, ctx, options) {
-  let scope
+  // Given explicitly: the registry checks it (`null` is refused there, as in a plain registry).
   if (options !== null && typeof options === 'object' && 'scope' in options) {
-    scope = options.scope
-  } else {
-    const scopes = registry.scopes
-    if (scopes !== null && typeof scopes === 'object' && typeof scopes.scopeOf === 'function') scope = scopes.scopeOf(ctx)
+    return options.scope === undefined ? undefined : { scope: options.scope }
   }
+  const scopes = registry.scopes
+  const scope = scopes !== null && typeof scopes === 'object' && typeof scopes.scopeOf === 'function' ? scopes.scopeOf(ctx) : undefined
   return scope === undefined || scope === null ? undefined : { scope }
 }
 
@@ -78,7 +76,6 @@ function createSkillService({ cordis: { Service }, Schema }) {
       if (scopes !== undefined) options.scopes = scopes
       const registry = new SkillRegistry(options)
       this[kRegistry] = registry
-      this[kLogger] = logger
       const service = this
       ctx.effect(() => registry.onChange(() => emitChange(ctx, service, logger)), `${CHANGE_EVENT} bridge`)
     }
