@@ -147,6 +147,39 @@ describe('watch', () => {
   })
 })
 
+describe('watch warnings', () => {
+  it('names a skill broken by a change, each time it breaks again', async () => {
+    const project = temps.make()
+    fs.mkdirSync(path.join(project, '.git'))
+    const skills = path.join(project, '.agents', 'skills')
+    write(path.join(skills, 'stays.md'), skillText('stays', 'Unchanged.'))
+    const bundle = path.join(skills, 'bund', 'SKILL.md')
+    write(bundle, skillText('bund', 'Bundle.'))
+    const empty = temps.make()
+    const replace = (text: string) => {
+      write(`${bundle}.tmp`, text)
+      fs.renameSync(`${bundle}.tmp`, bundle)
+    }
+    const broken = `---\nname: bund\ndescription: [broken\n---\nBody.\n`
+    const watched = spawnWatch(project, ['--dsh-home', empty, '--agents-home', empty], env)
+    const { out, until } = watched
+    const named = () => out.stderr.split('\n').filter((line) => line.includes(bundle) && line.includes('skipped')).length
+    try {
+      await until(() => out.stdout.includes('# initial catalog'), 'the initial catalog')
+      replace(broken)
+      await until(() => named() === 1, 'the first break, named')
+      replace(skillText('bund', 'Bundle, fixed.'))
+      await until(() => /# added: bund/.test(out.stdout), 'the fixed skill')
+      replace(broken)
+      await until(() => named() === 2, 'the second break, named again')
+    } finally {
+      watched.child.kill('SIGINT')
+    }
+    expect(await watched.exited).toBe(130)
+    expect(out.stderr).not.toMatch(/skill files? skipped \(each one/)
+  })
+})
+
 describe('dsh-skills completion', () => {
   const hasShell = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).status === 0
   /** A `dsh-skills` on PATH (the completions call it for skill names). */

@@ -106,18 +106,22 @@ class Session {
     this.catalog = catalog
     this.io = io
     this.options = options
-    /** Each distinct warning the library logged, in order (watch re-lists on every change). */
+    /** The warnings the library logged, in order, each once per report (watch re-lists on every change). */
     this.warnings = []
     /** How many of them `reportWarnings` printed. */
     this.reported = 0
     /** Whether the roots come from the caller (`demo`), not from the command line and the home directory. */
     this.configured = mode.config !== undefined
-    const seen = new Set()
+    // A warning logged again before the next report, or again right after the
+    // report that printed it (a problem that stayed), is not new; one that
+    // went away for a report and came back is (`watch`: a skill broken again).
+    this.logged = new Set()
+    this.lastLogged = new Set()
     const logger = {
       warn: (message) => {
-        if (seen.has(message)) return
-        seen.add(message)
-        this.warnings.push(message)
+        if (this.logged.has(message)) return
+        this.logged.add(message)
+        if (!this.lastLogged.has(message)) this.warnings.push(message)
       },
     }
     if (!mode.config && !options.quiet) checkDirOptions(options, (message) => io.err.warning(message))
@@ -145,12 +149,15 @@ class Session {
    * Print the warnings logged since the last call on stderr (nothing with
    * `--quiet`): see `warnings.js`.
    * @param {string[]} [covered] kinds the command's own summary already counts
+   * @param {{ verbose?: boolean }} [how] `verbose: true` prints every line, as `--verbose` does
    */
-  reportWarnings(covered) {
+  reportWarnings(covered, how = {}) {
     const fresh = this.warnings.slice(this.reported)
     this.reported = this.warnings.length
+    this.lastLogged = this.logged
+    this.logged = new Set()
     if (this.options.quiet || fresh.length === 0) return
-    printWarnings(fresh, this.io.err, { verbose: this.options.verbose, covered })
+    printWarnings(fresh, this.io.err, { verbose: this.options.verbose || how.verbose === true, covered })
   }
 
   lookup() {

@@ -4,7 +4,7 @@
 
 const { firstLine } = require('../errors.js')
 const { shown } = require('../format.js')
-const { layout, renderCatalog, entriesByName, catalogChanges } = require('../catalog-view.js')
+const { layout, entriesByName, catalogChanges } = require('../catalog-view.js')
 
 /** Exit codes of a process ended by a signal: 128 + the signal's number. */
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 }
@@ -29,6 +29,8 @@ async function run(session) {
   let running = false
   let again = false
   let stopped = false
+  /** Whether the first refresh's warnings were reported (later ones come one change at a time). */
+  let reported = false
 
   const refresh = async () => {
     if (running) {
@@ -41,33 +43,30 @@ async function run(session) {
         again = false
         const snapshot = await session.snapshot()
         if (stopped) return
+        const shape = layout(options)
         const plan = catalog.planCatalogStep({
           snapshot,
           visibleDigest,
           published,
-          ...(options.budget === undefined
-            ? { maxLength: options.maxLength }
-            : { maxLength: options.maxLength, budget: options.budget, pinned: options.pinned }),
+          ...(typeof shape === 'object' ? shape : { maxLength: shape }),
         })
         if (plan.kind !== 'initial' && plan.kind !== 'replacement') continue
-        const { digest } = renderCatalog(session, snapshot.skills)
+        const { digest, text } = plan
         const entries = entriesByName(session, snapshot.skills)
         const changes = catalogChanges(visibleEntries, entries)
         if (options.json) {
           io.stdout.write(`${JSON.stringify({ kind: plan.kind, digest, ...changes })}\n`)
         } else {
-          const message =
-            plan.kind === 'initial'
-              ? catalog.renderCatalogMessage(snapshot.skills, layout(options))
-              : catalog.renderCatalogUpdate(snapshot.skills, layout(options))
           const changed = plan.kind === 'initial' ? '' : changeLines(changes)
-          io.out.text(`# ${plan.kind} catalog, digest ${digest}\n${changed}${message}\n\n`)
+          io.out.text(`# ${plan.kind} catalog, digest ${digest}\n${changed}${text}\n\n`)
         }
         published = true
         visibleDigest = digest
         visibleEntries = entries
       } while (again && !stopped)
-      session.reportWarnings()
+      // After the first catalog, what a change broke is named in full.
+      session.reportWarnings(undefined, { verbose: reported })
+      reported = true
     } catch (error) {
       io.err.line(`dsh-skills: catalog refresh failed: ${firstLine(error)}`)
     } finally {
