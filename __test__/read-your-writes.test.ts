@@ -316,7 +316,7 @@ describe.skipIf(process.platform !== 'linux')('read-your-writes', () => {
     const published = w.changes()
     const deadline = Date.now() + 10_000
     while (diagnostics(w.provider).publications === 0 || w.changes() === published) {
-      if (Date.now() > deadline) break
+      if (Date.now() > deadline) throw new Error('the burst was not published within 10 s')
       await new Promise((resolve) => setTimeout(resolve, 5))
     }
     const elapsed = performance.now() - start

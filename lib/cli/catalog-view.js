@@ -43,13 +43,12 @@ function budgetLine(budget, report) {
 }
 
 /**
- * The lines under the budget line, one per source, when the report has a
- * per-source breakdown (`report.bySource`): how each source's skills fared.
- * @param {{ bySource?: Record<string, { total: number, full: number, shortened: number, nameOnly: number, omitted: number }> }} report
+ * The lines under the budget line, one per source (`report.bySource`): how
+ * each source's skills fared.
+ * @param {{ bySource: Record<string, { total: number, full: number, shortened: number, nameOnly: number, omitted: number }> }} report
  */
 function bySourceLines(report) {
-  const bySource = report && typeof report.bySource === 'object' && report.bySource !== null ? report.bySource : {}
-  return Object.entries(bySource).map(([source, counts]) => {
+  return Object.entries(report.bySource).map(([source, counts]) => {
     const parts = [`${counts.full} in full`]
     if (counts.shortened) parts.push(`${counts.shortened} shortened`)
     if (counts.nameOnly) parts.push(`${counts.nameOnly} by name only`)

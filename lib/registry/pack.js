@@ -1,15 +1,12 @@
 'use strict'
-// Packing: how JS objects reach the validation rules, which all live in Rust
-// (`skill_core::model::host`, `skill_core::overrides`).
-
-const { describeError } = require('../util.js')
-
 // Packing: how JS objects reach the validation rules (all of them in Rust,
-// `skill_core::model::host`). Each object's fields are read once; Rust gets
+// `skill_core::model::host`, `skill_core::overrides`). Each object's fields are read once; Rust gets
 // one type tag per field, the ranks, the names back to back, and the few
 // repeated strings (source, provider, resourceBase.kind) interned.
 // Descriptions, locators, metadata, paths and bodies never leave JS (the rules
 // only need to know a description is a non-empty string).
+
+const { describeError } = require('../util.js')
 
 // Field order and tags mirror `Field` and `Tag` in skill_core::model::host.
 const FIELDS = 18
@@ -77,10 +74,6 @@ function isPlainObject(value) {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
-/**
- * Packed records (see skill_core::model::host::Records): per item, one tag per
- * field, its rank, its name, and refs to its interned strings.
- */
 // Column buffers reused from one packing to the next (the native side reads
 // them synchronously and keeps nothing), so packing does not allocate and free
 // external memory every time. Lists longer than this get their own.
@@ -455,8 +448,6 @@ function packOrThrow(items, withContent, what) {
 
 
 module.exports = {
-  tagOf,
-  pack,
   packTexts,
   packRules,
   packListing,

@@ -167,8 +167,6 @@ function describe(value) {
 }
 
 module.exports = {
-  MAX_SCOPE_CHAIN,
-  SCOPE_ALONE,
   defaultResolver,
   checkResolver,
   scopeOption,
