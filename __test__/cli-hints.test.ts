@@ -110,6 +110,24 @@ describe('list ends with a summary line', () => {
   })
 })
 
+describe('fix hints for the parser limits and escaped names', () => {
+  it('name the limit that refused the frontmatter, and suggest no name made of escapes', () => {
+    const { project, run } = setup()
+    const skills = path.join(project, '.agents', 'skills')
+    write(path.join(skills, 'evil', 'SKILL.md'), '---\nname: "evil\\nname\\u202e"\ndescription: Evil.\n---\n')
+    const anchors = ['a: &a [x, x, x, x, x, x, x, x, x, x]', ...Array.from({ length: 12 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`)]
+    write(path.join(skills, 'bomb.md'), `---\nname: bomb\ndescription: Bomb.\n${anchors.join('\n')}\n---\n`)
+    write(path.join(skills, 'deep.md'), `---\nname: deep\ndescription: Deep.\nx: ${'['.repeat(200)}${']'.repeat(200)}\n---\n`)
+    const doctor = run(['doctor'])
+    expect(doctor.code).toBe(1)
+    const after = (file: string) => doctor.stdout.slice(doctor.stdout.indexOf(file)).split('\n').slice(0, 4).join('\n')
+    expect(after(path.join('evil', 'SKILL.md'))).toContain('fix: a name is lowercase letters and digits')
+    expect(doctor.stdout).not.toMatch(/did you mean/)
+    expect(after('bomb.md')).toMatch(/excessive alias count[^]*fix: use each YAML anchor/)
+    expect(after('deep.md')).toMatch(/nest deeper than 128 levels[^]*fix: flatten the frontmatter/)
+  })
+})
+
 describe('show and explain on a broken skill', () => {
   it('say it is broken, where, why and the fix', () => {
     const { project, run } = setup()

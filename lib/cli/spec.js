@@ -158,7 +158,7 @@ const COMMANDS = {
     run: handler('list'),
   },
   catalog: {
-    summary: 'the exact model-facing catalog message and its sha256 digest',
+    summary: 'the model-facing catalog message and its sha256 digest (characters that hide or reorder text shown escaped; --json is byte-exact)',
     options: [...ROOTS, ...OVERRIDES, ...LAYOUT, 'json', 'quiet', 'verbose'],
     json: '{ complete, message, entries, digest } (and report with --budget), byte-exact',
     run: handler('catalog'),

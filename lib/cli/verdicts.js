@@ -42,6 +42,10 @@ const FIXES = [
     /^frontmatter key `modelInvocable` is no longer supported/,
     () => 'replace `modelInvocable: false` with `disable-model-invocation: true` (or drop it: both are allowed by default)',
   ],
+  // The parser's limits (reported as invalid YAML): a different fix than a typo.
+  [/excessive alias count/, () => 'use each YAML anchor (`&name`) only a few times: write the repeated part out, or drop the aliases (`*name`)'],
+  [/collections nest deeper than \d+ levels/, () => 'flatten the frontmatter: a skill needs `key: value` lines, not deeply nested lists or maps'],
+  [/directives \(`%` lines\)/, () => 'drop the `%` directive lines: a skill frontmatter needs none'],
   [
     /^invalid YAML frontmatter/,
     () => 'fix the YAML at the line and column given; quote a value that holds `: ` or ` #`, or starts with a character YAML reserves (`[ { * & ! | > % @`)',
@@ -124,7 +128,9 @@ function classify(file, root, isSkillName, taken = new Map()) {
   }
   const kebab = NOT_KEBAB.exec(reason)
   if (kebab) {
-    const suggestion = kebabCase(kebab[1])
+    // A name the library had to escape (a control or invisible character) is
+    // no misspelling: its escapes would make a nonsense suggestion.
+    const suggestion = kebab[1].includes('\\') ? '' : kebabCase(kebab[1])
     if (suggestion && isSkillName(suggestion)) hints.push(nameHint(suggestion, taken, (name) => `did you mean ${name}?`))
     else hints.push('fix: a name is lowercase letters and digits, words joined by single dashes (`pdf-tools`)')
   } else if (/^frontmatter field `name` (is required|must be a non-empty string)/.test(reason)) {
