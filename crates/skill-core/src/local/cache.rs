@@ -17,7 +17,7 @@
 //! the reason a file is not one); absence and I/O failures never are.
 
 use super::discover::{
-    bytes_outcome, may_persist, read_outcome, same_failure, ReadOutcome, REPEATED,
+    decode, may_persist, over_cap, read_outcome, same_failure, text_outcome, ReadOutcome, REPEATED,
 };
 use super::fs::{FileRead, FileStamp, SkillFs, StampedRead, TIMESTAMP_GRANULARITY};
 use crate::frontmatter::ParsedSkill;
@@ -220,19 +220,25 @@ impl ParseCache {
             self.misses.fetch_add(1, Ordering::Relaxed);
             return read_outcome(Ok(read), cap);
         };
+        // The cap applies to the file's bytes, before decoding.
+        if bytes.len() as u64 > cap {
+            self.misses.fetch_add(1, Ordering::Relaxed);
+            self.forget(path);
+            return over_cap(cap);
+        }
         // The text as it is parsed (bytes that are not UTF-8 replaced), so
         // that the body's place is found in it.
-        let bytes = match String::from_utf8_lossy(&bytes) {
-            std::borrow::Cow::Borrowed(_) => bytes,
-            std::borrow::Cow::Owned(text) => text.into_bytes(),
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(invalid) => decode(invalid.as_bytes()).into_owned(),
         };
         // The file as read is the file the stamp stands for: reuse the parse.
         match hit {
             Some(Kept::Parsed { skill, body: range }) => {
-                if let Some(text) = bytes.get(range).and_then(|b| std::str::from_utf8(b).ok()) {
+                if let Some(body) = text.get(range) {
                     self.hits.fetch_add(1, Ordering::Relaxed);
                     let mut parsed = without_body(&skill);
-                    parsed.body = text.to_string();
+                    parsed.body = body.to_string();
                     return ReadOutcome::Parsed(parsed);
                 }
             }
@@ -243,10 +249,10 @@ impl ParseCache {
             None => {}
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let outcome = bytes_outcome(&bytes, cap);
+        let outcome = text_outcome(&text);
         match stamp {
             Some(stamp) if stamp.settled_before(read_at, self.granularity) => {
-                self.keep(path, stamp, &bytes, &outcome);
+                self.keep(path, stamp, text.as_bytes(), &outcome);
             }
             Some(_) => self.forget(path),
             None => {}
@@ -341,6 +347,7 @@ impl ParseCache {
 
 #[cfg(test)]
 mod tests {
+    use super::super::discover::bytes_outcome;
     use super::*;
 
     #[test]

@@ -125,14 +125,36 @@ pub(crate) fn read_outcome(read: std::io::Result<FileRead>, cap: u64) -> ReadOut
 /// What the bytes of a skill file mean (at most `cap` of them are valid).
 pub(crate) fn bytes_outcome(bytes: &[u8], cap: u64) -> ReadOutcome {
     if bytes.len() as u64 > cap {
-        return ReadOutcome::Invalid(format!(
-            "file is larger than maxSkillFileBytes (more than {cap} bytes)"
-        ));
+        return over_cap(cap);
     }
-    // Bytes that are not UTF-8 become U+FFFD, one per maximal invalid
-    // sequence, as Node decodes `utf8` (the TypeScript provider's reads and
-    // a host filesystem service's `readText`): both paths read the same text.
-    parse_skill_text(&String::from_utf8_lossy(bytes), cap)
+    text_outcome(&decode(bytes))
+}
+
+/// The outcome of a file of more than `cap` bytes.
+pub(crate) fn over_cap(cap: u64) -> ReadOutcome {
+    ReadOutcome::Invalid(format!(
+        "file is larger than maxSkillFileBytes (more than {cap} bytes)"
+    ))
+}
+
+/// The text of a skill file's bytes. Bytes that are not UTF-8 become U+FFFD,
+/// one per maximal invalid sequence, as Node decodes `utf8` (the TypeScript
+/// provider's reads and a host filesystem service's `readText`): both paths
+/// read the same text. The size cap applies to the bytes, before this: a
+/// replacement takes 3 bytes, so the text may be longer than the file.
+pub(crate) fn decode(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(bytes)
+}
+
+/// Parse the text of a skill file that passed the size cap.
+pub(crate) fn text_outcome(text: &str) -> ReadOutcome {
+    if text.is_empty() {
+        return ReadOutcome::Invalid("empty file".into());
+    }
+    match frontmatter::parse(text) {
+        Ok(p) => ReadOutcome::Parsed(p),
+        Err(e) => ReadOutcome::Invalid(e.to_string()),
+    }
 }
 
 /// The outcome for a path that is not a regular file (links followed).
@@ -143,19 +165,14 @@ pub fn not_regular(kind: EntryKind) -> ReadOutcome {
     })
 }
 
-/// Parse the text of a skill file: the size cap (in UTF-8 bytes), then the
-/// frontmatter.
+/// Parse the text of a skill file given as text (a filesystem service's
+/// `readText`, whose bytes are not known): the size cap (in UTF-8 bytes of
+/// the text), then the frontmatter.
 pub fn parse_skill_text(text: &str, cap: u64) -> ReadOutcome {
-    if text.is_empty() {
-        return ReadOutcome::Invalid("empty file".into());
-    }
-    if text.len() as u64 > cap {
+    if !text.is_empty() && text.len() as u64 > cap {
         return ReadOutcome::Invalid(too_large(text.len() as u64, cap));
     }
-    match frontmatter::parse(text) {
-        Ok(p) => ReadOutcome::Parsed(p),
-        Err(e) => ReadOutcome::Invalid(e.to_string()),
-    }
+    text_outcome(text)
 }
 
 fn too_large(len: u64, cap: u64) -> String {

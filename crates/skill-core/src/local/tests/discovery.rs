@@ -182,6 +182,44 @@ fn bad_files_are_skipped_and_siblings_load() {
 }
 
 #[test]
+fn the_size_cap_counts_the_file_bytes_not_the_decoded_text() {
+    let env = Env::new();
+    let root = env.user_agents();
+    fs::create_dir_all(&root).expect("mkdir");
+    // 100 bytes that are not UTF-8 become 100 U+FFFD (300 bytes of text):
+    // a file under the cap stays under it.
+    let mut bytes = b"---\nname: latin\ndescription: d\n---\n".to_vec();
+    bytes.extend(std::iter::repeat_n(0xe9, 100));
+    fs::write(root.join("latin.md"), &bytes).expect("write");
+    let mut over = bytes.clone();
+    over.extend(std::iter::repeat_n(b'x', 200 - bytes.len() + 1));
+    fs::write(root.join("over.md"), &over).expect("write");
+    let provider = env.provider_with(LocalOptions {
+        max_skill_file_bytes: Some(200.0),
+        ..env.options()
+    });
+    assert!(bytes.len() <= 200);
+    for round in 0..2 {
+        let d = provider.discover(&ctx(None));
+        assert_eq!(
+            names(&d),
+            pairs(&[("latin", "user-agents")]),
+            "round {round}"
+        );
+        let joined = d.warnings.join("\n");
+        if round == 0 {
+            assert!(
+                joined.contains("over.md skipped: file is larger than maxSkillFileBytes"),
+                "{joined}"
+            );
+        }
+        let c = d.observation.candidates[0].clone();
+        let def = provider.load(&c, None).expect("load").expect("present");
+        assert_eq!(def.content, "\u{fffd}".repeat(100));
+    }
+}
+
+#[test]
 fn capped_reads_return_the_file_whatever_size_was_seen() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("f.md");
