@@ -194,7 +194,7 @@ impl LocalProvider {
 
     /// The project root of `cwd` (`None` without a `cwd`).
     pub fn project_root(&self, cwd: Option<&Path>) -> Option<PathBuf> {
-        cwd.map(|cwd| roots::project_root(self.fs.as_ref(), &make_absolute(cwd)))
+        cwd.map(|cwd| roots::project_root(self.fs.as_ref(), &roots::normalize(cwd)))
     }
 
     /// The project of a lookup from `cwd`: its project root and the scope
@@ -204,7 +204,7 @@ impl LocalProvider {
         if !self.config.has_project_roots() {
             return None;
         }
-        let cwd = make_absolute(cwd?);
+        let cwd = roots::normalize(cwd?);
         let root = roots::project_root(self.fs.as_ref(), &cwd);
         Some(Project::new(&self.config, root, Some(&cwd)))
     }
@@ -326,7 +326,7 @@ impl LocalProvider {
                 Project::new(
                     &self.config,
                     make_absolute(root),
-                    cwd.map(make_absolute).as_deref(),
+                    cwd.map(roots::normalize).as_deref(),
                 )
             });
         self.confine(path, project.as_ref())
@@ -356,7 +356,7 @@ impl LocalProvider {
             observer.catch_up();
         }
         let Some(cwd) = cwd else { return };
-        let cwd = make_absolute(cwd);
+        let cwd = roots::normalize(cwd);
         let Some(known) = self.lookups.project_of(&cwd) else {
             return;
         };
@@ -450,7 +450,7 @@ impl LocalProvider {
     }
 
     fn run_scan(&self, ctx: &LookupContext) -> (Option<PathBuf>, Scan, bool) {
-        let cwd = ctx.cwd.as_deref().map(make_absolute);
+        let cwd = ctx.cwd.as_deref().map(roots::normalize);
         let (project, roots) = self.roots(cwd.as_deref());
         if let Some(project) = &project {
             self.lookups.record(cwd.as_deref(), project);

@@ -23,7 +23,8 @@ use super::discover::{self, file_outcome, parse_skill_text, FileScan, Item, Scan
 use super::fs::{EntryKind, SkillFs};
 use super::order::sort_by_name;
 use super::{
-    make_absolute, FileOutcome, LocalProvider, Project, ReadOutcome, RootSpec, RootStatus, Source,
+    make_absolute, roots, FileOutcome, LocalProvider, Project, ReadOutcome, RootSpec, RootStatus,
+    Source,
 };
 use crate::cancel::CancelToken;
 use std::path::{Path, PathBuf};
@@ -130,7 +131,7 @@ pub struct Probe {
 /// first whose `.git` resolves and stats to something is the project root; a
 /// failed probe means "not here". None found: `cwd` (the first `dir`).
 pub fn project_probes(cwd: &Path) -> Vec<Probe> {
-    make_absolute(cwd)
+    roots::normalize(cwd)
         .ancestors()
         .map(|dir| Probe {
             dir: dir.to_path_buf(),
@@ -260,7 +261,7 @@ impl LocalProvider {
         project_root: Option<&Path>,
         cwd: Option<&Path>,
     ) -> ServiceScan {
-        let cwd = cwd.map(make_absolute);
+        let cwd = cwd.map(roots::normalize);
         let project = project_root
             .filter(|_| self.config.has_project_roots())
             .map(|root| Project::new(&self.config, make_absolute(root), cwd.as_deref()));

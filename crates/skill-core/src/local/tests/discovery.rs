@@ -401,3 +401,26 @@ fn missing_roots_and_file_roots_are_empty() {
         diag.roots
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_lookup_cwd_is_resolved_lexically_as_the_registry_keys_it() {
+    // `<a>/link/..` names `<a>` (as Node's `path.resolve` and the registry's
+    // cache key read it), not the parent of the link's target.
+    let env = Env::new();
+    let a = env.root().join("a");
+    let elsewhere = env.root().join("elsewhere");
+    for (project, name) in [(&a, "from-a"), (&elsewhere, "from-elsewhere")] {
+        fs::create_dir_all(project.join(".git")).expect("mkdir");
+        flat(&project.join(".dsh/skills"), &format!("{name}.md"), name);
+    }
+    fs::create_dir_all(elsewhere.join("deep")).expect("mkdir");
+    std::os::unix::fs::symlink(elsewhere.join("deep"), a.join("link")).expect("symlink");
+    let provider = env.provider();
+    let via_link = a.join("link").join("..");
+    for cwd in [&a, &via_link] {
+        assert_eq!(provider.project_root(Some(cwd)), Some(a.clone()), "{cwd:?}");
+        let d = provider.discover(&ctx(Some(cwd)));
+        assert_eq!(names(&d), pairs(&[("from-a", "project-dsh")]), "{cwd:?}");
+    }
+}
