@@ -96,6 +96,13 @@ pub enum RegistryError {
         "skill provider \"{0}\" was disposed and cannot be registered again (create a new provider)"
     )]
     Disposed(String),
+    /// The native provider object is registered already (in any layer): it
+    /// holds one registration's invalidator, so a second one would never be
+    /// invalidated by its watcher.
+    #[error(
+        "skill provider \"{0}\" is already registered (a provider object serves one registration at a time: unregister it first, or create another)"
+    )]
+    AlreadyRegistered(String),
 }
 
 type Hook = Box<dyn Fn() + Send + Sync>;
@@ -193,8 +200,9 @@ impl Registry {
     }
 
     /// Register a provider by name in the layer `target` names. Names are
-    /// unique per layer; a disposed native provider is refused. Native
-    /// providers are attached to an invalidator for this exact registration.
+    /// unique per layer; a disposed native provider, or one registered here
+    /// already (in any layer), is refused. Native providers are attached to
+    /// an invalidator for this exact registration.
     pub fn register_provider_in(
         &self,
         target: Target<'_>,
@@ -212,6 +220,15 @@ impl Registry {
         }
         let registered = {
             let mut state = lock(&self.shared);
+            if let Some(native) = &native {
+                let registered = state.layers().flat_map(|l| &l.providers);
+                if registered
+                    .filter_map(|p| p.native.as_ref())
+                    .any(|other| Arc::ptr_eq(other, native))
+                {
+                    return Err(RegistryError::AlreadyRegistered(name.to_string()));
+                }
+            }
             let existing = existing_layer(&state, target);
             if let Some(layer) = existing.and_then(|id| state.layer(id)) {
                 if layer.providers.iter().any(|p| p.name == name) {

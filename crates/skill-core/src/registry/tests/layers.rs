@@ -141,6 +141,33 @@ fn provider_names_are_unique_per_layer_and_errors_name_the_scope() {
 }
 
 #[test]
+fn a_native_provider_object_serves_one_registration() {
+    let r = Registry::new(4).expect("registry");
+    let fake = Arc::new(Fake::default());
+    let first = r
+        .register_provider_in(Target::Global, "fake", Some(fake.clone()))
+        .expect("first");
+    let generation = r.generation();
+    // Under another name, in another layer: still the same object.
+    for target in [Target::Global, scope("#1")] {
+        assert_eq!(
+            r.register_provider_in(target, "other", Some(fake.clone())),
+            Err(RegistryError::AlreadyRegistered("other".into()))
+        );
+    }
+    assert_eq!(r.generation(), generation);
+    assert_eq!(r.layers(), [GLOBAL_LAYER]);
+    // The first registration keeps its invalidator.
+    let held = fake.invalidator.lock().expect("lock").clone();
+    assert!(held.is_some_and(|i| i.invalidate()));
+    assert!(r.unregister_provider(first.id));
+    let again = r
+        .register_provider_in(scope("#1"), "fake", Some(fake.clone()))
+        .expect("free again once unregistered");
+    assert!(r.unregister_provider(again.id));
+}
+
+#[test]
 fn a_disposed_native_provider_is_refused() {
     let r = Registry::new(4).expect("registry");
     let fake = Arc::new(Fake::default());
