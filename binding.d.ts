@@ -151,8 +151,14 @@ export declare class NativeLocalProvider {
    */
   close(): void
   /**
+   * Tell V8 what this provider holds now (external memory). The registry
+   * calls it when a lookup through it has read the disk, whose caches
+   * grow; this object's own calls do it themselves.
+   */
+  syncMemory(): void
+  /**
    * The native memory this provider holds (estimates) and what V8 was
-   * told about it. A diagnostic.
+   * last told about it (not updated by this call). A diagnostic.
    */
   memoryUse(): NativeMemoryUse
   /** Whether `close()` was called. */

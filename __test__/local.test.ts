@@ -12,6 +12,7 @@ const { LocalSkillProvider } = require('../lib/local.js') as {
   LocalSkillProvider: new (config?: LocalSkillProviderConfig) => LocalSkillProviderType
 }
 const { kNative, kOnDispose } = require('../lib/symbols.js') as { kNative: symbol; kOnDispose: symbol }
+const { SkillRegistry } = require('../index.js') as typeof import('../index')
 
 const temps: string[] = []
 
@@ -492,6 +493,25 @@ describe('lifecycle', () => {
     expect([disposed.parseCacheFiles, disposed.parseCacheBytes, disposed.warned]).toEqual([0, 0, 0])
     expect(disposed.totalBytes).toBe(fresh.totalBytes)
     expect(disposed.reportedBytes).toBe(disposed.totalBytes)
+  })
+
+  it('tells V8 what it holds after lookups through a registry too (the usual path)', async () => {
+    const l = layout({ watch: false })
+    for (let i = 0; i < 20; i++) write(path.join(l.home, `.agents/skills/s${i}/SKILL.md`), skill(`s${i}`))
+    write(path.join(l.home, '.agents/skills/broken.md'), 'no frontmatter\n')
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const provider = registry.registerLocalProvider(l.config)
+    type Memory = { warned: number; totalBytes: number; reportedBytes: number }
+    const native = (provider as unknown as Record<symbol, { memoryUse(): Memory }>)[kNative]
+    const fresh = native.memoryUse()
+    expect(fresh.reportedBytes).toBe(fresh.totalBytes)
+    // The lookup remembers its cwd's project and the warning it logged.
+    await registry.snapshot({ cwd: l.root })
+    const listed = native.memoryUse()
+    expect(listed.warned).toBe(1)
+    expect(listed.totalBytes).toBeGreaterThan(fresh.totalBytes)
+    expect(listed.reportedBytes).toBe(listed.totalBytes)
+    await provider.dispose()
   })
 })
 

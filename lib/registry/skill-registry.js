@@ -414,6 +414,7 @@ class SkillRegistry {
     if (record === undefined) return undefined
     if (kind === KIND_NATIVE) {
       const loaded = await raceSignal(entry.catalog.loadNative(name, checkCwd(options?.cwd)), signal)
+      record.handle?.syncMemory()
       if (loaded.warning !== undefined) safeWarn(record.provider[kLogger] ?? this.#logger, loaded.warning)
       const definition = loaded.definition
       if (definition === undefined) return undefined
@@ -616,6 +617,7 @@ class SkillRegistry {
       const calls = external.map((slot) => this.#listExternal(slot, lookup, flight))
       const nativeList = hasNative ? collection.listNative() : NO_WARNINGS
       const [nativeWarnings, ...outcomes] = await Promise.all([nativeList, ...calls])
+      if (hasNative) this.#syncNativeMemory()
       if (flight.abandoned) return ABANDONED
       for (const { slot, message } of nativeWarnings) {
         safeWarn(this.#providers.get(slot)?.provider[kLogger] ?? this.#logger, message)
@@ -640,6 +642,14 @@ class SkillRegistry {
       if (entry.complete) this.#catalogs.set(finished.id, entry)
       return entry
     }
+  }
+
+  /**
+   * Tell V8 what the native providers hold now (external memory): their
+   * caches grow when a lookup through this registry reads the disk.
+   */
+  #syncNativeMemory() {
+    for (const record of this.#providers.values()) record.handle?.syncMemory()
   }
 
   /** One JS provider's `list()` for a flight; resolves to its outcome. */

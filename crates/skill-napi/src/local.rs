@@ -336,11 +336,18 @@ impl NativeLocalProvider {
         self.external.sync(&env, &self.inner);
     }
 
-    /// The native memory this provider holds (estimates) and what V8 was
-    /// told about it. A diagnostic.
+    /// Tell V8 what this provider holds now (external memory). The registry
+    /// calls it when a lookup through it has read the disk, whose caches
+    /// grow; this object's own calls do it themselves.
     #[napi(catch_unwind)]
-    pub fn memory_use(&self, env: Env) -> NativeMemoryUse {
+    pub fn sync_memory(&self, env: Env) {
         self.external.sync(&env, &self.inner);
+    }
+
+    /// The native memory this provider holds (estimates) and what V8 was
+    /// last told about it (not updated by this call). A diagnostic.
+    #[napi(catch_unwind)]
+    pub fn memory_use(&self) -> NativeMemoryUse {
         let m = self.inner.memory();
         NativeMemoryUse {
             parse_cache_files: u32::try_from(m.parse_cache_files).unwrap_or(u32::MAX),
