@@ -110,6 +110,26 @@ describe('list ends with a summary line', () => {
   })
 })
 
+describe('override flags that match nothing', () => {
+  it('are named with a warning, and a source no skill has gets a did-you-mean', () => {
+    const { project, run } = setup()
+    write(path.join(project, '.dsh', 'skills', 'deploy', 'SKILL.md'), skillText('deploy', 'Deploy.'))
+    write(path.join(project, '.agents', 'skills', 'code-review.md'), skillText('code-review', 'Review.'))
+    const typos = ['--off', 'project_dsh:deploy', '--user-only', 'nothing-*', '--model-only', 'deploys']
+    for (const command of ['list', 'doctor']) {
+      const result = run([command, ...typos, '--off', 'code-*', '--off', 'project-dsh:deploy'])
+      const warnings = result.stderr.split('\n').filter((line) => line.startsWith('dsh-skills: warning: --'))
+      expect(warnings, command).toEqual([
+        'dsh-skills: warning: --off project_dsh:deploy: no skill has source "project_dsh"; did you mean project-dsh?',
+        'dsh-skills: warning: --user-only nothing-*: it matches no skill',
+        'dsh-skills: warning: --model-only deploys: it matches no skill',
+      ])
+    }
+    // Quiet: none of them.
+    expect(run(['list', '-q', ...typos]).stderr).toBe('')
+  })
+})
+
 describe('fix hints for the parser limits and escaped names', () => {
   it('name the limit that refused the frontmatter, and suggest no name made of escapes', () => {
     const { project, run } = setup()

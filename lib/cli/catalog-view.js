@@ -3,7 +3,7 @@
 // message and report, the budget line, and catalog changes by skill name.
 
 const { UsageError } = require('./errors.js')
-const { closest, didYouMean } = require('./args.js')
+const { closest, didYouMean, overrideFlag } = require('./args.js')
 
 /** The catalog layout options given on the command line (`maxLength` alone without a budget). */
 function layout(options) {
@@ -105,6 +105,29 @@ async function warnUnknownPins(session, skills) {
   }
 }
 
+/**
+ * Warns about override flags (`--off`, `--user-only`, `--model-only`) that
+ * match no skill file that loads (winner or shadowed) in `files` (the
+ * provider's diagnosis): a typo in a script would otherwise do nothing
+ * silently. A source no skill has gets a did-you-mean.
+ * @param {{ outcome: string, name?: string, source?: string }[]} files
+ */
+async function warnUnmatchedOverrides(session, files) {
+  const { io, options } = session
+  if (options.quiet || !options.overrides.length) return
+  const loads = files.filter((file) => (file.outcome === 'loaded' || file.outcome === 'shadowed') && file.name !== undefined)
+  const sources = [...new Set(loads.map((file) => file.source))]
+  for (const rule of options.overrides) {
+    const pool = loads.filter((file) => rule.source === undefined || file.source === rule.source).map((file) => file.name)
+    const matched = !rule.name.includes('*') ? pool.filter((name) => name === rule.name) : await globMatches(session, rule.name, pool)
+    if (matched === undefined || matched.length > 0) continue
+    const flag = overrideFlag(rule)
+    const unknownSource = rule.source !== undefined && !sources.includes(rule.source)
+    const hint = unknownSource ? `: no skill has source "${rule.source}"${didYouMean(closest(rule.source, sources))}` : ': it matches no skill'
+    io.err.line(`dsh-skills: warning: ${flag}${hint}`)
+  }
+}
+
 /** Catalog entries by skill name (the model-visible line of each; a skill a budget left out has none). */
 function entriesByName(session, skills) {
   const entries = new Map()
@@ -124,6 +147,7 @@ function catalogChanges(before, after) {
 }
 
 module.exports = {
+  warnUnmatchedOverrides,
   layout,
   renderCatalog,
   budgetLine,

@@ -4,7 +4,7 @@
 const { json } = require('../format.js')
 const { overrideFlag } = require('../args.js')
 const { diagnose, countVerdicts, switchedOff, formatDoctor, addDepthHints } = require('../diagnosis.js')
-const { renderCatalog, warnUnknownPins, budgetLine, bySourceLines } = require('../catalog-view.js')
+const { renderCatalog, warnUnknownPins, warnUnmatchedOverrides, budgetLine, bySourceLines } = require('../catalog-view.js')
 const { unreadCompatRoots } = require('../hints.js')
 
 /**
@@ -36,6 +36,7 @@ async function run(session) {
   if (options.overrides.length) {
     snapshot = await session.snapshot()
     await addOverrides(session, diagnosis)
+    await warnUnmatchedOverrides(session, diagnosis.files)
     diagnosis.switchedOff = switchedOff(diagnosis, snapshot.skills)
   }
   diagnosis.notRead = await unreadCompatRoots(session)

@@ -5,6 +5,7 @@
 const { json, shown, invocationLabel } = require('../format.js')
 const { diagnose, countVerdicts, summary, switchedOff } = require('../diagnosis.js')
 const { unreadCompatRoots, unreadLine } = require('../hints.js')
+const { warnUnmatchedOverrides } = require('../catalog-view.js')
 
 async function run(session) {
   const { io, options } = session
@@ -27,6 +28,7 @@ async function run(session) {
   // The summary counts skipped and shadowed files: the warnings need not.
   session.reportWarnings(['skipped', 'shadowed'])
   const diagnosis = await diagnose(session)
+  await warnUnmatchedOverrides(session, diagnosis.files)
   const counts = countVerdicts(diagnosis.files)
   const pointer = counts.broken > 0 || snapshot.skills.length === 0 ? '; why: dsh-skills doctor' : ''
   io.err.line(`dsh-skills: ${summary(counts, switchedOff(diagnosis, snapshot.skills))}${pointer}`)
