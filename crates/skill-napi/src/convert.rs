@@ -64,40 +64,6 @@ pub fn set_summary_fields(env: &Env, obj: &mut Object<'_>, summary: &SkillSummar
     Ok(())
 }
 
-/// A `SkillSummary` object.
-#[allow(dead_code)] // used by the registry binding
-pub fn summary_to_js<'e>(env: &'e Env, summary: &SkillSummary) -> Result<Object<'e>> {
-    let mut obj = Object::new(env)?;
-    set_summary_fields(env, &mut obj, summary)?;
-    Ok(obj)
-}
-
-#[allow(dead_code)] // used by the registry binding
-/// A `SkillCandidate` object. The opaque `locator` is `{ path }` for a
-/// [`Locator::None`] candidate that has a path (native providers), the index
-/// for [`Locator::Index`], else `undefined`.
-pub fn candidate_to_js<'e>(env: &'e Env, candidate: &Candidate) -> Result<Object<'e>> {
-    let mut obj = Object::new(env)?;
-    set_summary_fields(env, &mut obj, &candidate.summary)?;
-    obj.set("rank", candidate.rank)?;
-    match (&candidate.locator, &candidate.path) {
-        (Locator::Index(i), _) => obj.set("locator", *i)?,
-        (Locator::None, Some(path)) => {
-            let mut locator = Object::new(env)?;
-            locator.set("path", path.as_str())?;
-            obj.set("locator", locator)?;
-        }
-        (Locator::None, None) => obj.set("locator", ())?,
-    }
-    if let Some(path) = &candidate.path {
-        obj.set("path", path.as_str())?;
-    }
-    if let Some(m) = &candidate.metadata {
-        obj.set("metadata", metadata_to_js(env, m)?)?;
-    }
-    Ok(obj)
-}
-
 /// A `SkillDefinition` object.
 pub fn definition_to_js<'e>(env: &'e Env, definition: &SkillDefinition) -> Result<Object<'e>> {
     let mut obj = Object::new(env)?;
@@ -168,8 +134,10 @@ fn type_name(t: ValueType) -> &'static str {
     }
 }
 
-/// Serialisable view of a [`Candidate`] with the `SkillCandidate` field names
-/// (the `locator` is `{ path }`, as in [`candidate_to_js`]).
+/// Serialisable view of a [`Candidate`] with the `SkillCandidate` field names.
+/// The opaque `locator` is `{ path }` for a [`Locator::None`] candidate that
+/// has a path (native providers), the index for [`Locator::Index`], else
+/// absent.
 #[derive(serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 struct CandidateJson<'a> {

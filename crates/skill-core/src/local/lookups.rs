@@ -1,7 +1,8 @@
 //! What recent lookups used: their projects (first-party mutations under
 //! their project roots invalidate, and `get()` may load from them), and the
-//! project root each `cwd` resolved to (checked again on a catalog cache hit,
-//! so a `.git` created or removed since is noticed).
+//! project root each `cwd` resolved to (checked again at the start of every
+//! lookup, before the catalog cache is consulted, so a `.git` created or
+//! removed since is noticed).
 
 use super::roots::Project;
 use lru::LruCache;

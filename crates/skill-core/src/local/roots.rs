@@ -143,11 +143,6 @@ impl RootSpec {
     pub fn affects(&self, path: &Path) -> bool {
         affects(&self.path, self.skips_system(), path)
     }
-
-    /// Whether `path` is a skill entry of this root (see [`is_entry`]).
-    pub fn is_entry(&self, path: &Path) -> bool {
-        is_entry(&self.path, self.skips_system(), path)
-    }
 }
 
 /// Whether a change at `path` can change the catalog of the root at `root`:
@@ -397,7 +392,10 @@ mod tests {
             "/h/.dsh/skills/.system.md",
             "/h/.dsh/skills/bundle/SKILL.md",
         ] {
-            assert!(root.is_entry(Path::new(yes)), "{yes}");
+            assert!(
+                is_entry(&root.path, root.skips_system(), Path::new(yes)),
+                "{yes}"
+            );
         }
         for no in [
             "/h/.dsh/skills",
@@ -415,9 +413,16 @@ mod tests {
             "/h/.dsh/skillsx/a.md",
             "/h/other.md",
         ] {
-            assert!(!root.is_entry(Path::new(no)), "{no}");
+            assert!(
+                !is_entry(&root.path, root.skips_system(), Path::new(no)),
+                "{no}"
+            );
         }
         let custom = RootSpec::new(PathBuf::from("/c"), Source::Custom);
-        assert!(custom.is_entry(Path::new("/c/.system/SKILL.md")));
+        assert!(is_entry(
+            &custom.path,
+            custom.skips_system(),
+            Path::new("/c/.system/SKILL.md")
+        ));
     }
 }

@@ -84,13 +84,6 @@ pub struct Entry {
     pub applied: Option<Applied>,
 }
 
-impl Entry {
-    /// The winning candidate's rank (see [`Entry::rank`](Entry#structfield.rank)).
-    pub fn rank(&self) -> f64 {
-        self.rank
-    }
-}
-
 /// Descriptions supplied by the host, in catalog order.
 #[derive(Debug)]
 pub(super) struct Supplied {

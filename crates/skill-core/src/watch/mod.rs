@@ -289,11 +289,15 @@ impl SkillWatcher {
         self.inner.healthy()
     }
 
-    /// Whether a write to `path` could change the catalog: `path` is a watched
-    /// root (existing or not) or one of its ancestors, a direct entry of a root
-    /// (except `.system` in the user DSH root), or `<root>/<bundle>/SKILL.md`.
-    /// Purely lexical, no I/O.
-    pub fn could_affect(&self, path: &Path) -> bool {
+    /// Whether the watcher's rule counts a change at `path` (tests): `path`
+    /// is a watched root (existing or not) or one of its ancestors, a direct
+    /// entry of a root (except `.system` in the user DSH root), or
+    /// `<root>/<bundle>/SKILL.md`. Purely lexical, no I/O. (Which first-party
+    /// writes invalidate is [`LocalProvider::could_affect`]'s narrower rule.)
+    ///
+    /// [`LocalProvider::could_affect`]: crate::local::LocalProvider::could_affect
+    #[cfg(test)]
+    pub(crate) fn could_affect(&self, path: &Path) -> bool {
         self.inner.could_affect(path)
     }
 

@@ -186,7 +186,7 @@ fn entries_carry_the_winning_rank() {
     let ranks: Vec<(&str, f64)> = cat
         .entries()
         .iter()
-        .map(|e| (cat.name(e), e.rank()))
+        .map(|e| (cat.name(e), e.rank))
         .collect();
     assert_eq!(ranks, [("dup", 7.5), ("native", 42.0), ("rt", 250.0)]);
     assert_eq!(cat.entries()[0].rank, 7.5);

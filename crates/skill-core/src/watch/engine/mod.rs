@@ -12,7 +12,7 @@ use super::{
     ChangeCallback, RootKind, RootSpec, Stamp, WarningCallback, WatchConfig, WatchStats,
     STORM_FLUSHES,
 };
-use crate::local::roots::{affects, normalize};
+use crate::local::roots::normalize;
 use lru::LruCache;
 use scan::{is_missing, RootState};
 use std::collections::VecDeque;
@@ -368,6 +368,7 @@ impl Inner {
         *self.gate_owner.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
+    #[cfg(test)]
     pub(super) fn could_affect(&self, path: &Path) -> bool {
         if self.is_closed() {
             return false;
@@ -377,7 +378,7 @@ impl Inner {
         state
             .roots
             .iter()
-            .any(|(root, r)| affects(root, r.kind == RootKind::UserDsh, &path))
+            .any(|(root, r)| crate::local::roots::affects(root, r.kind == RootKind::UserDsh, &path))
     }
 
     /// Every watched directory with the path the OS watches it through.
@@ -523,6 +524,8 @@ impl State {
         new: &[(PathBuf, T)],
         follow: bool,
     ) -> Option<Vec<notify::Result<()>>> {
+        // No backend (closed): nothing is watched, so nothing to remember.
+        self.backend.as_ref()?;
         let os: Vec<PathBuf> = new
             .iter()
             .map(|(path, _)| self.os_path(path, follow))
