@@ -148,6 +148,19 @@ describe('fix hints for the parser limits and escaped names', () => {
   })
 })
 
+describe('the commands a hint suggests', () => {
+  it('repeat the flags that chose the roots, quoted for the shell', () => {
+    const { base, run } = setup()
+    const spaced = path.join(base, "it's here")
+    fs.mkdirSync(path.join(spaced, '.git'), { recursive: true })
+    write(path.join(spaced, '.agents', 'skills', 'broken.md'), '---\nname: broken\n---\n')
+    const list = run(['list', '--cwd', spaced, '--nested-roots'])
+    expect(list.stderr).toBe(`dsh-skills: 0 loaded, 0 shadowed, 1 broken, 0 ignored; why: dsh-skills doctor --cwd '${path.join(base, "it'\\''s here")}' --nested-roots\n`)
+    const show = run(['show', 'broken', '--cwd', spaced])
+    expect(show.stderr.split('\n')[0]).toBe(`dsh-skills: skill "broken" is broken (all broken files: dsh-skills doctor --cwd '${path.join(base, "it'\\''s here")}')`)
+  })
+})
+
 describe('show and explain on a broken skill', () => {
   it('say it is broken, where, why and the fix', () => {
     const { project, run } = setup()

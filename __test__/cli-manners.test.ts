@@ -57,7 +57,7 @@ describe('warnings after the output', () => {
     const counted = run(['catalog', ...roots])
     expect(counted.code).toBe(0)
     expect(counted.stderr).toBe(
-      'dsh-skills: warning: 4 skill files skipped, 2 skills shadowed (each one: --verbose; why: dsh-skills doctor)\n',
+      `dsh-skills: warning: 4 skill files skipped, 2 skills shadowed (each one: --verbose; why: dsh-skills doctor ${roots.join(' ')})\n`,
     )
     const verbose = run(['catalog', ...roots, '--verbose'])
     const lines = verbose.stderr.trimEnd().split('\n')

@@ -139,7 +139,8 @@ describe('dsh-skills on the example workspace', () => {
     expect(table['local-setup'][3]).toBe('user')
     expect(result.stdout).not.toContain('home-leak')
     // The broken files are counted on stderr (each one with --verbose), unless --quiet.
-    expect(result.stderr).toContain('dsh-skills: 10 loaded, 2 shadowed, 4 broken, 1 ignored; why: dsh-skills doctor\n')
+    // The pointer repeats the flags that chose the roots, so it looks at the same skills.
+    expect(result.stderr).toContain(`dsh-skills: 10 loaded, 2 shadowed, 4 broken, 1 ignored; why: dsh-skills doctor ${roots.join(' ')}\n`)
     expect(result.stderr).not.toContain('perf-profile.md')
     expect(run(['list', ...roots, '--verbose']).stderr).toMatch(/warning: .*perf-profile\.md/)
     expect(run(['list', ...roots, '--quiet']).stderr).toBe('')
@@ -394,7 +395,7 @@ describe('dsh-skills command line', () => {
     expect(option.stderr).toContain('unknown option --jsn; did you mean --json?')
     expect(run(['catalog', '--max-lenght', '9']).stderr).toContain('did you mean --max-length?')
     expect(run(['show', 'code-reveiw', ...roots, '--quiet']).stderr).toContain(
-      'unknown skill "code-reveiw"; did you mean code-review? (see: dsh-skills list)',
+      `unknown skill "code-reveiw"; did you mean code-review? (see: dsh-skills list ${roots.join(' ')})`,
     )
   })
 

@@ -4,7 +4,7 @@
 
 const util = require('node:util')
 const { UsageError } = require('./errors.js')
-const { OPTIONS, GLOBAL, COMPAT_ROOTS, COMMANDS } = require('./spec.js')
+const { OPTIONS, GLOBAL, ROOTS, COMPAT_ROOTS, COMMANDS } = require('./spec.js')
 
 /** The `util.parseArgs` name of an option's second short form (`-V`), and back. */
 const ALIAS_PREFIX = 'alias:'
@@ -85,6 +85,8 @@ function parseArgs(argv) {
     compat: [],
     pinned: [],
     overrides: [],
+    /** The root-choosing flags as given (`--cwd X`), for the commands a hint suggests. */
+    rootArgs: [],
     json: false,
     poll: false,
     quiet: false,
@@ -107,6 +109,7 @@ function parseArgs(argv) {
     if (spec.type === 'boolean') {
       if (token.value !== undefined) throw new UsageError(`${long} takes no value`, command)
       options[camel(name)] = true
+      if (ROOTS.includes(name)) options.rootArgs.push(long)
       continue
     }
     const value = token.value
@@ -119,6 +122,7 @@ function parseArgs(argv) {
         command,
       )
     }
+    if (ROOTS.includes(name)) options.rootArgs.push(long, shellWord(value))
     if (spec.override) options.overrides.push(overrideRule(value, spec.override))
     else if (spec.multiple) options[spec.key].push(value)
     else options[camel(name)] = value
@@ -168,6 +172,11 @@ function camel(name) {
   return name.replace(/-(\w)/g, (_, c) => c.toUpperCase())
 }
 
+/** `value` as one shell word: as it is when plain, else single-quoted. */
+function shellWord(value) {
+  return /^[\w@%+=:,./~-]+$/.test(value) && !value.startsWith('~') ? value : `'${value.replaceAll("'", "'\\''")}'`
+}
+
 /** The rule of an override flag's value: `NAME`, or `SOURCE:NAME` (names hold no colon). */
 function overrideRule(value, effect) {
   const colon = value.lastIndexOf(':')
@@ -179,4 +188,4 @@ function overrideFlag(rule) {
   return `--${rule.effect} ${rule.source === undefined ? '' : `${rule.source}:`}${rule.name}`
 }
 
-module.exports = { parseArgs, closest, didYouMean, camel, overrideRule, overrideFlag }
+module.exports = { parseArgs, closest, didYouMean, camel, overrideRule, overrideFlag, shellWord }

@@ -37,7 +37,7 @@ async function brokenDetails(session, name) {
  */
 async function missingSkill(session, name, unknown) {
   const details = await brokenDetails(session, name)
-  if (details.length) return new CliError(`skill "${name}" is broken (all broken files: dsh-skills doctor)`, details)
+  if (details.length) return new CliError(`skill "${name}" is broken (all broken files: ${session.again('doctor')})`, details)
   const explanation = await session.registry.explain(name, session.lookup())
   if (explanation && !explanation.winner) {
     const rules = [...new Set([...explanation.losers].map((loser) => loser.override?.rule).filter((rule) => rule !== undefined))]
@@ -46,7 +46,7 @@ async function missingSkill(session, name, unknown) {
   }
   const names = await listedNames(session)
   if (names.includes(name)) return new CliError(`skill "${name}" is no longer available`)
-  return new CliError(`${unknown}${didYouMean(closest(name, names))} (see: dsh-skills list)`)
+  return new CliError(`${unknown}${didYouMean(closest(name, names))} (see: ${session.again('list')})`)
 }
 
 module.exports = { skillNameArg, listedNames, brokenDetails, missingSkill }

@@ -157,7 +157,12 @@ class Session {
     this.lastLogged = this.logged
     this.logged = new Set()
     if (this.options.quiet || fresh.length === 0) return
-    printWarnings(fresh, this.io.err, { verbose: this.options.verbose || how.verbose === true, covered })
+    printWarnings(fresh, this.io.err, { verbose: this.options.verbose || how.verbose === true, covered, doctor: this.again('doctor') })
+  }
+
+  /** `dsh-skills <command>` with the flags that chose the roots of this run, for a hint to run it. */
+  again(command) {
+    return ['dsh-skills', command, ...this.options.rootArgs].join(' ')
   }
 
   lookup() {

@@ -31,7 +31,7 @@ function kindOf(message) {
  * in its own summary), and the others in full.
  * @param {string[]} messages
  * @param {import('./term.js').Output} err
- * @param {{ verbose?: boolean, covered?: string[] }} [how]
+ * @param {{ verbose?: boolean, covered?: string[], doctor?: string }} [how] `doctor`: the command to suggest for the details
  */
 function printWarnings(messages, err, how = {}) {
   if (how.verbose) {
@@ -47,7 +47,7 @@ function printWarnings(messages, err, how = {}) {
   const parts = KINDS.filter(({ kind }) => counts.has(kind) && !how.covered?.includes(kind)).map(({ kind, count }) =>
     count(counts.get(kind)),
   )
-  if (parts.length) err.warning(`${parts.join(', ')} (each one: --verbose; why: dsh-skills doctor)`)
+  if (parts.length) err.warning(`${parts.join(', ')} (each one: --verbose; why: ${how.doctor ?? 'dsh-skills doctor'})`)
 }
 
 module.exports = { printWarnings, kindOf }

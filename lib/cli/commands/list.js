@@ -30,7 +30,7 @@ async function run(session) {
   const diagnosis = await diagnose(session)
   await warnUnmatchedOverrides(session, diagnosis.files)
   const counts = countVerdicts(diagnosis.files)
-  const pointer = counts.broken > 0 || snapshot.skills.length === 0 ? '; why: dsh-skills doctor' : ''
+  const pointer = counts.broken > 0 || snapshot.skills.length === 0 ? `; why: ${session.again('doctor')}` : ''
   io.err.line(`dsh-skills: ${summary(counts, switchedOff(diagnosis, snapshot.skills))}${pointer}`)
   // demo's roots are its own: the hints would be about the home directory.
   const unread = session.configured ? [] : await unreadCompatRoots(session)
