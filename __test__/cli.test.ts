@@ -1,9 +1,10 @@
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import { createRequire } from 'node:module'
 import * as path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tempDirs, write } from './helpers'
+import { spawnWatch } from './cli-helpers'
 
 const require = createRequire(import.meta.url)
 const root = path.resolve(__dirname, '..')
@@ -254,29 +255,6 @@ describe('dsh-skills on the example workspace', () => {
   })
 })
 
-/** Whether the local provider watches (it reports host mutations as invalidations). */
-
-/** `dsh-skills watch ...args` running in `project`, with its output and a bounded wait on it. */
-function spawnWatch(project: string, args: string[]) {
-  const child = spawn(process.execPath, [bin, 'watch', ...args], {
-    cwd: project,
-    env: env(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  const out = { stdout: '', stderr: '' }
-  child.stdout.setEncoding('utf8').on('data', (chunk) => (out.stdout += chunk))
-  child.stderr.setEncoding('utf8').on('data', (chunk) => (out.stderr += chunk))
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const until = async (condition: () => boolean, what: string) => {
-    const deadline = Date.now() + 15_000
-    while (!condition()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\nstdout:\n${out.stdout}\nstderr:\n${out.stderr}`)
-      await new Promise((resolve) => setTimeout(resolve, 20))
-    }
-  }
-  return { child, out, exited, until }
-}
-
 describe('dsh-skills watch', () => {
   it('prints a replacement catalog when the catalog changes, until SIGINT', async () => {
     const project = temps.make()
@@ -285,7 +263,7 @@ describe('dsh-skills watch', () => {
     fs.mkdirSync(path.join(skills, 'first'), { recursive: true })
     fs.writeFileSync(path.join(skills, 'first', 'SKILL.md'), '---\nname: first\ndescription: First skill.\n---\nBody.\n')
     const empty = temps.make()
-    const { child, out, exited, until } = spawnWatch(project, ['--dsh-home', empty, '--agents-home', empty])
+    const { child, out, exited, until } = spawnWatch(project, ['--dsh-home', empty, '--agents-home', empty], env())
     try {
       await until(() => out.stdout.includes('# initial catalog'), 'the initial catalog')
       expect(out.stdout).toContain('`first`')
@@ -724,7 +702,7 @@ describe('dsh-skills watch --json', () => {
     write(path.join(skills, 'first', 'SKILL.md'), '---\nname: first\ndescription: First skill.\n---\nBody.\n')
     write(path.join(skills, 'stays.md'), '---\nname: stays\ndescription: Unchanged.\n---\nBody.\n')
     const empty = temps.make()
-    const { child, out, exited, until } = spawnWatch(project, ['--json', '--dsh-home', empty, '--agents-home', empty])
+    const { child, out, exited, until } = spawnWatch(project, ['--json', '--dsh-home', empty, '--agents-home', empty], env())
     const events = () => out.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line))
     const nth = async (n: number) => {
       await until(() => events().length >= n, `event ${n}`)
