@@ -247,7 +247,8 @@ describe('the framework copy', () => {
       const result = node(script)
       expect(result.stderr).toBe('')
       expect(JSON.parse(result.stdout)).toEqual({
-        code: "MODULE_NOT_FOUND: Cannot find module '@deepseek-ai/cordis'",
+        code:
+          "MODULE_NOT_FOUND: @deepseek-ai/cordis is not installed here: the …/harness entries run on the harness's own framework copy; outside the harness, use @deepseek-ai/dsh-skill-native/cordis and …/filesystem, which run on npm cordis (Cannot find module '@deepseek-ai/cordis')",
         npmCordis: [],
       })
     }

@@ -160,6 +160,7 @@ describe('the packed package', () => {
     const result = node(['-e', "require('@deepseek-ai/dsh-skill-native/cordis')"])
     expect(result.code).not.toBe(0)
     expect(result.stderr).toContain("Cannot find module 'cordis'")
+    expect(result.stderr).toContain('cordis is not installed here: install the Cordis peers: npm install cordis schemastery')
   })
 
   it('says which framework package is missing for each Cordis entry', () => {

@@ -27,14 +27,43 @@ function schemaOf(module) {
   return typeof module === 'function' ? module : module.default
 }
 
+/**
+ * `load()` (a literal `require` of `name`), or, when `name` itself is not
+ * installed, an error that says what to do instead (with Node's error as its
+ * `cause` and `code`).
+ */
+function required(name, load, instead) {
+  try {
+    return load()
+  } catch (error) {
+    const missing = error !== null && typeof error === 'object' && error.code === 'MODULE_NOT_FOUND'
+    if (!missing || !String(error.message).startsWith(`Cannot find module '${name}'`)) throw error
+    const wrapped = new Error(`${name} is not installed here: ${instead} (Cannot find module '${name}')`, { cause: error })
+    wrapped.code = error.code
+    throw wrapped
+  }
+}
+
+const FORK_INSTEAD =
+  "the …/harness entries run on the harness's own framework copy; outside the harness, use @deepseek-ai/dsh-skill-native/cordis and …/filesystem, which run on npm cordis"
+const NPM_INSTEAD = 'install the Cordis peers: npm install cordis schemastery'
+
 /** `@deepseek-ai/cordis` and `@deepseek-ai/schemastery`. */
 function fork() {
-  return { name: FORK, cordis: require('@deepseek-ai/cordis'), Schema: schemaOf(require('@deepseek-ai/schemastery')) }
+  return {
+    name: FORK,
+    cordis: required(FORK, () => require('@deepseek-ai/cordis'), FORK_INSTEAD),
+    Schema: schemaOf(required('@deepseek-ai/schemastery', () => require('@deepseek-ai/schemastery'), FORK_INSTEAD)),
+  }
 }
 
 /** npm `cordis` and `schemastery`. */
 function npm() {
-  return { name: NPM, cordis: require('cordis'), Schema: schemaOf(require('schemastery')) }
+  return {
+    name: NPM,
+    cordis: required(NPM, () => require('cordis'), NPM_INSTEAD),
+    Schema: schemaOf(required('schemastery', () => require('schemastery'), NPM_INSTEAD)),
+  }
 }
 
 /**
