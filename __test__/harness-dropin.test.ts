@@ -19,6 +19,7 @@ import SkillRegistry, {
   type SkillInvocationSource,
 } from '../cordis.mjs'
 import * as SkillFileSystem from '../filesystem.mjs'
+import { collectSkillInvocations } from '../index.mjs'
 import type { SkillCandidate, SkillProviderControl } from '../index.js'
 import { tempDirs, write } from './helpers'
 
@@ -262,5 +263,9 @@ describe('consumers of the release exports', () => {
     ])
     expect(injected[0].text).toBe(renderSkillContent((await ctx.skills.get('review', call))!))
     expect(injected[0].text).toContain('</skill_resources>\n\n<skill_instructions>\nReview it.\n</skill_instructions>')
+    // The package's own helper does the same as this skill-tool stand-in.
+    const text = '/review please, then /deploy and /review again; not a/b, /usr/bin, 1/2, /deploy. or /internal or /unknown'
+    const collected = await collectSkillInvocations({ skills: ctx.skills, messages: [{ role: 'user', content: text }], ...call })
+    expect(collected).toEqual(injected.map((m) => ({ name: m.source.name, text: m.text, source: m.source })))
   })
 })
