@@ -83,6 +83,35 @@ function run(project: string, script: string, options: { commonjs?: boolean; env
 
 const skillsDir = (name: string) => JSON.stringify(path.join(base, 'skills', name))
 
+/**
+ * Type-check `consumer.ts` of `__test__/<consumer>/` in `project` (strict,
+ * against what is installed there) with the repository's TypeScript.
+ */
+function compiles(project: string, consumer: string) {
+  fs.mkdirSync(project, { recursive: true })
+  fs.writeFileSync(
+    path.join(project, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'ESNext',
+        moduleResolution: 'Bundler',
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        typeRoots: [path.join(root, 'node_modules', '@types')],
+        types: ['node'],
+      },
+      files: ['consumer.ts'],
+    }),
+  )
+  fs.copyFileSync(path.join(__dirname, consumer, 'consumer.ts'), path.join(project, 'consumer.ts'))
+  const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+  const result = spawnSync(process.execPath, [tsc, '-p', path.join(project, 'tsconfig.json')], { encoding: 'utf8', timeout: 170_000 })
+  expect(result.stdout + result.stderr).toBe('')
+  expect(result.status).toBe(0)
+}
+
 describe('inside a harness with @deepseek-ai/cordis', () => {
   it('ships the new entries', () => {
     for (const file of [
@@ -258,28 +287,7 @@ describe('inside a harness with @deepseek-ai/cordis', () => {
 
   it('typings: a TypeScript harness on @deepseek-ai/cordis compiles against …/harness and …/harness/filesystem (strict)', { timeout: 180_000 }, () => {
     const project = path.join(harness, 'ts')
-    fs.mkdirSync(project, { recursive: true })
-    fs.writeFileSync(
-      path.join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'ESNext',
-          moduleResolution: 'Bundler',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          typeRoots: [path.join(root, 'node_modules', '@types')],
-          types: ['node'],
-        },
-        files: ['consumer.ts'],
-      }),
-    )
-    fs.copyFileSync(path.join(__dirname, 'harness-typings', 'consumer.ts'), path.join(project, 'consumer.ts'))
-    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')
-    const result = spawnSync(process.execPath, [tsc, '-p', path.join(project, 'tsconfig.json')], { encoding: 'utf8', timeout: 170_000 })
-    expect(result.stdout + result.stderr).toBe('')
-    expect(result.status).toBe(0)
+    compiles(project, 'harness-typings')
   })
 })
 
@@ -318,27 +326,6 @@ describe('in a project on npm cordis (no fork installed)', () => {
 
   it('typings: a TypeScript consumer of …/cordis and …/filesystem compiles against the installed package (strict)', { timeout: 180_000 }, () => {
     const project = path.join(plain, 'ts')
-    fs.mkdirSync(project, { recursive: true })
-    fs.writeFileSync(
-      path.join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'ESNext',
-          moduleResolution: 'Bundler',
-          strict: true,
-          noEmit: true,
-          skipLibCheck: false,
-          typeRoots: [path.join(root, 'node_modules', '@types')],
-          types: ['node'],
-        },
-        files: ['consumer.ts'],
-      }),
-    )
-    fs.copyFileSync(path.join(__dirname, 'release-typings', 'consumer.ts'), path.join(project, 'consumer.ts'))
-    const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')
-    const result = spawnSync(process.execPath, [tsc, '-p', path.join(project, 'tsconfig.json')], { encoding: 'utf8', timeout: 170_000 })
-    expect(result.stdout + result.stderr).toBe('')
-    expect(result.status).toBe(0)
+    compiles(project, 'release-typings')
   })
 })
