@@ -2,62 +2,15 @@
 //! lookup consults them at one generation per layer, and how their outcomes
 //! are merged, retried and cached.
 
-use super::catalog::Catalog;
-use super::explain::Considered;
 use super::key::CacheKey;
 use super::layers::{LayerId, View};
 use super::merge::{build_catalog, merge, Decisions};
+use super::types::{
+    Catalog, Considered, Listing, PlannedProvider, PlannedRuntime, ProviderOutcome,
+};
 use super::{lock, Registry};
-use crate::model::host::HostObservation;
-use crate::model::{Candidate, Observation, RuntimeSkill};
 use crate::overrides::Overrides;
-use crate::provider::NativeProvider;
 use std::sync::Arc;
-
-/// What one provider returned for a collection.
-#[derive(Clone, Debug)]
-pub enum ProviderOutcome {
-    /// A native provider's observation (complete or not).
-    Listed(Observation),
-    /// A host (JS) provider's validated observation (complete or not).
-    Host(HostObservation),
-    /// `list()` failed or was abandoned after the provider timeout; the
-    /// catalog becomes incomplete.
-    Failed,
-    /// The provider's registration was disposed while the lookup waited on
-    /// it (the lookup stopped waiting). The disposal changed the view, so the
-    /// lookup is retried once without the provider, as for any change; a
-    /// release during the retry leaves the result incomplete.
-    Released,
-}
-
-/// One provider to consult in a collection.
-#[derive(Clone)]
-pub struct PlannedProvider {
-    /// Slot id.
-    pub slot: u64,
-    /// Provider name.
-    pub name: String,
-    /// The provider itself when it is native.
-    pub native: Option<Arc<dyn NativeProvider>>,
-    /// Its layer.
-    pub layer: LayerId,
-    /// Depth of its layer in the view (0 = nearest).
-    pub depth: u32,
-}
-
-/// One runtime skill to merge in a collection.
-#[derive(Clone)]
-pub struct PlannedRuntime {
-    /// Runtime registration id.
-    pub id: u64,
-    /// The skill.
-    pub skill: Arc<RuntimeSkill>,
-    /// Its layer.
-    pub layer: LayerId,
-    /// Depth of its layer in the view (0 = nearest).
-    pub depth: u32,
-}
 
 /// The result of [`Collection::finish`].
 #[derive(Debug)]
@@ -166,38 +119,5 @@ impl Collection {
             }
         }
         Finish::Done { catalog, warnings }
-    }
-}
-
-/// One provider's candidates, as the merge sees them.
-pub(super) enum Listing {
-    /// `list()` failed, or the registration was released.
-    None,
-    /// A native provider's candidates; a winner moves into its catalog entry
-    /// (`None` here from then on).
-    Native(Vec<Option<Candidate>>),
-    /// A JS provider's validated listing.
-    Host(HostObservation),
-}
-
-impl From<ProviderOutcome> for Listing {
-    fn from(outcome: ProviderOutcome) -> Self {
-        match outcome {
-            ProviderOutcome::Listed(obs) => {
-                Listing::Native(obs.candidates.into_iter().map(Some).collect())
-            }
-            ProviderOutcome::Host(obs) => Listing::Host(obs),
-            ProviderOutcome::Failed | ProviderOutcome::Released => Listing::None,
-        }
-    }
-}
-
-impl Listing {
-    pub(super) fn len(&self) -> usize {
-        match self {
-            Listing::None => 0,
-            Listing::Native(candidates) => candidates.len(),
-            Listing::Host(obs) => obs.listing.candidates.len(),
-        }
     }
 }

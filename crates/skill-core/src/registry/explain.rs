@@ -1,13 +1,11 @@
 //! `explain()`: every candidate a catalog's merge considered for one name,
 //! in merge order, and why each one won or lost.
 
-use super::catalog::{Catalog, Winner};
-use super::collection::{Listing, PlannedProvider, PlannedRuntime};
 use super::layers::LayerId;
-use super::merge::{for_each_contender, index, labels, sort_contenders, Origin};
+use super::merge::{for_each_contender, index, labels, sort_contenders};
+use super::types::{Catalog, Considered, Listing, Origin, Winner};
 use crate::model::{Candidate, InvocationPolicy, RUNTIME_RANK};
-use crate::overrides::{Applied, Effect, Overrides};
-use std::sync::Arc;
+use crate::overrides::{Applied, Effect};
 
 impl Catalog {
     /// Every candidate this catalog's merge considered for `name`, in merge
@@ -154,26 +152,6 @@ pub struct Explained<'a> {
     pub applied: Option<Applied>,
     /// Whether it won, or why not.
     pub outcome: Outcome,
-}
-
-/// What a catalog's merge considered besides the winners it kept: the
-/// runtime skills, the providers, their listings and the override rules.
-pub(super) struct Considered {
-    pub(super) runtime: Vec<PlannedRuntime>,
-    pub(super) providers: Vec<PlannedProvider>,
-    /// One per planned provider, same order.
-    pub(super) listings: Vec<Listing>,
-    pub(super) overrides: Arc<Overrides>,
-}
-
-impl std::fmt::Debug for Considered {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Considered")
-            .field("runtime", &self.runtime.len())
-            .field("providers", &self.providers.len())
-            .field("overrides", &self.overrides.len())
-            .finish()
-    }
 }
 
 impl Considered {

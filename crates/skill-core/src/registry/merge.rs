@@ -6,23 +6,16 @@
 //! ranks keep precedence order. The first of each name wins: a name held by a
 //! nearer layer is decided there, whatever the ranks of farther layers.
 
-use super::catalog::{Catalog, Description, Entry, Winner};
-use super::collection::{Listing, PlannedProvider, PlannedRuntime};
-use super::explain::Considered;
 use super::layers::LayerId;
+use super::types::{
+    Catalog, Considered, Description, Entry, Listing, Origin, PlannedProvider, PlannedRuntime,
+    Winner,
+};
 use crate::model::host::Span;
 use crate::model::{InvocationPolicy, RUNTIME_RANK};
 use crate::overrides::{Applied, Effect, Overrides};
 use std::cmp::Ordering;
 use std::sync::OnceLock;
-
-/// Where a contender comes from: the runtime list, or `(provider position,
-/// position in its observation)`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Origin {
-    Runtime(u32),
-    Provider(u32, u32),
-}
 
 /// A contender for a name, as the merge sorts it.
 #[derive(Clone, Copy)]

@@ -37,12 +37,15 @@ mod merge;
 mod state;
 #[cfg(test)]
 mod tests;
+mod types;
 
-pub use catalog::{Catalog, Entry, SupplyError, Winner};
-pub use collection::{Collection, Finish, PlannedProvider, PlannedRuntime, ProviderOutcome};
+pub use collection::{Collection, Finish};
 pub use explain::{Contribution, Explained, Outcome};
 pub use key::normalize_cwd;
 pub use layers::{LayerId, Registered, Target, GLOBAL_LAYER};
+pub use types::{
+    Catalog, Entry, PlannedProvider, PlannedRuntime, ProviderOutcome, SupplyError, Winner,
+};
 
 use crate::model::js_number;
 use crate::model::RuntimeSkill;

@@ -1,9 +1,9 @@
 //! The registry's state behind its lock: the layers with their registrations
 //! and generations, the catalog cache, and the override rules.
 
-use super::catalog::Catalog;
 use super::key::CacheKey;
 use super::layers::{Layer, LayerId, Link, View, GLOBAL_LAYER};
+use super::types::Catalog;
 use crate::overrides::Overrides;
 use lru::LruCache;
 use std::num::NonZeroUsize;
