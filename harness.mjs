@@ -10,6 +10,7 @@ export const SkillLocal = cjs.SkillLocal
 export const BUNDLED_SKILL_RANK = cjs.BUNDLED_SKILL_RANK
 export const escapeText = cjs.escapeText
 export const renderSkillContent = cjs.renderSkillContent
+export const isSkillName = cjs.isSkillName
 export const isModelInvocable = cjs.isModelInvocable
 export const isUserInvocable = cjs.isUserInvocable
 export const framework = cjs.framework

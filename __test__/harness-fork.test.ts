@@ -12,6 +12,7 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ENTRIES, runtimeProbe, typeProbe, type EntryName, type ExportList } from './export-lists'
 import { copyPackage, pack, projectWith, root, userEnv } from './pack'
 
 let base: string
@@ -84,10 +85,11 @@ function run(project: string, script: string, options: { commonjs?: boolean; env
 const skillsDir = (name: string) => JSON.stringify(path.join(base, 'skills', name))
 
 /**
- * Type-check `consumer.ts` of `__test__/<consumer>/` in `project` (strict,
- * against what is installed there) with the repository's TypeScript.
+ * Type-check `consumer.ts` of `__test__/<consumer>/` (or the given source) in
+ * `project` (strict, against what is installed there) with the repository's
+ * TypeScript.
  */
-function compiles(project: string, consumer: string) {
+function compiles(project: string, consumer: string | { source: string }) {
   fs.mkdirSync(project, { recursive: true })
   fs.writeFileSync(
     path.join(project, 'tsconfig.json'),
@@ -105,7 +107,8 @@ function compiles(project: string, consumer: string) {
       files: ['consumer.ts'],
     }),
   )
-  fs.copyFileSync(path.join(__dirname, consumer, 'consumer.ts'), path.join(project, 'consumer.ts'))
+  if (typeof consumer === 'string') fs.copyFileSync(path.join(__dirname, consumer, 'consumer.ts'), path.join(project, 'consumer.ts'))
+  else fs.writeFileSync(path.join(project, 'consumer.ts'), consumer.source)
   const tsc = path.join(root, 'node_modules', 'typescript', 'bin', 'tsc')
   const result = spawnSync(process.execPath, [tsc, '-p', path.join(project, 'tsconfig.json')], { encoding: 'utf8', timeout: 170_000 })
   expect(result.stdout + result.stderr).toBe('')
@@ -327,5 +330,50 @@ describe('in a project on npm cordis (no fork installed)', () => {
   it('typings: a TypeScript consumer of …/cordis and …/filesystem compiles against the installed package (strict)', { timeout: 180_000 }, () => {
     const project = path.join(plain, 'ts')
     compiles(project, 'release-typings')
+  })
+})
+
+/**
+ * Export parity: each entry, as installed from the packed tarball, exports
+ * every name of the harness packages it stands in for (`export-lists.ts`),
+ * with the same kind, from ESM and CommonJS, and its `.d.ts` declares them.
+ */
+describe('export parity with the harness packages', () => {
+  /** The names of `list` an entry lacks or exports with another kind, per module system. */
+  function mismatches(project: string, entry: EntryName, list: ExportList) {
+    const { code, stderr, out } = run(project, runtimeProbe(entry, list))
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    const wrong: string[] = []
+    for (const system of ['esm', 'cjs'] as const) {
+      const found = out[system] as { kinds: Record<string, string>; same: boolean[]; configured: boolean[] }
+      for (const [name, kind] of Object.entries(list.values)) {
+        if (found.kinds[name] !== kind) wrong.push(`${system} ${name}: ${found.kinds[name] ?? 'missing'}, not ${kind}`)
+      }
+      found.same.forEach((ok, i) => ok || wrong.push(`${system} ${list.same?.[i]?.join(' !== ')}`))
+      found.configured.forEach((ok, i) => ok || wrong.push(`${system} ${list.configured?.[i]}.Config is no schema`))
+    }
+    return wrong
+  }
+
+  const inHarness = Object.keys(ENTRIES) as EntryName[]
+  it.each(inHarness)('%s, inside a harness on @deepseek-ai/cordis: every listed value, same kind, ESM and CommonJS', (entry) => {
+    expect(mismatches(harness, entry, ENTRIES[entry])).toEqual([])
+  })
+
+  const onNpm: EntryName[] = ['@deepseek-ai/dsh-skill-native', '@deepseek-ai/dsh-skill-native/cordis', '@deepseek-ai/dsh-skill-native/filesystem']
+  it.each(onNpm)('%s, in a project on npm cordis: every listed value, same kind, ESM and CommonJS', (entry) => {
+    expect(mismatches(plain, entry, ENTRIES[entry])).toEqual([])
+  })
+
+  it('the typings of every entry declare every listed name with its kind, and the ctx.skills augmentation (strict)', { timeout: 180_000 }, () => {
+    const check = (project: string, entries: EntryName[], framework: string) => {
+      const dir = path.join(project, 'parity')
+      fs.mkdirSync(dir, { recursive: true })
+      entries.forEach((entry, i) => fs.writeFileSync(path.join(dir, `probe${i}.ts`), typeProbe(entry, ENTRIES[entry], framework)))
+      compiles(dir, { source: entries.map((_, i) => `export * as probe${i} from './probe${i}'`).join('\n') + '\n' })
+    }
+    check(harness, ['@deepseek-ai/dsh-skill-native/harness', '@deepseek-ai/dsh-skill-native/harness/filesystem'], '@deepseek-ai/cordis')
+    check(plain, onNpm, 'cordis')
   })
 })

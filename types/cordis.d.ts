@@ -74,9 +74,26 @@ export { SkillService as SkillRegistry }
 export declare const framework: 'cordis' | '@deepseek-ai/cordis'
 export { BUNDLED_SKILL_RANK, escapeText, renderSkillContent } from './content'
 export type { SkillInvocationSource } from './content'
-export { isModelInvocable, isUserInvocable } from './registry'
+export { isSkillName, isModelInvocable, isUserInvocable } from './registry'
 export type { SkillServiceConfig, SkillServiceMethods } from './cordis-common'
-export type { SkillScopeKey, SkillViewOptions } from './skill'
+export type {
+  SkillSource,
+  SkillResourceBase,
+  SkillInvocationPolicy,
+  SkillSummary,
+  SkillCandidate,
+  SkillDefinition,
+  SkillRegistration,
+  SkillLookupOptions,
+  SkillScopeKey,
+  SkillViewOptions,
+  SkillCatalogSnapshot,
+  SkillProviderObservation,
+  SkillProvider,
+  SkillProviderControl,
+} from './skill'
+/** The registry plugin's configuration (the service's `Config`). */
+export type Config = SkillService.Config
 export type { SkillRegistrationOptions, SkillScopeResolver } from './registry'
 
 export default SkillService

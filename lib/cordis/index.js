@@ -6,7 +6,7 @@
 const framework = require('./framework.js')
 const { createSkillService } = require('./service.js')
 const { createSkillLocal, createFileSystemPlugin } = require('./providers.js')
-const { isModelInvocable, isUserInvocable } = require('../registry.js')
+const { isSkillName, isModelInvocable, isUserInvocable } = require('../registry.js')
 const content = require('../content.js')
 
 /** Built plugins by framework package name. */
@@ -30,6 +30,7 @@ function pluginsFor(copy) {
       BUNDLED_SKILL_RANK: content.BUNDLED_SKILL_RANK,
       escapeText: content.escapeText,
       renderSkillContent: content.renderSkillContent,
+      isSkillName,
       isModelInvocable,
       isUserInvocable,
     },
