@@ -377,3 +377,116 @@ describe('export parity with the harness packages', () => {
     check(plain, onNpm, 'cordis')
   })
 })
+
+/**
+ * A harness whose `skill` tool imports every helper from the entry under test
+ * (`stand-ins/skill-tool.mjs`, its import line pointed at that entry): a model
+ * creates a project skill and loads it, a user `/name`s it, and the tool's
+ * refusals and boundaries hold — unknown, invalid and model-disabled names, a
+ * policy that changes between listing and loading, a runtime skill whose
+ * resource base the output schema refuses, the calling agent's layered view,
+ * and a body-only edit.
+ */
+describe.each([
+  ['@deepseek-ai/dsh-skill-native/harness', '@deepseek-ai/dsh-skill-native/harness/filesystem'],
+  ['@deepseek-ai/dsh-skill-native/cordis', '@deepseek-ai/dsh-skill-native/filesystem'],
+])('a skill tool importing from %s', (entry, fileSystemEntry) => {
+  it('creates, lists, loads and /names a skill; refuses what the model may not load', () => {
+    const tag = entry.endsWith('harness') ? 'harness' : 'cordis'
+    const stand = fs.readFileSync(path.join(__dirname, 'stand-ins', 'skill-tool.mjs'), 'utf8')
+    const rewritten = stand.replace("from '@deepseek-ai/dsh-skill-native/harness'", `from '${entry}'`)
+    expect(rewritten).toContain(`from '${entry}'`)
+    fs.writeFileSync(path.join(harness, `skill-tool-${tag}.mjs`), rewritten)
+    const project = path.join(base, `tool-${tag}`, 'project')
+    const home = path.join(base, `tool-${tag}`, 'home')
+    const { code, stderr, out } = run(
+      harness,
+      `
+      import * as fs from 'node:fs'
+      import * as path from 'node:path'
+      import { Context } from '@deepseek-ai/cordis'
+      import SkillRegistry from '${entry}'
+      import * as SkillFileSystem from '${fileSystemEntry}'
+      import scope from '@deepseek-ai/dsh-scope'
+      import { skillTool, invocations } from './skill-tool-${tag}.mjs'
+      const project = ${JSON.stringify(project)}
+      const write = (rel, text) => {
+        const file = path.join(project, '.dsh', 'skills', rel)
+        fs.mkdirSync(path.dirname(file), { recursive: true })
+        fs.writeFileSync(file, text)
+      }
+      fs.mkdirSync(path.join(project, '.git'), { recursive: true })
+      const ctx = new Context()
+      await ctx.plugin(SkillRegistry)
+      await ctx.plugin(SkillFileSystem, { dshHome: ${JSON.stringify(path.join(home, '.dsh'))}, agentsHome: ${JSON.stringify(path.join(home, '.agents'))}, watch: true })
+      const agent = { cwd: project }
+      const tool = skillTool(ctx.skills)
+      const attempt = async (name, who = agent) => {
+        try { return { text: await tool.call({ name }, who) } } catch (error) { return { code: error.code, message: error.message } }
+      }
+      const catalog = async (who = agent) =>
+        (await ctx.skills.snapshot({ cwd: who.cwd, scope: who.scope })).skills.map((s) => [s.name, s.description])
+      const user = (text) => [{ source: { kind: 'user' }, content: [{ type: 'text', text }] }]
+      const out = { before: await catalog() }
+      write('deploy/SKILL.md', '---\\nname: deploy\\ndescription: Ship the app.\\n---\\nDeploy steps.\\n')
+      out.after = await catalog()
+      out.loaded = await attempt('deploy')
+      out.gestures = await invocations(ctx.skills, user('/deploy please, and /nope; /deploy again'), agent)
+      out.unknown = await attempt('nope')
+      out.invalid = await attempt('Not_A_Name')
+      write('secret.md', '---\\nname: secret\\ndescription: Human only.\\ndisable-model-invocation: true\\n---\\nSecret.\\n')
+      out.disabled = await attempt('secret')
+      out.secretByUser = (await invocations(ctx.skills, user('/secret'), agent)).map((i) => i.source)
+      ctx.skills.registerProvider(() => ({
+        name: 'flaky',
+        async list() {
+          return [{ name: 'flip', description: 'Flips.', invocation: { modelInvocable: true, userInvocable: true },
+            source: 'custom', provider: 'flaky', rank: 300, locator: 'flip' }]
+        },
+        async get(candidate) {
+          return { ...candidate, invocation: { modelInvocable: false, userInvocable: true }, content: 'Flipped.' }
+        },
+      }))
+      out.flip = await attempt('flip')
+      ctx.skills.register({ name: 'remote', description: 'Remote.', content: 'Remote.', source: 'runtime', resourceBase: { kind: 'ftp', host: 'example' } })
+      out.remoteBase = (await ctx.skills.get('remote', { cwd: project }))?.resourceBase
+      out.remote = await attempt('remote')
+      const reviewer = scope.createScope({ name: 'reviewer' })
+      scope.assignScope(ctx.extend(), reviewer).skills.register({ name: 'deploy', description: 'Deploy for reviewers.', content: 'Reviewer deploy.', source: 'runtime' })
+      out.reviewer = await attempt('deploy', { cwd: project, scope: reviewer })
+      out.host = await attempt('deploy')
+      const beforeEdit = await catalog()
+      write('deploy/SKILL.md', '---\\nname: deploy\\ndescription: Ship the app.\\n---\\nNew deploy steps.\\n')
+      out.sameCatalog = JSON.stringify(await catalog()) === JSON.stringify(beforeEdit)
+      out.edited = await attempt('deploy')
+      console.log(JSON.stringify(out))
+      process.exit(0)
+      `,
+    )
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    const skillDir = path.join(project, '.dsh', 'skills', 'deploy')
+    const content = (name: string, base: string, body: string) =>
+      new RegExp(`^<skill_content name="${name}">\\n<skill_resources>\\n${base}[^]*\\n</skill_resources>\\n\\n<skill_instructions>\\n${body}\\n</skill_instructions>\\n</skill_content>$`)
+    const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')
+    expect(out.before).toEqual([])
+    expect(out.after).toEqual([['deploy', 'Ship the app.']])
+    expect(out.loaded.text).toMatch(content('deploy', `[^\\n]*${escaped(skillDir)}`, 'Deploy steps\\.\\n?'))
+    expect(out.gestures).toHaveLength(1)
+    expect(out.gestures[0].source).toEqual({ kind: 'skill-invocation', name: 'deploy', form: 'instructions' })
+    expect(out.gestures[0].text).toBe(out.loaded.text)
+    expect(out.unknown.code).toBe('TOOL_FAILED')
+    expect(out.unknown.message).toContain('nope')
+    expect(out.invalid.code).toBe('TOOL_FAILED')
+    expect(out.invalid.message).toContain('not a skill name')
+    expect(out.disabled).toEqual({ code: 'TOOL_FAILED', message: 'secret may not be loaded by the model' })
+    expect(out.secretByUser).toEqual([{ kind: 'skill-invocation', name: 'secret', form: 'instructions' }])
+    expect(out.flip).toEqual({ code: 'TOOL_FAILED', message: 'flip may not be loaded by the model' })
+    expect(out.remoteBase).toEqual({ kind: 'ftp', host: 'example' })
+    expect(out.remote.code).toBe('INVALID_TOOL_OUTPUT')
+    expect(out.reviewer.text).toMatch(content('deploy', '[^\\n]*runtime', 'Reviewer deploy\\.'))
+    expect(out.host.text).toBe(out.loaded.text)
+    expect(out.sameCatalog).toBe(true)
+    expect(out.edited.text).toMatch(content('deploy', `[^\\n]*${escaped(skillDir)}`, 'New deploy steps\\.\\n?'))
+  })
+})
