@@ -490,3 +490,60 @@ describe.each([
     expect(out.edited.text).toMatch(content('deploy', `[^\\n]*${escaped(skillDir)}`, 'New deploy steps\\.\\n?'))
   })
 })
+
+describe('registry behaviour at release 0.1.1-rc.2, on the fork', () => {
+  it('a factory whose registration fails after it ran sees its signal aborted with that failure; failing skills/change listeners are logged and the mutation stands', () => {
+    const { code, stderr, out } = run(
+      harness,
+      `
+      import { Context } from '@deepseek-ai/cordis'
+      import SkillRegistry from '@deepseek-ai/dsh-skill-native/harness'
+      const provider = (name) => ({ name, list: async () => [], get: async () => undefined })
+      const attempt = (ctx, name) => {
+        const seen = { calls: 0, tornDown: false }
+        try {
+          ctx.skills.registerProvider((control) => {
+            seen.calls++
+            seen.control = control
+            control.signal.addEventListener('abort', () => { seen.tornDown = true })
+            return provider(name)
+          })
+        } catch (error) {
+          seen.thrown = error
+        }
+        return { calls: seen.calls, tornDown: seen.tornDown, aborted: seen.control?.signal.aborted,
+          sameReason: seen.thrown !== undefined && seen.control?.signal.reason === seen.thrown, message: seen.thrown?.message }
+      }
+      // A scope resolver that fails: the registration fails after the factory ran.
+      const broken = new Context()
+      await broken.plugin(SkillRegistry, { scopes: { scopeOf() { throw new Error('scope unknown') }, scopeChainOf: (key) => [key] } })
+      const out = { scopeFails: attempt(broken, 'remote') }
+      // A duplicate name inside the registration effect.
+      const ctx = new Context()
+      const warnings = []
+      ctx.logger.exporter({ export: (m) => m.type === 'warn' && warnings.push(String(m.args[0])) })
+      await ctx.plugin(SkillRegistry)
+      ctx.skills.registerProvider(() => provider('remote'))
+      out.duplicate = attempt(ctx, 'remote')
+      let calm = 0
+      ctx.on('skills/change', () => { throw new Error('observer threw') })
+      ctx.on('skills/change', async () => { throw new Error('observer rejected') })
+      ctx.on('skills/change', () => { calm++ })
+      ctx.skills.register({ name: 'inline', description: 'Inline.', content: 'Inline.', source: 'runtime' })
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      out.listed = (await ctx.skills.list()).map((s) => s.name)
+      out.calm = calm
+      out.warnings = warnings
+      console.log(JSON.stringify(out))
+      `,
+    )
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(out.scopeFails).toEqual({ calls: 1, tornDown: true, aborted: true, sameReason: true, message: 'scope unknown' })
+    expect(out.duplicate).toMatchObject({ calls: 1, tornDown: true, aborted: true, sameReason: true })
+    expect(out.duplicate.message).toContain('remote')
+    expect(out.listed).toEqual(['inline'])
+    expect(out.calm).toBe(1)
+    expect(out.warnings).toEqual([expect.stringContaining('observer threw'), expect.stringContaining('observer rejected')])
+  })
+})

@@ -102,6 +102,16 @@ describe('registry: names and ranking', () => {
     ).toThrow(boom)
     expect(third?.signal.reason).toBe(boom)
     expect(() => registry.registerProvider((() => ({ name: 'x', list: 1 })) as never)).toThrow(/list\(options\)/)
+    // A refused scope option fails the registration after the factory ran: its signal aborts too.
+    let fourth: SkillProviderControl | undefined
+    let refused: unknown
+    try {
+      registry.registerProvider((c) => ((fourth = c), fake('q', () => [])), { scope: null as never })
+    } catch (error) {
+      refused = error
+    }
+    expect(refused).toBeInstanceOf(Error)
+    expect(fourth?.signal.reason).toBe(refused)
   })
 
   it('rejects invalid config', () => {

@@ -26,6 +26,21 @@ function registrationScope(registry, ctx, options) {
 }
 
 /**
+ * Call `factory` with a control whose signal aborts with `failure` as soon as
+ * the factory returns (or with the factory's own error, which then wins).
+ */
+function abandon(factory, failure) {
+  const lifecycle = new AbortController()
+  try {
+    factory(Object.freeze({ signal: lifecycle.signal, invalidate() {} }))
+  } catch (thrown) {
+    lifecycle.abort(thrown)
+    throw thrown
+  }
+  lifecycle.abort(failure)
+}
+
+/**
  * @param {{ cordis: { Service: typeof import('cordis').Service }, Schema: typeof import('schemastery') }} framework
  */
 function createSkillService({ cordis: { Service }, Schema }) {
@@ -96,11 +111,25 @@ function createSkillService({ cordis: { Service }, Schema }) {
      */
     registerProvider(factory, options) {
       const registry = this[kRegistry]
-      const scoped = registrationScope(registry, this.ctx, options)
-      return this.ctx.effect(
-        () => (scoped === undefined ? registry.registerProvider(factory) : registry.registerProvider(factory, scoped)),
-        'ctx.skills.registerProvider()',
-      )
+      let handed = false
+      const tracked = (control) => {
+        handed = true
+        return factory(control)
+      }
+      try {
+        const scoped = registrationScope(registry, this.ctx, options)
+        return this.ctx.effect(
+          () => (scoped === undefined ? registry.registerProvider(tracked) : registry.registerProvider(tracked, scoped)),
+          'ctx.skills.registerProvider()',
+        )
+      } catch (error) {
+        // The scope or the effect failed before the registry called the
+        // factory: as in the harness's registry, the factory still runs and
+        // its signal aborts with the failure (a provider that set anything up
+        // tears it down on that abort).
+        if (!handed && typeof factory === 'function') abandon(factory, error)
+        throw error
+      }
     }
 
     /**

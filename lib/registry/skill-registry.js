@@ -257,7 +257,6 @@ class SkillRegistry {
    */
   registerProvider(factory, options) {
     if (typeof factory !== 'function') throw new TypeError('registerProvider expects a factory function')
-    const scope = scopeOption(options, 'registerProvider')
     const controller = new AbortController()
     let slot = -1
     const invalidate = () => {
@@ -267,8 +266,12 @@ class SkillRegistry {
     }
     const control = Object.freeze({ signal: controller.signal, invalidate })
     let provider
+    let scope
     try {
       provider = factory(control)
+      // Checked once the factory ran, as every other registration failure:
+      // the provider's signal then aborts with the reason.
+      scope = scopeOption(options, 'registerProvider')
       checkProvider(provider)
       const handle = provider[kNative]
       const owned = handle ?? (typeof provider[kAttach] === 'function' ? provider : undefined)
