@@ -24,6 +24,12 @@ export interface ExportList {
   readonly configured?: readonly string[]
   /** Whether the entry augments the framework's `Context` with `skills` and `skills/change`. */
   readonly augments?: boolean
+  /**
+   * TypeScript statements (in a module that imports the entry as `entry` and
+   * its listed types) that hold only when the typings accept what the
+   * harness package's own signatures accept.
+   */
+  readonly signatures?: readonly string[]
 }
 
 /** The value and type names of `@deepseek-ai/dsh-skill` at release 0.1.1-rc.2. */
@@ -58,6 +64,32 @@ export const RELEASE_REGISTRY: ExportList = {
   same: [['default', 'SkillRegistry']],
   configured: ['SkillRegistry'],
   augments: true,
+  signatures: [
+    'export const isSkillNameSig: (name: string) => boolean = entry.isSkillName',
+    "export const isModelInvocableSig: (skill: Pick<SkillSummary, 'invocation'>) => boolean = entry.isModelInvocable",
+    "export const isUserInvocableSig: (skill: Pick<SkillSummary, 'invocation'>) => boolean = entry.isUserInvocable",
+    "export const renderSig: (skill: Pick<SkillDefinition, 'name' | 'provider' | 'resourceBase' | 'content'>) => string = entry.renderSkillContent",
+    'export const escapeSig: (value: string) => string = entry.escapeText',
+    'export const provider: SkillProvider = {',
+    "  name: 'remote',",
+    '  list: async (options: SkillLookupOptions): Promise<readonly SkillCandidate[] | SkillProviderObservation> => (options.cwd === undefined ? [] : { candidates: [], complete: false }),',
+    '  get: async (candidate: SkillCandidate, options: SkillLookupOptions): Promise<SkillDefinition | undefined> => (options.signal?.aborted ? undefined : { ...candidate, content: "" }),',
+    '}',
+    "export const registration: SkillRegistration = { name: 'inline', description: 'Inline.', content: '', source: 'runtime' }",
+    "export const view: SkillViewOptions = { cwd: '/', signal: new AbortController().signal, scope: {} }",
+    "export const invocation: SkillInvocationSource = { kind: 'skill-invocation', name: 'inline', form: 'instructions' }",
+    'export const base: SkillResourceBase[] = [{ kind: "directory", path: "/" }, { kind: "url", url: "https://example.com/" }, { kind: "opaque", description: "remote" }]',
+    'export async function uses(registry: InstanceType<typeof entry.SkillRegistry>, control: SkillProviderControl): Promise<void> {',
+    '  const dispose: () => void = registry.registerProvider((c: SkillProviderControl) => (void c.signal, void c.invalidate, provider))',
+    '  const snapshot: SkillCatalogSnapshot = await registry.snapshot(view)',
+    '  const summaries: SkillSummary[] = await registry.list(view)',
+    "  const definition: SkillDefinition | undefined = await registry.get('inline', view)",
+    '  const policy: SkillInvocationPolicy | undefined = summaries[0]?.invocation',
+    "  const source: SkillSource | undefined = definition?.source",
+    '  void [dispose, snapshot, policy, source, control, registry.register(registration)]',
+    '}',
+    'export const config: Config = { collectCacheMaxEntries: 8 }',
+  ],
 }
 
 /** `@deepseek-ai/dsh-skill-filesystem` at release 0.1.1-rc.2: a plugin module. */
@@ -130,6 +162,7 @@ export function union(...lists: ExportList[]): ExportList {
     same: lists.flatMap((list) => list.same ?? []),
     configured: lists.flatMap((list) => list.configured ?? []),
     augments: lists.some((list) => list.augments === true),
+    signatures: lists.flatMap((list) => list.signatures ?? []),
   }
 }
 
@@ -214,5 +247,6 @@ export function typeProbe(entry: string, list: ExportList, framework: string): s
       '}',
     )
   }
+  lines.push(...(list.signatures ?? []))
   return lines.join('\n') + '\n'
 }
