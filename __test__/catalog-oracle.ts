@@ -1,5 +1,5 @@
 // Plain-JS oracles of the catalog rules, written from the documented rules
-// (README "The model-facing catalog", types/catalog.d.ts) the straightforward
+// (docs/catalog-budget.md, types/catalog.d.ts) the straightforward
 // way: regex replaces, `.slice`, `JSON.stringify`, `createHash`.
 import { createHash } from 'node:crypto'
 

@@ -5,7 +5,7 @@
 // A seeded corpus of generated frontmatters, plus mutated copies, is written to
 // a temporary root and read end to end by `LocalSkillProvider`; every file must
 // be accepted or skipped as the oracle says, with the same name, description,
-// whenToUse, invocation and metadata. The differences the README lists are
+// whenToUse, invocation and metadata. The differences docs/frontmatter.md lists are
 // not generated here (they have their own tests).
 import { afterAll, describe, expect, it } from 'vitest'
 import { createRequire } from 'node:module'
@@ -115,7 +115,7 @@ describe('frontmatter against the JS yaml package', () => {
     expect(differences).toHaveLength(0)
     expect(files).toHaveLength(2 * COUNT)
     expect(cyclicFiles).toBeLessThan(20)
-    // Files on which the two readers knowingly differ (README) stay a small
+    // Files on which the two readers knowingly differ (docs/frontmatter.md) stay a small
     // part of the corpus; at least 10,000 files are compared.
     const aside = Object.values(setAside).reduce((a, b) => a + b, 0)
     expect(aside).toBeLessThan(files.length * 0.15)

@@ -85,6 +85,11 @@ describe('the packed package', () => {
     expect(manifest.repository).toMatchObject({ type: 'git', url: expect.stringMatching(/^git\+https:\/\//) })
     expect(files.some((file) => file.endsWith('.node'))).toBe(true)
     expect(files.some((file) => file.startsWith('__test__/') || file.startsWith('examples/'))).toBe(false)
+    // Every guide the README links to travels with it.
+    const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8')
+    const guides = [...new Set([...readme.matchAll(/\]\((docs\/[\w-]+\.md)(?:#[^)]*)?\)/g)].map((m) => m[1]))]
+    expect(guides.length).toBeGreaterThan(5)
+    for (const guide of guides) expect(files).toContain(guide)
   })
 
   it('ships the Rust sources as a loadable cargo workspace (for platforms without a prebuilt addon)', () => {

@@ -1,4 +1,4 @@
-// The code blocks of the README's "Harness releases" section run as written.
+// The code blocks of docs/scopes.md's "In a Cordis harness" section run as written.
 // They import the package by name: each runs from a folder inside this
 // package (`.tmp/`, ignored by git), where the name resolves to this checkout.
 import { spawnSync } from 'node:child_process'
@@ -7,10 +7,10 @@ import * as path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 
 const root = path.resolve(__dirname, '..')
-const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8')
-const start = readme.indexOf('\n## Harness releases\n')
-const end = readme.indexOf('\n## ', start + 1)
-const section = readme.slice(start, end)
+const guide = fs.readFileSync(path.join(root, 'docs', 'scopes.md'), 'utf8')
+const start = guide.indexOf('\n## In a Cordis harness\n')
+const next = guide.indexOf('\n## ', start + 1)
+const section = guide.slice(start, next === -1 ? undefined : next)
 const blocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1])
 
 fs.mkdirSync(path.join(root, '.tmp'), { recursive: true })
@@ -23,7 +23,7 @@ function run(code: string, index: number) {
   return spawnSync(process.execPath, [file], { cwd: dir, encoding: 'utf8', timeout: 60_000 })
 }
 
-describe('README: harness releases', () => {
+describe('docs/scopes.md: in a Cordis harness', () => {
   it('has its examples', () => {
     expect(start).toBeGreaterThan(0)
     expect(blocks).toHaveLength(1)

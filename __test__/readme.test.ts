@@ -1,7 +1,8 @@
-// The README's examples, run as written. Each checked block follows a marker
-// `<!-- readme-test: NAME [ARG] -->`: the example skill is written where the
-// README puts it and loaded by `dsh-skills`, the refused one is diagnosed, and
-// the Cordis snippet runs in a child process of its own.
+// The examples of the README and of the guides in docs/, run as written. Each
+// checked block follows a marker `<!-- readme-test: NAME [ARG] -->` (each name
+// once across README.md and docs/*.md): the example skill is written where the
+// guide puts it and loaded by `dsh-skills`, the refused one is diagnosed, and
+// the Cordis snippets run in a child process of their own.
 import { spawn } from 'node:child_process'
 import * as fs from 'node:fs'
 import { createRequire } from 'node:module'
@@ -15,16 +16,25 @@ const temps = tempDirs('dsh-readme-')
 afterAll(() => temps.cleanup())
 
 const README = fs.readFileSync(path.join(root, 'README.md'), 'utf8')
+/** README.md and every guide in docs/, by their path from the package root. */
+const documents = new Map<string, string>([
+  ['README.md', README],
+  ...fs
+    .readdirSync(path.join(root, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name): [string, string] => [`docs/${name}`, fs.readFileSync(path.join(root, 'docs', name), 'utf8')]),
+])
 
 /** The fenced block right after the marker `<!-- readme-test: name … -->`: its info string, text and the marker's argument. */
 function block(name: string) {
   const marker = new RegExp(`<!-- readme-test: ${name}(?: ([^ ]+))? -->\\n`, 'g')
-  const found = [...README.matchAll(marker)]
-  if (found.length !== 1) throw new Error(`README.md: expected one marker "readme-test: ${name}", found ${found.length}`)
-  const after = README.slice(found[0].index! + found[0][0].length)
+  const found = [...documents].flatMap(([file, text]) => [...text.matchAll(marker)].map((match) => ({ file, text, match })))
+  if (found.length !== 1) throw new Error(`README.md, docs/: expected one marker "readme-test: ${name}", found ${found.length}`)
+  const { file, text, match } = found[0]
+  const after = text.slice(match.index! + match[0].length)
   const fence = /^```(\w*)\n([^]*?)\n```\n/.exec(after)
-  if (!fence) throw new Error(`README.md: no fenced block right after the marker "readme-test: ${name}"`)
-  return { info: fence[1], text: `${fence[2]}\n`, arg: found[0][1], after: after.slice(fence[0].length) }
+  if (!fence) throw new Error(`${file}: no fenced block right after the marker "readme-test: ${name}"`)
+  return { file, info: fence[1], text: `${fence[2]}\n`, arg: match[1], after: after.slice(fence[0].length) }
 }
 
 /** A project (with `.git`) and an empty home. */
@@ -37,9 +47,10 @@ function project() {
   return { dir, home, env: cleanEnv(home) }
 }
 
-describe('README: Writing a skill', () => {
-  it('the example skill loads as the README says: list output, fields, instructions', () => {
+describe('docs/writing-skills.md: Writing a skill', () => {
+  it('the example skill loads as the guide says: list output, fields, instructions', () => {
     const example = block('skill-example')
+    expect(example.file).toBe('docs/writing-skills.md')
     expect(example.info).toBe('markdown')
     expect(example.arg).toMatch(/^\.agents\/skills\/[a-z0-9-]+\/SKILL\.md$/)
     const { dir, env } = project()
@@ -66,7 +77,7 @@ describe('README: Writing a skill', () => {
     expect(doctor.stdout).toContain('1 loaded, 0 shadowed, 0 broken, 0 ignored')
   })
 
-  it('the refused example is refused with the reason and the fix the README quotes', () => {
+  it('the refused example is refused with the reason and the fix the guide quotes', () => {
     const refused = block('skill-refused')
     const { dir, env } = project()
     const name = /^name: (.*)$/m.exec(refused.text)![1]
@@ -152,6 +163,16 @@ describe('README: Use as a Cordis drop-in', () => {
     expect(run.out.stdout.trim().split('\n').at(-1)).toMatch(/\blocal-one\b/)
   })
 
+  it("the current release's snippet loads the registry and the filesystem plugin and lists the project's skills", async () => {
+    const { dir, env } = consumer()
+    const current = block('cordis-current')
+    expect(current.file).toBe('README.md')
+    const run = start(dir, env, current.text)
+    expect(await run.exited).toBe(0)
+    expect(run.out.stderr).toBe('')
+    expect(run.out.stdout).toBe('local-one\n')
+  })
+
   it('with the keep-alive lines it stays, sees a new skill file, and ends on Ctrl-C', async () => {
     const { dir, env } = consumer()
     const run = start(dir, env, `${block('cordis-example').text}\n${block('cordis-keep-alive').text}`)
@@ -169,8 +190,9 @@ describe('README: Use as a Cordis drop-in', () => {
 })
 
 beforeAll(() => {
-  // The README names the sections these blocks belong to.
-  for (const heading of ['## Writing a skill', '## Use as a Cordis drop-in', '## The `dsh-skills` CLI']) {
+  // The README and the guide name the sections these blocks belong to.
+  for (const heading of ['## Writing a skill', '## Use as a Cordis drop-in', '### Both harness releases', '## The `dsh-skills` CLI']) {
     expect(README).toContain(`\n${heading}\n`)
   }
+  expect(documents.get('docs/writing-skills.md')).toMatch(/^# Writing a skill\n/)
 })

@@ -233,12 +233,12 @@ export function cyclic(v: unknown, open = new Set<unknown>()): boolean {
 }
 
 /** A file whose YAML holds a cyclic value: the JS package builds a cyclic
- * object, this package refuses the file (README, "Differences"). */
+ * object, this package refuses the file (docs/frontmatter.md). */
 export const CYCLIC = 'cyclic'
 
 /**
  * Inputs on which this package and the JS package knowingly differ (each is
- * listed in the README with its reason); the differential test sets such
+ * listed in docs/frontmatter.md with its reason); the differential test sets such
  * files aside and counts them.
  */
 export const KNOWN_DIFFERENCES: readonly { readonly why: string; readonly test: (yaml: string) => boolean }[] = [
@@ -338,7 +338,7 @@ export function oracle(fileText: string): Expected | undefined | typeof CYCLIC {
 }
 
 /** Canonical text of a value: key order kept, -0 kept, non-finite numbers as
- * null (they have no JSON form on the way out of the addon, see README). */
+ * null (they have no JSON form on the way out of the addon, see docs/frontmatter.md). */
 export function canon(v: unknown): string {
   if (typeof v === 'number') return Object.is(v, -0) ? '-0' : Number.isFinite(v) ? String(v) : 'null'
   if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`
