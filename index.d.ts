@@ -28,6 +28,7 @@ export type {
   SkillExplanation,
   SkillScopeResolver,
   SkillRegistrationOptions,
+  SkillOverridesOptions,
 } from './types/registry'
 export { SkillRegistry, isSkillName, isModelInvocable, isUserInvocable } from './types/registry'
 export type {

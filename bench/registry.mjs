@@ -16,7 +16,11 @@
 //    agent's three-deep chain, interleaved in one run (and the nine through
 //    the baseline build, when given).
 //
-//   node bench/registry.mjs [--baseline DIR] [--rounds N] [--local N] [--only scopes]
+// 4. Scoped override rules: a registry without them against the baseline, a
+//    read whose own scope carries an allow-list, and the native local
+//    provider's cold discovery (which now fingerprints each file it parses).
+//
+//   node bench/registry.mjs [--baseline DIR] [--rounds N] [--local N] [--only scopes|scoped-rules]
 //
 // "native, 8 overrides" is the native registry with eight override rules
 // (globs, source and provider filters; a few of them match), to show what
@@ -358,6 +362,83 @@ if (only === undefined || only === 'scopes') {
     await scopedScenario('nine native local providers, 100 skills each', localLayout(roots), Number(roundsOption ?? 60))
   } finally {
     fixture.cleanup()
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Scoped override rules (per-agent skill visibility). Four JS providers of
+// 1,000 candidates each, global layer. "no scoped rules" reads without a
+// scope, as a registry without scopes does ("before": the same through the
+// baseline build); "other scope has rules": an allow-list set on a scope the
+// read does not use (nothing of it may reach this read); "scope with an
+// allow-list": the read's own scope switches everything off but `skill-0001*`
+// (110 skills), so each candidate is decided once per collection. And the
+// native local provider cold (fresh provider: every file read and parsed,
+// now with its fingerprint) against the baseline.
+
+/** An allow-list: everything off, then `skill-0001*` back on. */
+const ALLOW = [
+  { name: '*', effect: 'off' },
+  { name: 'skill-0001*', effect: 'on' },
+]
+
+function rulesVariant(Registry, label, lists, mode) {
+  const agent = { name: 'agent' }
+  const other = { name: 'other' }
+  const scoped = mode !== 'none'
+  const registry = new Registry({ logger: { warn() {} }, ...(scoped ? { scopes: resolverOf(new Map()) } : {}) })
+  const controls = []
+  for (const [name, candidates] of lists) registry.registerProvider((c) => (controls.push(c), providerOf(name, candidates)))
+  if (mode === 'other') registry.setOverrides(ALLOW, { scope: other })
+  if (mode === 'own') registry.setOverrides(ALLOW, { scope: agent })
+  const options = mode === 'own' ? { cwd: '/w', scope: agent } : { cwd: '/w' }
+  return { label, snapshot: () => registry.snapshot(options), invalidate: () => controls[0].invalidate() }
+}
+
+if (only === undefined || only === 'scoped-rules') {
+  console.log(`\n## Scoped override rules (median per call${Before ? `; "before" = ${baselineDir}` : ''})`)
+  const lists = [0, 1, 2, 3].map((p) => [`remote-${p}`, makeCandidates(1000, `remote-${p}`, 700 + p * 10, p * 750)])
+  const variants = [rulesVariant(SkillRegistry, 'no scoped rules, no scope', lists, 'none')]
+  variants.push(rulesVariant(SkillRegistry, 'another scope has an allow-list, no scope', lists, 'other'))
+  variants.push(rulesVariant(SkillRegistry, "the read's scope has an allow-list", lists, 'own'))
+  if (Before) variants.push(rulesVariant(Before, 'before: no scopes', lists, 'none'))
+  const rounds = Number(roundsOption ?? 150)
+  const cold = await interleave(variants, rounds, async (v) => {
+    v.invalidate()
+    await v.snapshot()
+  })
+  for (const v of variants) await v.snapshot()
+  const warm = await interleave(variants, rounds * 4, (v) => v.snapshot())
+  console.log('\n### four JS providers, 1,000 candidates each')
+  console.log('| variant | cold wall | cold CPU | cold CPU vs first | warm wall | warm CPU |')
+  console.log('|---|---:|---:|---:|---:|---:|')
+  for (let i = 0; i < variants.length; i++) {
+    const c = cold[i]
+    const w = warm[i]
+    console.log(`| ${c.label} | ${ms(c.wall)} ms | ${ms(c.cpu)} ms | ${(c.cpu / cold[0].cpu).toFixed(2)}× | ${ms(w.wall)} ms | ${ms(w.cpu)} ms |`)
+  }
+  if (Before) {
+    const fixture = generateHome(localCount)
+    try {
+      const local = (Registry, label) => ({
+        label,
+        async snapshot() {
+          const registry = new Registry({ logger: { warn() {} } })
+          const provider = registry.registerLocalProvider(fixture.config)
+          const snapshot = await registry.snapshot()
+          if (snapshot.skills.length !== localCount) throw new Error(`expected ${localCount} skills`)
+          await provider.dispose()
+        },
+      })
+      const pair = [local(SkillRegistry, 'this build'), local(Before, 'before')]
+      const timed = await interleave(pair, Number(roundsOption ?? 20), (v) => v.snapshot())
+      console.log(`\n### native local provider, ${localCount} skills, cold snapshot() in a fresh registry`)
+      console.log('| variant | wall | CPU |')
+      console.log('|---|---:|---:|')
+      for (const t of timed) console.log(`| ${t.label} | ${ms(t.wall)} ms | ${ms(t.cpu)} ms |`)
+    } finally {
+      fixture.cleanup()
+    }
   }
 }
 

@@ -14,6 +14,7 @@ import type {
   SkillChangeListener,
   SkillExplanation,
   SkillOverrideRule,
+  SkillOverridesOptions,
   SkillProviderFactory,
   SkillRegistrationOptions,
   SkillRegistry as PlainSkillRegistry,
@@ -65,10 +66,13 @@ export interface SkillServiceMethods {
   /** Who won `name` and why every other candidate lost; `undefined` when no provider lists it. */
   explain(name: string, options?: SkillViewOptions): Promise<SkillExplanation | undefined>
   /**
-   * Replace the override rules (the service's, for every plugin), invalidate
-   * and emit one `skills/change`. Invalid rules throw and leave the rules in force.
+   * Replace override rules and emit one `skills/change`: without
+   * `options.scope` the service's own (for every agent), with it the rules
+   * of that scope's layer (its agents and the scopes below it; the nearest
+   * layer's matching rule decides). Invalid rules throw and leave the rules
+   * in force.
    */
-  setOverrides(rules: readonly SkillOverrideRule[]): void
+  setOverrides(rules: readonly SkillOverrideRule[], options?: SkillOverridesOptions): void
   /**
    * Listen for catalog changes as an effect of the calling plugin (the
    * `skills/change` event is the usual way).
@@ -82,7 +86,13 @@ export interface SkillServiceMethods {
  * `logger` (the plugin logs to `ctx.logger.warn`) and `fs` (the provider uses
  * `ctx.get('fs')`).
  */
-export type SkillProviderPluginConfig = Omit<LocalSkillProviderConfig, 'logger' | 'fs'>
+export type SkillProviderPluginConfig = Omit<LocalSkillProviderConfig, 'logger' | 'fs'> & {
+  /**
+   * Override rules for the layer of the plugin's scope (a preset's agents),
+   * removed with the plugin; ignored with a warning outside any scope.
+   */
+  readonly overrides?: readonly SkillOverrideRule[]
+}
 
 /**
  * The local filesystem provider under release 0.1.1-rc.2's name: the same

@@ -94,6 +94,6 @@ export type {
 } from './skill'
 /** The registry plugin's configuration (the service's `Config`). */
 export type Config = SkillService.Config
-export type { SkillRegistrationOptions, SkillScopeResolver } from './registry'
+export type { SkillOverrideRule, SkillOverridesOptions, SkillRegistrationOptions, SkillScopeResolver } from './registry'
 
 export default SkillService

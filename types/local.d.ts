@@ -200,6 +200,12 @@ export interface LocalFileDiagnosis {
   readonly reason?: string
   /** The winner of the name (outcome `shadowed`). Another provider may still outrank it in the registry. */
   readonly shadowedBy?: LocalShadowingWinner
+  /**
+   * Outcome `shadowed`: `true` when this file is the same skill as its winner
+   * (byte-identical skill files; for bundles, the same resources by listing and
+   * size, not read), `false` when the two differ.
+   */
+  readonly same?: boolean
 }
 
 /** Everything the local provider considered for one lookup (what a `doctor` command prints). */

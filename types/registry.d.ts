@@ -30,7 +30,10 @@ export type SkillOverrideEffect = 'off' | 'user-only' | 'model-only' | 'on'
 /**
  * One override rule. A rule matches a candidate when every field it gives
  * matches (a rule with none matches every candidate); of the rules matching a
- * candidate, the last one decides.
+ * candidate, the last one decides. A read with a scope applies the global
+ * rules, then the rules of each layer of its scope's chain, farthest first:
+ * the nearest layer with a matching rule decides. An allow-list for a scope is
+ * `[{ name: '*', effect: 'off' }, { name: 'code-review', effect: 'on' }]`.
  */
 export interface SkillOverrideRule {
   /** Skill name, or a glob of one where `*` stands for any run of characters (`'deploy-*'`). */
@@ -57,8 +60,12 @@ export interface SkillExplainedCandidate {
   readonly resourceBase?: SkillResourceBase
   /** Its invocation controls after the overrides (as declared when none rewrites them, or it is switched off). */
   readonly invocation: SkillInvocationPolicy
-  /** The override rule that decided about it (`rule`: its index in the rules), if one matched. */
-  readonly override?: { readonly rule: number; readonly effect: SkillOverrideEffect }
+  /**
+   * The override rule that decided about it, if one matched: `rule` is its
+   * index in its rules, `scope` the scope whose layer holds those rules
+   * (absent for the registry's own rules).
+   */
+  readonly override?: { readonly rule: number; readonly effect: SkillOverrideEffect; readonly scope?: SkillScopeKey }
   /** The scope whose layer it came from; absent for the global layer. */
   readonly scope?: SkillScopeKey
 }
@@ -70,9 +77,12 @@ export interface SkillExplainedLoser extends SkillExplainedCandidate {
    * winner comes first (runtime skills, then providers in registration
    * order, each in its own order); `'off'`: an override switched it off;
    * `'scope'`: the winner comes from a nearer layer of the reader's scope
-   * chain, which wins the name whatever the ranks.
+   * chain, which wins the name whatever the ranks; `'same'`: it is the same
+   * skill as the winner (byte-identical skill files read by this package's
+   * filesystem provider; for bundles, the same resources by listing and
+   * size), so it was never in conflict.
    */
-  readonly reason: 'rank' | 'order' | 'off' | 'scope'
+  readonly reason: 'rank' | 'order' | 'off' | 'scope' | 'same'
 }
 
 /** Who won a skill name and why every other candidate of that name lost. */
@@ -128,6 +138,19 @@ export interface SkillRegistrationOptions {
    * The layer of this scope (an object or function; anything else throws a
    * `TypeError`). Absent: the global layer.
    */
+  readonly scope?: SkillScopeKey | undefined
+  /**
+   * Override rules for the layer of `scope` (needs `scope`: the registry's
+   * own rules are `setOverrides(rules)`): they replace that layer's rules
+   * while the registration lasts (its disposal removes them, unless they
+   * were replaced since). Invalid rules throw and nothing is registered.
+   */
+  readonly overrides?: readonly SkillOverrideRule[]
+}
+
+/** Whose override rules `setOverrides` replaces. */
+export interface SkillOverridesOptions {
+  /** A scope's layer (an object or function). Absent: the registry's own rules. */
   readonly scope?: SkillScopeKey | undefined
 }
 
@@ -219,10 +242,16 @@ export declare class SkillRegistry {
    */
   explain(name: string, options?: SkillViewOptions): Promise<SkillExplanation | undefined>
   /**
-   * Replace the override rules, invalidate completed catalogs and notify
-   * listeners once. Invalid rules throw and leave the rules in force.
+   * Replace override rules and notify listeners once: without
+   * `options.scope` the registry's own rules (every completed catalog is
+   * invalidated); with it the rules of that scope's layer, which apply to
+   * reads with that scope and the scopes below it on its chain (only the
+   * catalogs that merged that layer are invalidated). A scope needs no
+   * registration to carry rules; they stay until replaced (`[]` removes
+   * them). What a scope's rules switch off, `get()` with that scope does not
+   * load. Invalid rules throw and leave the rules in force.
    */
-  setOverrides(rules: readonly SkillOverrideRule[]): void
+  setOverrides(rules: readonly SkillOverrideRule[], options?: SkillOverridesOptions): void
   /** Listen for catalog changes; returns an unsubscribe function. */
   onChange(listener: SkillChangeListener): () => void
 }

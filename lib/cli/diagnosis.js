@@ -117,7 +117,8 @@ function formatDoctor(session, diagnosis, out) {
     ])
     if (file.verdict === 'shadowed') {
       const winner = file.shadowedBy
-      out.line(`${indent}by ${winner ? `${shown(winner.path)} [${winner.source}]` : file.reason || 'a higher-ranked skill'}`)
+      const same = file.same === true ? ' (the same skill: identical files)' : file.same === false ? ' (the files differ)' : ''
+      out.line(`${indent}by ${winner ? `${shown(winner.path)} [${winner.source}]` : file.reason || 'a higher-ranked skill'}${same}`)
     } else if (file.verdict === 'broken') {
       out.line(`${indent}because ${file.reason ?? 'of an unknown problem'}`)
     } else if (file.verdict === 'ignored') {

@@ -8,7 +8,7 @@
 
 const { LocalSkillProvider } = require('../local.js')
 const { FileSystemSkillProvider } = require('./filesystem-provider.js')
-const { SERVICE_NAME, createLogger, onObserved } = require('./util.js')
+const { SERVICE_NAME, createLogger, onObserved, overrideRuleSchema } = require('./util.js')
 
 /** The plugin config schema: every provider option; `providerName` defaults to `defaultName`. */
 function providerConfig(Schema, defaultName) {
@@ -50,6 +50,9 @@ function providerConfig(Schema, defaultName) {
       .default(128)
       .description('Projects watched at once (least recently observed are evicted).'),
     watchFollowSymlinks: Schema.boolean().default(true).description('Follow symlinked skill roots and entries.'),
+    overrides: Schema.array(overrideRuleSchema(Schema)).description(
+      "Override rules for the layer of this plugin's scope (a preset's agents): they apply to every skill those agents see, the nearest scope's matching rule deciding; removed with the plugin. Outside any scope they are ignored with a warning. Default: none.",
+    ),
   })
 }
 
@@ -66,11 +69,17 @@ function providerApply(name, Provider) {
     for (const [key, value] of Object.entries(config)) {
       if (value !== undefined && value !== null) options[key] = value
     }
+    // The rules are the registration's (for the layer of ctx's scope), not the provider's.
+    const { overrides } = options
+    delete options.overrides
     let provider
-    ctx.skills.registerProvider((control) => {
-      provider = new Provider(ctx, control, options)
-      return provider
-    })
+    ctx.skills.registerProvider(
+      (control) => {
+        provider = new Provider(ctx, control, options)
+        return provider
+      },
+      overrides === undefined ? undefined : { overrides },
+    )
     onObserved(ctx, logger, (displayPath) => provider?.observeHostMutation(displayPath))
   }
 }

@@ -3,9 +3,10 @@
 // framework copy (its `Service` class and schemastery).
 
 const { SkillRegistry } = require('../registry.js')
-const { SERVICE_NAME, CHANGE_EVENT, createLogger, emitChange } = require('./util.js')
+const { SERVICE_NAME, CHANGE_EVENT, createLogger, emitChange, overrideRuleSchema } = require('./util.js')
 
 const kRegistry = Symbol('dsh-skill-native.cordis.registry')
+const kLogger = Symbol('dsh-skill-native.cordis.logger')
 
 /**
  * The scope a registration belongs to: `options.scope` when the caller names
@@ -13,16 +14,33 @@ const kRegistry = Symbol('dsh-skill-native.cordis.registry')
  * calling plugin's context, `registry.scopes.scopeOf(ctx)` (the resolver of
  * `@deepseek-ai/dsh-scope`, or the one in the service config). Without a
  * resolver that knows contexts everything is global.
- * @returns {{ scope: object } | undefined} the registry's registration options
  */
-function registrationScope(registry, ctx, options) {
+function scopeOfCall(registry, ctx, options) {
   // Given explicitly: the registry checks it (`null` is refused there, as in a plain registry).
-  if (options !== null && typeof options === 'object' && 'scope' in options) {
-    return options.scope === undefined ? undefined : { scope: options.scope }
-  }
+  if (options !== null && typeof options === 'object' && 'scope' in options) return options.scope
   const scopes = registry.scopes
   const scope = scopes !== null && typeof scopes === 'object' && typeof scopes.scopeOf === 'function' ? scopes.scopeOf(ctx) : undefined
-  return scope === undefined || scope === null ? undefined : { scope }
+  return scope === null ? undefined : scope
+}
+
+/**
+ * The registry's registration options for a call: its scope (see
+ * `scopeOfCall`) and the `overrides` it carries for that scope's layer. A
+ * plugin outside any scope has no layer of its own to restrict: its
+ * `overrides` are left out with a warning (the service config's `overrides`
+ * are the rules for every agent).
+ * @returns {{ scope: object, overrides?: readonly object[] } | undefined}
+ */
+function registrationOptions(registry, ctx, options, logger) {
+  const scope = scopeOfCall(registry, ctx, options)
+  const overrides = options !== null && typeof options === 'object' ? options.overrides : undefined
+  if (scope === undefined) {
+    if (overrides !== undefined) {
+      logger.warn('overrides given with a registration outside any scope are ignored: they restrict a scope\'s agents (the service config\'s overrides apply to every agent)')
+    }
+    return undefined
+  }
+  return overrides === undefined ? { scope } : { scope, overrides }
 }
 
 /**
@@ -44,14 +62,7 @@ function abandon(factory, failure) {
  * @param {{ cordis: { Service: typeof import('cordis').Service }, Schema: typeof import('schemastery') }} framework
  */
 function createSkillService({ cordis: { Service }, Schema }) {
-  const OverrideRule = Schema.object({
-    name: Schema.string().description('Skill name, or a glob of one with * (for example "deploy-*"); default: every name.'),
-    source: Schema.string().description('Only candidates of this source (for example "project-dsh"); default: every source.'),
-    provider: Schema.string().description('Only candidates of this provider (for example "local"); default: every provider.'),
-    effect: Schema.union(['off', 'user-only', 'model-only', 'on'])
-      .required()
-      .description('off: leave the candidate out (a lower-ranked copy may win); user-only / model-only: who may invoke it; on: as declared.'),
-  })
+  const OverrideRule = overrideRuleSchema(Schema)
 
   const ServiceConfig = Schema.object({
     collectCacheMaxEntries: Schema.natural()
@@ -91,6 +102,7 @@ function createSkillService({ cordis: { Service }, Schema }) {
       if (scopes !== undefined) options.scopes = scopes
       const registry = new SkillRegistry(options)
       this[kRegistry] = registry
+      this[kLogger] = logger
       const service = this
       ctx.effect(() => registry.onChange(() => emitChange(ctx, service, logger)), `${CHANGE_EVENT} bridge`)
     }
@@ -117,7 +129,7 @@ function createSkillService({ cordis: { Service }, Schema }) {
         return factory(control)
       }
       try {
-        const scoped = registrationScope(registry, this.ctx, options)
+        const scoped = registrationOptions(registry, this.ctx, options, this[kLogger])
         return this.ctx.effect(
           () => (scoped === undefined ? registry.registerProvider(tracked) : registry.registerProvider(tracked, scoped)),
           'ctx.skills.registerProvider()',
@@ -139,7 +151,7 @@ function createSkillService({ cordis: { Service }, Schema }) {
      */
     registerLocalProvider(config, options) {
       const registry = this[kRegistry]
-      const scoped = registrationScope(registry, this.ctx, options)
+      const scoped = registrationOptions(registry, this.ctx, options, this[kLogger])
       let provider
       this.ctx.effect(() => {
         provider =
@@ -156,7 +168,7 @@ function createSkillService({ cordis: { Service }, Schema }) {
      */
     register(skill, options) {
       const registry = this[kRegistry]
-      const scoped = registrationScope(registry, this.ctx, options)
+      const scoped = registrationOptions(registry, this.ctx, options, this[kLogger])
       return this.ctx.effect(
         () => (scoped === undefined ? registry.register(skill) : registry.register(skill, scoped)),
         'ctx.skills.register()',
@@ -183,9 +195,14 @@ function createSkillService({ cordis: { Service }, Schema }) {
       return this[kRegistry].explain(name, options)
     }
 
-    /** Replace the override rules (for every plugin: they are the service's configuration). */
-    setOverrides(rules) {
-      this[kRegistry].setOverrides(rules)
+    /**
+     * Replace override rules: without `options.scope` the service's own (for
+     * every agent: they are the service's configuration), with it the rules
+     * of that scope's layer (its agents and the scopes below it).
+     */
+    setOverrides(rules, options) {
+      if (options === undefined) this[kRegistry].setOverrides(rules)
+      else this[kRegistry].setOverrides(rules, options)
     }
 
     /**

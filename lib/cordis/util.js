@@ -80,4 +80,20 @@ function onObserved(ctx, logger, observe) {
   })
 }
 
-module.exports = { SERVICE_NAME, CHANGE_EVENT, createLogger, emitChange, onObserved }
+/**
+ * The schema of one override rule, for the service's and the provider
+ * plugins' config.
+ * @param {typeof import('schemastery')} Schema
+ */
+function overrideRuleSchema(Schema) {
+  return Schema.object({
+    name: Schema.string().description('Skill name, or a glob of one with * (for example "deploy-*"); default: every name.'),
+    source: Schema.string().description('Only candidates of this source (for example "project-dsh"); default: every source.'),
+    provider: Schema.string().description('Only candidates of this provider (for example "local"); default: every provider.'),
+    effect: Schema.union(['off', 'user-only', 'model-only', 'on'])
+      .required()
+      .description('off: leave the candidate out (a lower-ranked copy may win); user-only / model-only: who may invoke it; on: as declared.'),
+  })
+}
+
+module.exports = { SERVICE_NAME, CHANGE_EVENT, createLogger, emitChange, onObserved, overrideRuleSchema }

@@ -90,6 +90,25 @@ function scopeOption(options, where) {
 }
 
 /**
+ * The `overrides` of a registration's options: `undefined` when absent; the
+ * rules of the layer of `scope` otherwise (checked when they are set), which
+ * needs a scope: the registry's own rules are `setOverrides(rules)`.
+ * @param {unknown} options  already checked by `scopeOption`
+ * @param {object | undefined} scope
+ * @param {string} where  e.g. `registerProvider`
+ */
+function overridesOption(options, scope, where) {
+  const rules = options?.overrides
+  if (rules === undefined) return undefined
+  if (scope === undefined) {
+    throw new TypeError(
+      `${where}: options.overrides are the rules of a scope's layer and need options.scope (the registry's own rules: setOverrides(rules))`,
+    )
+  }
+  return rules
+}
+
+/**
  * The chain of `key` as `resolver` gives it, checked: an array (not merely
  * array-like) of scope keys (objects or functions), `key` itself first, then
  * its parents nearest first, no key twice, at most `MAX_SCOPE_CHAIN` keys.
@@ -170,6 +189,7 @@ module.exports = {
   defaultResolver,
   checkResolver,
   scopeOption,
+  overridesOption,
   isScopeKey,
   chainOf,
   keyName,

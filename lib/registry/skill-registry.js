@@ -16,7 +16,7 @@ const {
 } = require('../util.js')
 
 const { packRules, packListing, packOrThrow } = require('./pack.js')
-const { checkResolver, defaultResolver, scopeOption, isScopeKey, chainOf, keyName, describe } = require('./scopes.js')
+const { checkResolver, defaultResolver, scopeOption, overridesOption, isScopeKey, chainOf, keyName, describe } = require('./scopes.js')
 const {
   KIND_RUNTIME,
   KIND_NATIVE,
@@ -104,6 +104,11 @@ class SkillRegistry {
   /** scope key → its ordinal, for error messages when it has no name */
   #ordinals = new WeakMap()
   #nextOrdinal = 0
+  /**
+   * scope key → the registration whose `overrides` option set its layer's
+   * rules (a token), while they are in force: its disposal removes them.
+   */
+  #ruleOwners = new WeakMap()
 
   /**
    * The callback the native half holds (a global handle): made outside the
@@ -204,13 +209,52 @@ class SkillRegistry {
   }
 
   /**
-   * Replace the override rules (see the `overrides` option), invalidate
-   * completed catalogs and notify listeners once. Invalid rules throw (naming
-   * the rule and the key) and leave the rules in force as they were.
-   * @param {readonly object[]} rules
+   * Replace the rules of the layer of `scope` (creating the layer for rules
+   * alone; empty rules drop a layer left with nothing). Invalid rules throw
+   * and change nothing.
    */
-  setOverrides(rules) {
-    this.#setOverrides(rules)
+  #setScopeOverrides(scope, rules) {
+    const { tag, rules: packed } = packRules(rules)
+    const layer = this.#native.setScopeOverrides(tag, packed, ...this.#layerArgs(scope))
+    if (layer >= 0) this.#layers.set(scope, layer)
+    else this.#layers.delete(scope)
+    this.#ruleOwners.delete(scope)
+  }
+
+  /**
+   * A registration's `overrides` option: set them as the rules of its
+   * scope's layer, owned by the registration until replaced.
+   * @returns the owner token to hand `#releaseRules` when the registration goes
+   */
+  #ownRules(scope, rules) {
+    this.#setScopeOverrides(scope, rules)
+    const owner = {}
+    this.#ruleOwners.set(scope, owner)
+    return owner
+  }
+
+  /** A registration that set its layer's rules is gone: remove them, unless replaced since. */
+  #releaseRules(scope, owner) {
+    if (owner === undefined || this.#ruleOwners.get(scope) !== owner) return
+    this.#setScopeOverrides(scope, [])
+  }
+
+  /**
+   * Replace override rules, invalidate the completed catalogs they touch and
+   * notify listeners once. Without `options.scope`, the registry's own rules
+   * (see the `overrides` option): every catalog. With it, the rules of that
+   * scope's layer, which apply to reads with that scope and every scope below
+   * it on its chain (the nearest layer's matching rule decides): only the
+   * catalogs that merged that layer. A scope needs no registration to carry
+   * rules; they stay until replaced (`[]` removes them). Invalid rules throw
+   * (naming the rule and the key) and leave the rules in force as they were.
+   * @param {readonly object[]} rules
+   * @param {{ scope?: object }} [options]
+   */
+  setOverrides(rules, options) {
+    const scope = scopeOption(options, 'setOverrides')
+    if (scope === undefined) this.#setOverrides(rules)
+    else this.#setScopeOverrides(scope, rules)
     this.#emit()
   }
 
@@ -259,6 +303,7 @@ class SkillRegistry {
     if (typeof factory !== 'function') throw new TypeError('registerProvider expects a factory function')
     const controller = new AbortController()
     let slot = -1
+    let owner
     const invalidate = () => {
       const record = this.#providers.get(slot)
       if (record === undefined || record.controller !== controller) return
@@ -267,11 +312,13 @@ class SkillRegistry {
     const control = Object.freeze({ signal: controller.signal, invalidate })
     let provider
     let scope
+    let rules
     try {
       provider = factory(control)
       // Checked once the factory ran, as every other registration failure:
       // the provider's signal then aborts with the reason.
       scope = scopeOption(options, 'registerProvider')
+      rules = overridesOption(options, scope, 'registerProvider')
       checkProvider(provider)
       const handle = provider[kNative]
       const owned = handle ?? (typeof provider[kAttach] === 'function' ? provider : undefined)
@@ -290,6 +337,7 @@ class SkillRegistry {
       if (scope !== undefined) this.#layers.set(scope, layer)
       if (owned !== undefined) registeredHandles.add(owned)
       this.#providers.set(slot, { provider, name: provider.name, controller, handle, owned, scope, waiters: new Set() })
+      if (rules !== undefined) owner = this.#ownRules(scope, rules)
       // Only once registered: a failed attempt must not touch a live registration.
       provider[kAttach]?.(control)
     } catch (thrown) {
@@ -304,6 +352,7 @@ class SkillRegistry {
       if (disposed) return
       disposed = true
       this.#unregister(slot)
+      this.#releaseRules(scope, owner)
       controller.abort()
       this.#emit()
     }
@@ -346,6 +395,7 @@ class SkillRegistry {
    */
   register(skill, options) {
     const scope = scopeOption(options, 'register')
+    const rules = overridesOption(options, scope, 'register')
     const layerArgs = this.#layerArgs(scope)
     const registered = this.#native.registerRuntime(packOrThrow([skill], true, 'runtime skill'), ...layerArgs)
     const template = runtimeTemplate(skill)
@@ -356,6 +406,15 @@ class SkillRegistry {
     }
     const [id, layer] = registered
     if (scope !== undefined) this.#layers.set(scope, layer)
+    let owner
+    if (rules !== undefined) {
+      try {
+        owner = this.#ownRules(scope, rules)
+      } catch (error) {
+        this.#native.unregisterRuntime(id)
+        throw error
+      }
+    }
     // The definition as registered: later changes to `skill` itself do not
     // leak in; its nested objects are kept as they are.
     this.#runtime.set(id, { definition: { ...skill }, template, scope })
@@ -363,6 +422,7 @@ class SkillRegistry {
     return () => {
       if (!this.#runtime.delete(id)) return
       this.#native.unregisterRuntime(id)
+      this.#releaseRules(scope, owner)
       this.#emit()
     }
   }
@@ -455,7 +515,9 @@ class SkillRegistry {
    * @param {{ cwd?: string, signal?: AbortSignal }} [options]
    */
   async explain(name, options) {
-    const entry = await this.#catalogFor(name, options)
+    throwIfAborted(options?.signal)
+    const chain = this.#viewOf(options)
+    const entry = await this.#catalogFor(name, options, chain)
     if (entry === undefined) return undefined
     const rows = entry.catalog.explain(name)
     if (!rows) return undefined
@@ -463,10 +525,17 @@ class SkillRegistry {
     const losers = []
     for (const row of rows) {
       const scope = this.#scopeOfRow(row, entry)
-      if (row.outcome === 'won') winner = explained(row, entry, scope)
-      else losers.push({ ...explained(row, entry, scope), reason: row.outcome })
+      const ruleScope = this.#scopeOfLayer(row.ruleLayer, chain)
+      if (row.outcome === 'won') winner = explained(row, entry, scope, ruleScope)
+      else losers.push({ ...explained(row, entry, scope, ruleScope), reason: row.outcome })
     }
     return { name, complete: entry.complete, winner, losers }
+  }
+
+  /** The key of `chain` whose layer is `layer` (`undefined` for the global layer, or none). */
+  #scopeOfLayer(layer, chain) {
+    if (layer === undefined || layer === 0 || chain === undefined) return undefined
+    return chain.find((key) => this.#layers.get(key) === layer)
   }
 
   /** The scope key of the layer an `explain()` row's candidate came from (`undefined` for the global layer). */
@@ -481,10 +550,10 @@ class SkillRegistry {
    * scope's chain is resolved once, here: the load that follows uses this
    * very catalog.
    */
-  async #catalogFor(name, options) {
+  async #catalogFor(name, options, chain) {
     const signal = options?.signal
     throwIfAborted(signal)
-    const view = this.#viewOf(options)
+    const view = chain ?? this.#viewOf(options)
     if (!native.isSkillName(name)) return undefined
     const entry = await this.#collect(options, view)
     throwIfAborted(signal)

@@ -91,8 +91,9 @@ function rewrittenPolicy(code) {
  * @param {Record<string, any>} row  one item of the native `explain()`
  * @param {CatalogEntry} entry
  * @param {object | undefined} scope  the scope key of its layer (`undefined` for the global layer)
+ * @param {object | undefined} ruleScope  the scope key of the layer whose rule decided about it (`undefined`: the global rules)
  */
-function explained(row, entry, scope) {
+function explained(row, entry, scope, ruleScope) {
   let path
   let resourceBase
   if (row.kind === KIND_EXTERNAL) {
@@ -111,7 +112,9 @@ function explained(row, entry, scope) {
   if (path !== undefined) out.path = path
   if (resourceBase !== undefined) out.resourceBase = resourceBase
   out.invocation = { modelInvocable: row.modelInvocable, userInvocable: row.userInvocable }
-  if (row.rule !== undefined) out.override = { rule: row.rule, effect: row.effect }
+  if (row.rule !== undefined) {
+    out.override = ruleScope === undefined ? { rule: row.rule, effect: row.effect } : { rule: row.rule, effect: row.effect, scope: ruleScope }
+  }
   if (scope !== undefined) out.scope = scope
   return out
 }

@@ -15,4 +15,6 @@ pub mod model;
 pub mod overrides;
 pub mod provider;
 pub mod registry;
+pub mod same;
+pub mod scoped_rules;
 pub mod watch;

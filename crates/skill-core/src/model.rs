@@ -118,6 +118,9 @@ pub struct Candidate {
     pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
     /// Opaque provider state.
     pub locator: Locator,
+    /// The skill file's fingerprint, when the provider read the file itself
+    /// ([`crate::same`]): tells a duplicate that is the same skill.
+    pub fingerprint: Option<crate::same::Fingerprint>,
 }
 
 /// A complete skill, including the body.

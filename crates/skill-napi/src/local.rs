@@ -420,6 +420,7 @@ fn candidate_from_js(obj: &Object<'_>) -> Result<Candidate> {
         path: Some(path),
         metadata: None,
         locator: Locator::None,
+        fingerprint: None,
     })
 }
 

@@ -248,6 +248,32 @@ impl NativeRegistry {
         Ok(())
     }
 
+    /// Validate and set the override rules of the layer `(layer, label)`
+    /// names (a scope's; see [`NativeRegistry::set_overrides`] for `tag` and
+    /// `rules`), creating the layer for rules alone. Invalidates the
+    /// completed catalogs that merged that layer. Returns the layer's id, or
+    /// -1 when empty rules left it with nothing (dropped, or never created).
+    /// Throws naming the rule and the key; the layer's rules stay then.
+    #[napi(catch_unwind)]
+    pub fn set_scope_overrides(
+        &self,
+        tag: u32,
+        rules: Vec<NapiOverrideRule>,
+        layer: Option<f64>,
+        label: String,
+    ) -> Result<f64> {
+        let value = u8::try_from(tag)
+            .ok()
+            .and_then(Tag::from_u8)
+            .unwrap_or(Tag::Undefined);
+        let rules: Vec<RawRule> = rules.into_iter().map(RawRule::from).collect();
+        let overrides = Overrides::from_raw(value, &rules).map_err(invalid_arg)?;
+        Ok(self
+            .core
+            .set_overrides_in(target(layer, Some(&label)), overrides)
+            .map_or(-1.0, |id| id as f64))
+    }
+
     /// Validate a runtime skill (one packed record) and add it to the layer
     /// `(layer, label)` names. Returns `[id, layer]`, or `null` when a
     /// runtime skill with that name exists in that layer. Throws on an
@@ -750,10 +776,13 @@ impl NativeCatalog {
     /// Every candidate the merge considered for `name`, in merge order, the
     /// winner first (`null` when no provider listed it): objects
     /// `{ kind, slot, index, provider, source, rank, modelInvocable,
-    /// userInvocable, outcome, rule?, effect?, path?, resourceBase? }`, with
+    /// userInvocable, outcome, rule?, effect?, ruleLayer?, path?,
+    /// resourceBase? }`, with
     /// `kind`, `slot` and `index` as in [`Location`] (for a native candidate,
     /// `index` is unused and `path` and `resourceBase` are its own) and
-    /// `outcome` one of `'won'`, `'rank'`, `'order'`, `'off'`, `'scope'`.
+    /// `outcome` one of `'won'`, `'rank'`, `'order'`, `'off'`, `'scope'`,
+    /// `'same'`; `ruleLayer` is the layer whose rule decided (0: the global
+    /// rules).
     #[napi(catch_unwind, ts_return_type = "Array<Record<string, unknown>> | null")]
     pub fn explain<'e>(&self, env: &'e Env, name: String) -> Result<Option<Vec<Object<'e>>>> {
         let explained = self.catalog.explain(&name);
@@ -789,6 +818,7 @@ impl NativeCatalog {
                 if let Some(applied) = e.applied {
                     obj.set("rule", applied.rule)?;
                     obj.set("effect", applied.effect.as_str())?;
+                    obj.set("ruleLayer", applied.layer as f64)?;
                 }
                 Ok(obj)
             })

@@ -89,6 +89,9 @@ pub struct ParsedSkill {
     pub metadata: Option<Map<String, Json>>,
     /// Markdown body after the closing `---`, trimmed.
     pub body: String,
+    /// SHA-256 of the whole skill file's text (frontmatter and body), set by
+    /// whoever read the file ([`crate::same`]); `None` from [`parse`] itself.
+    pub fingerprint: Option<crate::same::Fingerprint>,
 }
 
 /// Split `text` into the YAML between the delimiters and the raw text after the
@@ -225,6 +228,7 @@ fn fields(root: &Value<'_>, body: &str) -> Result<ParsedSkill, FrontmatterError>
         },
         metadata,
         body: js_trim(body).to_string(),
+        fingerprint: None,
     })
 }
 

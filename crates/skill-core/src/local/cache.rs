@@ -94,6 +94,7 @@ fn without_body(skill: &ParsedSkill) -> ParsedSkill {
         invocation: skill.invocation,
         metadata: skill.metadata.clone(),
         body: String::new(),
+        fingerprint: skill.fingerprint,
     }
 }
 

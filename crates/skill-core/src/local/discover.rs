@@ -152,7 +152,13 @@ pub(crate) fn text_outcome(text: &str) -> ReadOutcome {
         return ReadOutcome::Invalid("empty file".into());
     }
     match frontmatter::parse(text) {
-        Ok(p) => ReadOutcome::Parsed(p),
+        // The text is at hand: its fingerprint costs one pass over it, and
+        // lets the registry tell a duplicate that is the same skill from one
+        // that differs without reading either file again.
+        Ok(mut p) => {
+            p.fingerprint = Some(crate::same::fingerprint(text));
+            ReadOutcome::Parsed(p)
+        }
         Err(e) => ReadOutcome::Invalid(e.to_string()),
     }
 }

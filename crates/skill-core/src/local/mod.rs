@@ -557,6 +557,7 @@ pub(super) fn candidate(
     base: &Path,
     parsed: ParsedSkill,
 ) -> Candidate {
+    let fingerprint = parsed.fingerprint;
     let (summary, _, metadata) = summarize(parsed, provider, root.source, base);
     Candidate {
         summary,
@@ -564,6 +565,7 @@ pub(super) fn candidate(
         path: Some(path_string(path)),
         metadata,
         locator: Locator::None,
+        fingerprint,
     }
 }
 

@@ -5,9 +5,10 @@ use super::discover::Scan;
 use super::warn::Scope;
 use super::{candidate, path_string, FileOutcome, Layout, LocalProvider, RootStatus};
 use crate::model::Observation;
+use crate::same::{compare_files, Fingerprint, Sameness};
 use serde::Serialize;
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Result of [`LocalProvider::discover`].
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -75,6 +76,12 @@ pub struct FileReport {
     /// The winner of the name, for shadowed files.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shadowed_by: Option<WinnerRef>,
+    /// For a shadowed file: `true` when it is the same skill as its winner
+    /// (byte-identical skill files, and for bundles the same resources by
+    /// listing and size: [`crate::same`]), `false` when the two differ; left
+    /// out otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub same: Option<bool>,
 }
 
 /// What `doctor` prints: every root and every file considered for one lookup.
@@ -200,7 +207,9 @@ impl LocalProvider {
                 }
             })
             .collect();
-        let mut winners: HashMap<String, WinnerRef> = HashMap::new();
+        // Each name's winner, with its fingerprint and bundle directory.
+        let mut winners: HashMap<String, (WinnerRef, Option<Fingerprint>, Option<PathBuf>)> =
+            HashMap::new();
         let mut files = Vec::with_capacity(scan.files.len());
         for file in scan.files {
             let spec = &scan.roots[file.root].0;
@@ -214,26 +223,51 @@ impl LocalProvider {
                 outcome: "skipped",
                 reason: None,
                 shadowed_by: None,
+                same: None,
             };
+            let bundle = (file.layout == Some(Layout::Bundle)).then(|| file.base.clone());
             match file.outcome {
                 FileOutcome::Parsed(parsed) => {
-                    if let Some(winner) = winners.get(&parsed.name) {
+                    if let Some((winner, print, base)) = winners.get(&parsed.name) {
+                        let same = compare_files(
+                            parsed.fingerprint,
+                            bundle.as_deref(),
+                            *print,
+                            base.as_deref(),
+                        );
                         report.outcome = "shadowed";
                         report.reason = Some(format!(
-                            "shadowed by \"{}\" from {} (rank {}) at {}",
-                            winner.name, winner.source, winner.rank, winner.path
+                            "shadowed by \"{}\" from {} (rank {}) at {}{}",
+                            winner.name,
+                            winner.source,
+                            winner.rank,
+                            winner.path,
+                            match same {
+                                Sameness::Same => " (the same skill: identical files)",
+                                Sameness::Different => " (the two skill files differ)",
+                                Sameness::Unknown => "",
+                            },
                         ));
+                        report.same = match same {
+                            Sameness::Same => Some(true),
+                            Sameness::Different => Some(false),
+                            Sameness::Unknown => None,
+                        };
                         report.shadowed_by = Some(winner.clone());
                     } else {
                         report.outcome = "loaded";
                         winners.insert(
                             parsed.name.clone(),
-                            WinnerRef {
-                                name: parsed.name.clone(),
-                                source: spec.source.as_str(),
-                                rank: spec.rank(),
-                                path,
-                            },
+                            (
+                                WinnerRef {
+                                    name: parsed.name.clone(),
+                                    source: spec.source.as_str(),
+                                    rank: spec.rank(),
+                                    path,
+                                },
+                                parsed.fingerprint,
+                                bundle,
+                            ),
                         );
                     }
                     report.name = Some(parsed.name);

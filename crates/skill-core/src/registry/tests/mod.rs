@@ -37,6 +37,7 @@ fn cand(name: &str, provider: &str, rank: f64) -> Candidate {
         path: None,
         metadata: None,
         locator: Locator::None,
+        fingerprint: None,
     }
 }
 
