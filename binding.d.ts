@@ -53,10 +53,13 @@ export declare class NativeCatalog {
    * Every candidate the merge considered for `name`, in merge order, the
    * winner first (`null` when no provider listed it): objects
    * `{ kind, slot, index, provider, source, rank, modelInvocable,
-   * userInvocable, outcome, rule?, effect?, path?, resourceBase? }`, with
+   * userInvocable, outcome, rule?, effect?, ruleLayer?, path?,
+   * resourceBase? }`, with
    * `kind`, `slot` and `index` as in [`Location`] (for a native candidate,
    * `index` is unused and `path` and `resourceBase` are its own) and
-   * `outcome` one of `'won'`, `'rank'`, `'order'`, `'off'`, `'scope'`.
+   * `outcome` one of `'won'`, `'rank'`, `'order'`, `'off'`, `'scope'`,
+   * `'same'`; `ruleLayer` is the layer whose rule decided (0: the global
+   * rules).
    */
   explain(name: string): Array<Record<string, unknown>> | null
   /** Load the definition of a native winner off the JS thread. */
@@ -236,6 +239,15 @@ export declare class NativeRegistry {
    * rules in force stay then.
    */
   setOverrides(tag: number, rules: Array<NapiOverrideRule>): void
+  /**
+   * Validate and set the override rules of the layer `(layer, label)`
+   * names (a scope's; see [`NativeRegistry::set_overrides`] for `tag` and
+   * `rules`), creating the layer for rules alone. Invalidates the
+   * completed catalogs that merged that layer. Returns the layer's id, or
+   * -1 when empty rules left it with nothing (dropped, or never created).
+   * Throws naming the rule and the key; the layer's rules stay then.
+   */
+  setScopeOverrides(tag: number, rules: Array<NapiOverrideRule>, layer: number | undefined | null, label: string): number
   /**
    * Validate a runtime skill (one packed record) and add it to the layer
    * `(layer, label)` names. Returns `[id, layer]`, or `null` when a

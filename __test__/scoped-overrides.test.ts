@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Context, type Message } from 'cordis'
 import SkillRegistry, { SkillLocal, escapeText, isModelInvocable, renderSkillContent } from '../cordis.mjs'
 import * as SkillFileSystem from '../filesystem.mjs'
-import { catalogSourceOf, collectSkillInvocations, renderCatalog, SkillRegistry as PlainRegistry } from '../index.mjs'
+import { collectSkillInvocations, renderCatalog, SkillRegistry as PlainRegistry } from '../index.mjs'
 import type { SkillExplanation } from '../index.js'
 import { tempDirs, write } from './helpers'
 
@@ -126,8 +126,8 @@ describe.each(RELEASES)('a preset restricts its agents through the Cordis entrie
 
     // user-only for the reviewer: not in its catalog, refused by its tool, fine as /name.
     const reviewerSkills = await ctx.skills.list(call(reviewer))
-    expect(renderCatalog(reviewerSkills).text).not.toContain('review-docs')
-    expect(renderCatalog(await ctx.skills.list(call())).text).toContain('review-docs')
+    expect(renderCatalog(reviewerSkills).entries).not.toContain('review-docs')
+    expect(renderCatalog(await ctx.skills.list(call())).entries).toContain('review-docs')
     expect(await skillTool(ctx, 'review-docs', call(reviewer))).toBe('The skill review-docs cannot be loaded by the model.')
     expect(await skillTool(ctx, 'review-docs', call())).toContain('Review the docs.')
     expect((await ctx.skills.get('review-docs', call(reviewer)))?.invocation).toEqual({ modelInvocable: false, userInvocable: true })
@@ -170,29 +170,41 @@ describe.each(RELEASES)('a preset restricts its agents through the Cordis entrie
 
   it("changing a scope's rules drops only the catalogs that merged its layer, and notifies once", async () => {
     const { ctx } = await harness()
+    // A JS provider that counts its list() calls: a cache hit does not call it.
+    const calls: string[] = []
+    ctx.skills.registerProvider(() => ({
+      name: 'counted',
+      list: async (options: { scope?: { name?: string } }) => {
+        calls.push(options.scope?.name ?? 'main')
+        return []
+      },
+      get: async () => undefined,
+    }))
     const reviewer = scope.createScope({ name: 'reviewer' })
     const writer = scope.createScope({ name: 'writer' })
     ctx.skills.setOverrides([{ name: 'deploy', effect: 'off' }], { scope: reviewer })
     ctx.skills.setOverrides([{ name: 'notes', effect: 'off' }], { scope: writer })
-    const catalogOf = async (key?: object) => catalogSourceOf(await ctx.skills.list(call(key)))?.catalog
-    const main = await catalogOf()
-    const writing = await catalogOf(writer)
-    const reviewing = await catalogOf(reviewer)
-    // Different rules, different catalogs.
-    expect(new Set([main, writing, reviewing]).size).toBe(3)
-    expect(await catalogOf()).toBe(main)
+    // Different rules, different catalogs: each view is collected once.
+    expect(await names(ctx)).toEqual(['deploy', 'notes', 'review-code', 'review-docs'])
+    expect(await names(ctx, writer)).toEqual(['deploy', 'review-code', 'review-docs'])
+    expect(await names(ctx, reviewer)).toEqual(['notes', 'review-code', 'review-docs'])
+    for (const key of [undefined, writer, reviewer]) await names(ctx, key)
+    expect(calls).toEqual(['main', 'writer', 'reviewer'])
     let changes = 0
     ctx.on('skills/change', () => void changes++)
     ctx.skills.setOverrides([{ name: 'deploy', effect: 'user-only' }], { scope: reviewer })
     expect(changes).toBe(1)
-    expect(await catalogOf()).toBe(main)
-    expect(await catalogOf(writer)).toBe(writing)
-    expect(await catalogOf(reviewer)).not.toBe(reviewing)
+    for (const key of [undefined, writer, reviewer]) await names(ctx, key)
+    expect(calls).toEqual(['main', 'writer', 'reviewer', 'reviewer'])
+    expect((await ctx.skills.list(call(reviewer))).find((s) => s.name === 'deploy')?.invocation).toEqual({
+      modelInvocable: false,
+      userInvocable: true,
+    })
     // The global rules drop every catalog.
     ctx.skills.setOverrides([{ name: 'notes', effect: 'model-only' }])
     expect(changes).toBe(2)
-    expect(await catalogOf()).not.toBe(main)
-    expect(await catalogOf(writer)).not.toBe(writing)
+    for (const key of [undefined, writer, reviewer]) await names(ctx, key)
+    expect(calls).toEqual(['main', 'writer', 'reviewer', 'reviewer', 'main', 'writer', 'reviewer'])
   })
 })
 
@@ -255,7 +267,7 @@ describe('scoped rules on the plain registry', () => {
     const other = scope.createScope({ name: 'other' })
     // Rules on a scope nobody reads with leave every other view alone.
     r.setOverrides([{ name: '*', effect: 'off' }], { scope: other })
-    expect(renderCatalog(await r.list()).text).toBe(renderCatalog(await plain.list()).text)
+    expect(renderCatalog(await r.list()).entries).toBe(renderCatalog(await plain.list()).entries)
     expect(renderCatalog(await r.list()).digest).toBe(renderCatalog(await plain.list()).digest)
     expect(await r.list({ scope: other })).toEqual([])
   })

@@ -69,8 +69,10 @@ function providerApply(name, Provider) {
     for (const [key, value] of Object.entries(config)) {
       if (value !== undefined && value !== null) options[key] = value
     }
-    // The rules are the registration's (for the layer of ctx's scope), not the provider's.
-    const { overrides } = options
+    // The rules are the registration's (for the layer of ctx's scope), not
+    // the provider's. No rules (the schema's default is an empty list) carry
+    // nothing: they neither warn outside a scope nor replace a layer's rules.
+    const overrides = Array.isArray(options.overrides) && options.overrides.length === 0 ? undefined : options.overrides
     delete options.overrides
     let provider
     ctx.skills.registerProvider(

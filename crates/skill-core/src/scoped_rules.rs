@@ -146,7 +146,9 @@ mod tests {
         // The team alone: deploy back on, lint rewritten.
         let team_only = RuleChain::new(&global, [(3, &team)].into_iter());
         assert_eq!(
-            team_only.decide("lint", "s", "p").map(|d| (d.layer, d.effect)),
+            team_only
+                .decide("lint", "s", "p")
+                .map(|d| (d.layer, d.effect)),
             Some((3, Effect::UserOnly))
         );
         // No scope: the global rules alone.

@@ -9,7 +9,7 @@ use super::types::{
     Catalog, Considered, Listing, PlannedProvider, PlannedRuntime, ProviderOutcome,
 };
 use super::{lock, Registry};
-use crate::overrides::Overrides;
+use crate::scoped_rules::RuleChain;
 use std::sync::Arc;
 
 /// The result of [`Collection::finish`].
@@ -37,7 +37,9 @@ pub struct Collection {
     /// layer first.
     pub providers: Vec<PlannedProvider>,
     pub(super) runtime: Vec<PlannedRuntime>,
-    pub(super) overrides: Arc<Overrides>,
+    /// The view's override rules: the global ones, then each scoped
+    /// layer's, farthest first.
+    pub(super) overrides: RuleChain,
 }
 
 impl Collection {

@@ -2,10 +2,14 @@
 //! in merge order, and why each one won or lost.
 
 use super::layers::LayerId;
-use super::merge::{for_each_contender, index, labels, sort_contenders};
+use super::merge::{
+    for_each_contender, index, labels, native_candidate, sameness, sort_contenders,
+};
 use super::types::{Catalog, Considered, Listing, Origin, Winner};
 use crate::model::{Candidate, InvocationPolicy, RUNTIME_RANK};
-use crate::overrides::{Applied, Effect};
+use crate::overrides::Effect;
+use crate::same::Sameness;
+use crate::scoped_rules::Decided;
 
 impl Catalog {
     /// Every candidate this catalog's merge considered for `name`, in merge
@@ -63,10 +67,19 @@ impl Catalog {
         });
         sort_contenders(&mut others);
         let won = out.first().map(|w| (w.depth, w.rank));
+        let winner_candidate = out.first().and_then(|w| match w.from {
+            Contribution::Native { candidate, .. } => Some(candidate),
+            _ => None,
+        });
         for x in others {
             // Lost to the winner, unless an override switched it off first.
             let lost = match won {
                 Some((depth, _)) if depth < x.depth => Outcome::Scope,
+                _ if sameness(winner_candidate, native_candidate(x.origin, &c.listings))
+                    == Sameness::Same =>
+                {
+                    Outcome::Same
+                }
                 Some((_, rank)) if rank.total_cmp(&x.rank).is_lt() => Outcome::Rank,
                 _ => Outcome::Order,
             };
@@ -91,10 +104,14 @@ pub enum Outcome {
     /// The winner comes from a nearer layer of the view, which wins the name
     /// outright whatever the ranks.
     Scope,
+    /// It is the same skill as the winner, of the same layer
+    /// ([`crate::same`]): byte-identical skill files, and for bundles the
+    /// same resources. Never in conflict.
+    Same,
 }
 
 impl Outcome {
-    /// `'won'`, `'rank'`, `'order'`, `'off'` or `'scope'`.
+    /// `'won'`, `'rank'`, `'order'`, `'off'`, `'scope'` or `'same'`.
     pub fn as_str(self) -> &'static str {
         match self {
             Outcome::Won => "won",
@@ -102,6 +119,7 @@ impl Outcome {
             Outcome::Order => "order",
             Outcome::Off => "off",
             Outcome::Scope => "scope",
+            Outcome::Same => "same",
         }
     }
 }
@@ -149,7 +167,7 @@ pub struct Explained<'a> {
     /// rewrites them, or when it is switched off).
     pub invocation: InvocationPolicy,
     /// The override rule that decided about it, if one matched.
-    pub applied: Option<Applied>,
+    pub applied: Option<Decided>,
     /// Whether it won, or why not.
     pub outcome: Outcome,
 }

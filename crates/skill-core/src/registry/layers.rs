@@ -9,11 +9,16 @@
 //! layer only: a nearer layer wins a name outright
 //! ([`super::merge`]).
 //!
-//! A scoped layer is created by the first registration filed into it and
-//! dropped when its last registration goes; a dropped layer's id is never
-//! used again, so nothing cached for it can be mistaken for a later layer.
+//! A scoped layer may also carry override rules ([`crate::scoped_rules`]):
+//! they apply to every read whose chain holds the layer.
+//!
+//! A scoped layer is created by the first registration (or rules) filed into
+//! it and dropped when its last registration goes and it has no rules left; a
+//! dropped layer's id is never used again, so nothing cached for it can be
+//! mistaken for a later layer.
 
 use crate::model::RuntimeSkill;
+use crate::overrides::Overrides;
 use crate::provider::NativeProvider;
 use std::sync::Arc;
 
@@ -70,6 +75,9 @@ pub(super) struct Layer {
     pub(super) providers: Vec<Slot>,
     /// Runtime skills in registration order.
     pub(super) runtime: Vec<RuntimeSlot>,
+    /// The layer's own override rules (none for the global layer, whose
+    /// rules are the registry's).
+    pub(super) overrides: Arc<Overrides>,
 }
 
 impl Layer {
@@ -80,12 +88,17 @@ impl Layer {
             generation,
             providers: Vec::new(),
             runtime: Vec::new(),
+            overrides: Arc::default(),
         }
     }
 
-    /// A scoped layer without registrations (the global layer never is).
+    /// A scoped layer without registrations or rules (the global layer never
+    /// is).
     pub(super) fn is_droppable(&self) -> bool {
-        self.id != GLOBAL_LAYER && self.providers.is_empty() && self.runtime.is_empty()
+        self.id != GLOBAL_LAYER
+            && self.providers.is_empty()
+            && self.runtime.is_empty()
+            && self.overrides.is_empty()
     }
 }
 

@@ -12,8 +12,10 @@ use super::types::{
     Winner,
 };
 use crate::model::host::Span;
-use crate::model::{InvocationPolicy, RUNTIME_RANK};
-use crate::overrides::{Applied, Effect, Overrides};
+use crate::model::{Candidate, InvocationPolicy, RUNTIME_RANK};
+use crate::overrides::Effect;
+use crate::same::{self, Sameness};
+use crate::scoped_rules::{Decided, RuleChain};
 use std::cmp::Ordering;
 use std::sync::OnceLock;
 
@@ -94,7 +96,7 @@ pub(super) struct Decisions {
     /// Where each listing's candidates start in `applied` (runtime skills
     /// come first).
     pub(super) offsets: Vec<usize>,
-    pub(super) applied: Vec<Option<Applied>>,
+    pub(super) applied: Vec<Option<Decided>>,
 }
 
 impl Decisions {
@@ -102,7 +104,7 @@ impl Decisions {
         runtime: &[PlannedRuntime],
         providers: &[PlannedProvider],
         listings: &[Listing],
-        overrides: &Overrides,
+        overrides: &RuleChain,
     ) -> Self {
         if overrides.is_empty() {
             return Decisions {
@@ -142,7 +144,7 @@ impl Decisions {
     }
 
     /// The rule deciding about the candidate at `origin`, if one matches.
-    pub(super) fn get(&self, origin: Origin) -> Option<Applied> {
+    pub(super) fn get(&self, origin: Origin) -> Option<Decided> {
         Self::at(&self.offsets, origin)
             .and_then(|at| self.applied.get(at).copied())
             .flatten()
@@ -196,14 +198,36 @@ pub(super) fn labels<'a>(
     }
 }
 
+/// The native provider's candidate at `origin`, while it is still in its
+/// listing (a winner moves into its catalog entry when the catalog is built).
+pub(super) fn native_candidate(origin: Origin, listings: &[Listing]) -> Option<&Candidate> {
+    match origin {
+        Origin::Provider(p, local) => match listings.get(p as usize)? {
+            Listing::Native(candidates) => candidates.get(local as usize)?.as_ref(),
+            _ => None,
+        },
+        Origin::Runtime(_) => None,
+    }
+}
+
+/// How a duplicate compares with the candidate it loses to ([`crate::same`]):
+/// only candidates whose skill files a native provider read can be compared.
+pub(super) fn sameness(a: Option<&Candidate>, b: Option<&Candidate>) -> Sameness {
+    match (a, b) {
+        (Some(a), Some(b)) => same::compare(a, b),
+        _ => Sameness::Unknown,
+    }
+}
+
 pub(super) fn index(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
 }
 
 /// The winners' origins sorted by name, and one warning per duplicate
 /// shadowed within the winner's layer (a nearer layer taking a name from a
-/// farther one is what layers are for: no warning). Candidates an override
-/// switched off take no part.
+/// farther one is what layers are for: no warning; nor is the same skill
+/// found twice, [`crate::same`]). Candidates an override switched off take
+/// no part.
 pub(super) fn merge(
     runtime: &[PlannedRuntime],
     providers: &[PlannedProvider],
@@ -228,6 +252,15 @@ pub(super) fn merge(
                 if f.depth != c.depth {
                     continue;
                 }
+                let differ = match sameness(
+                    native_candidate(c.origin, listings),
+                    native_candidate(f.origin, listings),
+                ) {
+                    // One skill in two places: no conflict to warn about.
+                    Sameness::Same => continue,
+                    Sameness::Different => "; the two skill files differ",
+                    Sameness::Unknown => "",
+                };
                 let label = |origin| {
                     labels(origin, runtime, providers, listings)
                         .map_or(("", ""), |l| (l.provider, l.source))
@@ -235,7 +268,7 @@ pub(super) fn merge(
                 let (provider, source) = label(c.origin);
                 let (first_provider, first_source) = label(f.origin);
                 warnings.push(format!(
-                    "skill \"{}\" from provider \"{provider}\" (source {source}, rank {}) is shadowed by provider \"{first_provider}\" (source {first_source}, rank {})",
+                    "skill \"{}\" from provider \"{provider}\" (source {source}, rank {}) is shadowed by provider \"{first_provider}\" (source {first_source}, rank {}){differ}",
                     c.name, c.rank, f.rank
                 ));
             }

@@ -52,6 +52,7 @@ use crate::model::RuntimeSkill;
 use crate::model::RUNTIME_PROVIDER;
 use crate::overrides::Overrides;
 use crate::provider::{Invalidate, LookupContext, NativeProvider};
+use crate::scoped_rules::RuleChain;
 use key::CacheKey;
 use layers::{RuntimeSlot, Slot};
 use state::State;
@@ -189,6 +190,41 @@ impl Registry {
     /// The override rules in force.
     pub fn overrides(&self) -> Arc<Overrides> {
         lock(&self.shared).overrides.clone()
+    }
+
+    /// Replace the override rules of the layer `target` names: for a scope,
+    /// its layer's own rules (the layer is created for rules alone), which
+    /// apply to every read whose chain holds it, only the catalogs that
+    /// merged it being invalidated; [`Target::Global`] is
+    /// [`Registry::set_overrides`]. Returns the layer, or `None` when empty
+    /// rules left a scope's layer with nothing (dropped, or never created).
+    pub fn set_overrides_in(&self, target: Target<'_>, overrides: Overrides) -> Option<LayerId> {
+        if target == Target::Global {
+            self.set_overrides(overrides);
+            return Some(GLOBAL_LAYER);
+        }
+        let mut state = lock(&self.shared);
+        let existing = existing_layer(&state, target);
+        if overrides.is_empty() && existing.is_none() {
+            return None;
+        }
+        let layer = layer_to_file(&mut state, existing, target);
+        if let Some(l) = state.layer_mut(layer) {
+            l.overrides = Arc::new(overrides);
+        }
+        state.touch(layer);
+        state.drop_if_empty(layer);
+        state.layer(layer).map(|l| l.id)
+    }
+
+    /// The override rules of the layer `layer` (the registry's own for the
+    /// global layer); `None` once the layer is gone.
+    pub fn overrides_in(&self, layer: LayerId) -> Option<Arc<Overrides>> {
+        let state = lock(&self.shared);
+        if layer == GLOBAL_LAYER {
+            return Some(state.overrides.clone());
+        }
+        state.layer(layer).map(|l| l.overrides.clone())
     }
 
     /// Register a provider by name in the global layer. Native providers are
@@ -425,6 +461,16 @@ impl Registry {
                 depth,
             }));
         }
+        // The global rules, then each scoped layer's (nearest first here;
+        // the chain reads them farthest first).
+        let overrides = RuleChain::new(
+            &state.overrides,
+            view.links
+                .iter()
+                .filter(|link| link.layer != GLOBAL_LAYER)
+                .filter_map(|link| state.layer(link.layer))
+                .map(|l| (l.id, &l.overrides)),
+        );
         Collection {
             registry: self.clone(),
             key: CacheKey::new(cwd, &view),
@@ -433,7 +479,7 @@ impl Registry {
             view,
             providers,
             runtime,
-            overrides: state.overrides.clone(),
+            overrides,
         }
     }
 

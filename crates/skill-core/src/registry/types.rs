@@ -7,8 +7,8 @@
 use super::layers::LayerId;
 use crate::model::host::{HostObservation, Span};
 use crate::model::{Candidate, InvocationPolicy, Observation, RuntimeSkill};
-use crate::overrides::{Applied, Overrides};
 use crate::provider::NativeProvider;
+use crate::scoped_rules::{Decided, RuleChain};
 use std::sync::{Arc, OnceLock};
 
 /// The candidate that won a name.
@@ -83,7 +83,7 @@ pub struct Entry {
     /// Where it came from.
     pub winner: Winner,
     /// The override rule that decided about it, if one matched.
-    pub applied: Option<Applied>,
+    pub applied: Option<Decided>,
 }
 
 /// Descriptions supplied by the host, in catalog order.
@@ -204,7 +204,7 @@ pub(super) struct Considered {
     pub(super) providers: Vec<PlannedProvider>,
     /// One per planned provider, same order.
     pub(super) listings: Vec<Listing>,
-    pub(super) overrides: Arc<Overrides>,
+    pub(super) overrides: RuleChain,
 }
 
 impl std::fmt::Debug for Considered {

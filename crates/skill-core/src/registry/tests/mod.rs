@@ -1,6 +1,7 @@
 //! Unit tests of the registry rules (layers: [`layers`]).
 
 mod layers;
+mod rules;
 
 use super::*;
 use crate::model::host::{validate_listing, OwnedRecords};
