@@ -275,6 +275,57 @@ describe('inside a harness with @deepseek-ai/cordis', () => {
     })
   })
 
+  // Per-agent visibility on the fork: a preset's plugin config carries an
+  // allow-list for its scope's layer; what the preset's agent cannot see it
+  // cannot load or invoke with /name, while the main agent can.
+  it('scopes: a preset restricts its agents with overrides in its plugin config', () => {
+    const { code, stderr, out } = run(
+      harness,
+      `
+      import { Context } from '@deepseek-ai/cordis'
+      import SkillRegistry from '@deepseek-ai/dsh-skill-native/harness'
+      import * as SkillFileSystem from '@deepseek-ai/dsh-skill-native/harness/filesystem'
+      import { collectSkillInvocations } from '@deepseek-ai/dsh-skill-native'
+      import scope from '@deepseek-ai/dsh-scope'
+      const ctx = new Context()
+      await ctx.plugin(SkillRegistry)
+      await ctx.plugin(SkillFileSystem, { includeDefaultRoots: false, customSkillDirs: [${skillsDir('host')}], watch: false })
+      const reviewer = scope.createScope({ name: 'reviewer' })
+      const preset = await scope.assignScope(ctx.extend(), reviewer).plugin(SkillFileSystem, {
+        includeDefaultRoots: false, customSkillDirs: [${skillsDir('preset')}], watch: false,
+        overrides: [{ name: '*', effect: 'off' }, { name: 'review', effect: 'on' }],
+      })
+      const names = async (options) => (await ctx.skills.list(options)).map((s) => s.name)
+      const invoked = async (options) =>
+        (await collectSkillInvocations({ skills: ctx.skills, messages: [{ role: 'user', content: '/lint /review' }], ...options })).map((i) => i.name)
+      const why = await ctx.skills.explain('lint', { scope: reviewer })
+      const out = {
+        main: await names({}),
+        reviewer: await names({ scope: reviewer }),
+        lint: [(await ctx.skills.get('lint'))?.content, (await ctx.skills.get('lint', { scope: reviewer }))?.content ?? null],
+        invoked: [await invoked({}), await invoked({ scope: reviewer })],
+        explained: { reason: why.losers[0].reason, effect: why.losers[0].override.effect, byReviewer: why.losers[0].override.scope === reviewer },
+      }
+      await preset.dispose()
+      out.after = await names({ scope: reviewer })
+      console.log(JSON.stringify(out))
+      `,
+    )
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(out).toEqual({
+      main: ['lint', 'review'],
+      reviewer: ['review'],
+      lint: ['Lint it.', null],
+      invoked: [
+        ['lint', 'review'],
+        ['review'],
+      ],
+      explained: { reason: 'off', effect: 'off', byReviewer: true },
+      after: ['lint', 'review'],
+    })
+  })
+
   it('DSH_SKILL_CORDIS=cordis makes the automatic entries load npm cordis (here: the trap)', () => {
     const { code, stderr } = run(harness, `await import('@deepseek-ai/dsh-skill-native/cordis')`, {
       env: { DSH_SKILL_CORDIS: 'cordis' },

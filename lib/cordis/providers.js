@@ -50,7 +50,8 @@ function providerConfig(Schema, defaultName) {
       .default(128)
       .description('Projects watched at once (least recently observed are evicted).'),
     watchFollowSymlinks: Schema.boolean().default(true).description('Follow symlinked skill roots and entries.'),
-    overrides: Schema.array(overrideRuleSchema(Schema)).description(
+    // No default: a config without rules stays as it was.
+    overrides: Schema.array(overrideRuleSchema(Schema)).default(undefined).description(
       "Override rules for the layer of this plugin's scope (a preset's agents): they apply to every skill those agents see, the nearest scope's matching rule deciding; removed with the plugin. Outside any scope they are ignored with a warning. Default: none.",
     ),
   })
