@@ -50,6 +50,7 @@ export async function harness(): Promise<SkillSummary[]> {
   const definition = await ctx.skills.get('inline', { cwd: '/p' })
   void definition?.content
   ctx.skills.setOverrides([{ source: 'user-agents', effect: 'user-only' }])
+  ctx.skills.setOverrides([{ name: '*', effect: 'off' }], { scope: { name: 'reviewer' } })
   const explained = await ctx.skills.explain('inline', { cwd: '/p' })
   void explained?.losers.map((loser) => loser.reason)
   return snapshot.complete ? snapshot.skills : ctx.skills.list()

@@ -34,6 +34,11 @@ export async function harness(cwd: string): Promise<string[]> {
   const reviewer = createScope({ name: 'reviewer' })
   const preset = assignScope(ctx.extend(), reviewer)
   await preset.plugin(SkillFileSystem, { customSkillDirs: ['/opt/reviewer-skills'], includeDefaultRoots: false })
+  // …and restricts what its agents see.
+  await preset.plugin(SkillFileSystem, { includeDefaultRoots: false, overrides: [{ name: '*', effect: 'off' }, { name: 'review-*', effect: 'on' }] })
+  ctx.skills.setOverrides([{ name: '*', effect: 'off' }, { name: 'review-code', effect: 'on' }], { scope: reviewer })
+  // @ts-expect-error an effect is one of four words
+  await preset.plugin(SkillFileSystem, { overrides: [{ name: 'x', effect: 'hide' }] })
 
   const off: () => boolean = ctx.on('skills/change', () => {})
   off()

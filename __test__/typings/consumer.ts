@@ -134,7 +134,7 @@ async function use(): Promise<void> {
   const explanation: SkillExplanation | undefined = await registry.explain('remote-skill', { cwd: '/w' })
   const winner: SkillExplainedCandidate | undefined = explanation?.winner
   const losers: readonly SkillExplainedLoser[] = explanation?.losers ?? []
-  const why: Array<'rank' | 'order' | 'off' | 'scope'> = losers.map((loser) => loser.reason)
+  const why: Array<'rank' | 'order' | 'off' | 'scope' | 'same'> = losers.map((loser) => loser.reason)
   const ruleIndex: number | undefined = winner?.override?.rule
   void [loaded, flags, named, explanation?.complete, why, ruleIndex, winner?.path, winner?.resourceBase]
 }

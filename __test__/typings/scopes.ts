@@ -2,6 +2,7 @@
 import {
   SkillRegistry,
   type SkillExplanation,
+  type SkillOverridesOptions,
   type SkillRegistrationOptions,
   type SkillScopeKey,
   type SkillScopeResolver,
@@ -37,11 +38,16 @@ async function read(): Promise<void> {
   const skills: SkillSummary[] = await registry.list(view)
   const snapshot = await registry.snapshot({ scope: agent })
   const why: SkillExplanation | undefined = await registry.explain('x', view)
-  const reason: 'rank' | 'order' | 'off' | 'scope' | undefined = why?.losers[0]?.reason
+  const reason: 'rank' | 'order' | 'off' | 'scope' | 'same' | undefined = why?.losers[0]?.reason
+  const ruleScope: SkillScopeKey | undefined = why?.winner?.override?.scope
   const from: SkillScopeKey | undefined = why?.winner?.scope
   await registry.get('x', { scope: preset })
-  void [skills, snapshot, reason, from, inUse.scopeOf?.({})]
+  void [skills, snapshot, reason, ruleScope, from, inUse.scopeOf?.({})]
 }
+// Per-agent rules: a scope's layer, by setOverrides or with a registration.
+const forAgent: SkillOverridesOptions = { scope: agent }
+registry.setOverrides([{ name: '*', effect: 'off' }, { name: 'x', effect: 'on' }], forAgent)
+registry.register({ name: 'w', description: 'd', content: '', source: 'runtime' }, { scope: preset, overrides: [{ name: 'y', effect: 'off' }] })
 // @ts-expect-error a scope is an object
 registry.register({ name: 'z', description: 'd', content: '', source: 'runtime' }, { scope: 'preset' })
 void [dispose, read]
