@@ -21,6 +21,7 @@ const LOST_BECAUSE = {
   rank: 'lost: rank',
   order: 'lost: order',
   off: 'off',
+  same: 'same',
 }
 
 async function run(session, args) {
@@ -61,6 +62,7 @@ async function run(session, args) {
       io.out.line('lost: order  same rank; the winner comes first (runtime, then providers in registration order)')
     }
     if (reasons.has('off')) io.out.line('off          switched off by an override: it took no part')
+    if (reasons.has('same')) io.out.line('same         the same skill as the winner (identical files): no conflict')
     // Broken files take no part either, but they are likely the copy being edited.
     const broken = await brokenDetails(session, name)
     if (broken.length) {
