@@ -89,8 +89,9 @@ pub struct ParsedSkill {
     pub metadata: Option<Map<String, Json>>,
     /// Markdown body after the closing `---`, trimmed.
     pub body: String,
-    /// SHA-256 of the whole skill file's text (frontmatter and body), set by
-    /// whoever read the file ([`crate::same`]); `None` from [`parse`] itself.
+    /// Fingerprint of the whole skill file's text (frontmatter and body), set
+    /// by whoever read the file ([`crate::same`]); `None` from [`parse`]
+    /// itself.
     pub fingerprint: Option<crate::same::Fingerprint>,
 }
 
