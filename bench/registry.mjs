@@ -20,7 +20,7 @@
 //    read whose own scope carries an allow-list, and the native local
 //    provider's cold discovery (which now fingerprints each file it parses).
 //
-//   node bench/registry.mjs [--baseline DIR] [--rounds N] [--local N] [--only scopes|scoped-rules]
+//   node bench/registry.mjs [--baseline DIR] [--rounds N] [--local N] [--only js|scopes|scoped-rules]
 //
 // "native, 8 overrides" is the native registry with eight override rules
 // (globs, source and provider filters; a few of them match), to show what
@@ -177,6 +177,7 @@ function variantsFor(lists) {
   out.push(registry(SkillRegistry, 'native'))
   out.push(registry(SkillRegistry, 'native, 8 overrides', { overrides: OVERRIDES }))
   if (Before) out.push(registry(Before, 'before'))
+  if (Before) out.push(registry(Before, 'before, 8 overrides', { overrides: OVERRIDES }))
   const plain = new PlainRegistry({ warn() {} })
   for (const [name, candidates] of lists) plain.register(providerOf(name, candidates))
   out.push({ label: 'plain JS', snapshot: (o) => plain.snapshot(o), invalidate: () => plain.invalidate() })
@@ -234,7 +235,7 @@ async function scenario(title, lists, rounds) {
   }
 }
 
-if (only === undefined) {
+if (only === undefined || only === 'js') {
   console.log(`## Registry with JS providers (median per call${Before ? `; "before" = ${baselineDir}` : ''})`)
   for (const n of [100, 1000, 10000]) {
     const rounds = Number(roundsOption ?? (n >= 10000 ? 40 : n >= 1000 ? 300 : 1000))
