@@ -267,10 +267,12 @@ pub(super) fn merge(
                 };
                 let (provider, source) = label(c.origin);
                 let (first_provider, first_source) = label(f.origin);
-                warnings.push(format!(
-                    "skill \"{}\" from provider \"{provider}\" (source {source}, rank {}) is shadowed by provider \"{first_provider}\" (source {first_source}, rank {}){differ}",
+                let mut warning = format!(
+                    "skill \"{}\" from provider \"{provider}\" (source {source}, rank {}) is shadowed by provider \"{first_provider}\" (source {first_source}, rank {})",
                     c.name, c.rank, f.rank
-                ));
+                );
+                warning.push_str(differ);
+                warnings.push(warning);
             }
             _ => {
                 first = Some(c);
