@@ -5,6 +5,7 @@
 // plain registry. A preset restricts what its agents see; what an agent
 // cannot see it cannot list, load or invoke with `/name`; `explain` names the
 // rule and the layer; same-skill duplicates are no conflict.
+import * as fs from 'node:fs'
 import { createRequire } from 'node:module'
 import * as path from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -13,6 +14,7 @@ import SkillRegistry, { SkillLocal, escapeText, isModelInvocable, renderSkillCon
 import * as SkillFileSystem from '../filesystem.mjs'
 import { collectSkillInvocations, renderCatalog, SkillRegistry as PlainRegistry } from '../index.mjs'
 import type { SkillExplanation } from '../index.js'
+import { cleanEnv, runCli } from './cli-helpers'
 import { tempDirs, write } from './helpers'
 
 const require = createRequire(import.meta.url)
@@ -299,6 +301,29 @@ describe('the same skill twice is no conflict', () => {
     expect(shadowed).toMatchObject({ same: true })
     expect(shadowed?.reason).toMatch(/the same skill: identical files/)
     await provider.dispose()
+  })
+
+  it('the CLI: doctor and explain say "same", and no shadowing warning is printed', () => {
+    const base = temps.make()
+    const home = path.join(base, 'home')
+    const cwd = path.join(base, 'project')
+    fs.mkdirSync(path.join(cwd, '.git'), { recursive: true })
+    for (const root of ['.dsh', '.agents']) {
+      writeSkill(path.join(home, root, 'skills', 'review', 'SKILL.md'), 'review', 'Review.', 'Review it.')
+    }
+    const env = cleanEnv(home)
+    const doctor = runCli(['doctor'], { cwd, env })
+    expect(doctor.code).toBe(0)
+    expect(doctor.stdout).toMatch(/shadowed +review +review\/SKILL\.md\n +by .*\.dsh\/skills\/review\/SKILL\.md \[user-dsh\] \(the same skill: identical files\)\n/)
+    const explain = runCli(['explain', 'review'], { cwd, env })
+    expect(explain.code).toBe(0)
+    expect(explain.stdout).toMatch(/^same +local +user-agents +500 /m)
+    expect(explain.stderr).toBe('')
+    // Another body: the usual warning, saying the files differ.
+    writeSkill(path.join(home, '.agents', 'skills', 'review', 'SKILL.md'), 'review', 'Review.', 'Review it twice.')
+    const differ = runCli(['explain', 'review', '--verbose'], { cwd, env })
+    expect(differ.stderr).toMatch(/is shadowed by .*; the two skill files differ\n/)
+    expect(runCli(['doctor'], { cwd, env }).stdout).toContain('[user-dsh] (the files differ)')
   })
 
   it('different content keeps the warning, which says the two differ', async () => {

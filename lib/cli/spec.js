@@ -172,7 +172,7 @@ const COMMANDS = {
   },
   explain: {
     args: 'NAME',
-    summary: 'which copy of skill NAME won and why each other one lost: a lower rank, the same rank but later in order, or switched off',
+    summary: 'which copy of skill NAME won and why each other one lost: a lower rank, the same rank but later in order, switched off, or the same skill (identical files: no conflict)',
     details:
       'Every provider counts: local roots, runtime skills and JS providers. Lower\n' +
       'ranks win; at the same rank, runtime skills come first, then providers in\n' +
