@@ -16,6 +16,8 @@ function loadPackage() {
       catalog: require('../catalog.js'),
     }
   } catch (error) {
+    // The addon's own explanation (lib/addon.js) is printed in full.
+    if (error && error.code === 'ERR_DSH_SKILL_NATIVE_ADDON') throw error
     throw new CliError(`cannot load @deepseek-ai/dsh-skill-native: ${firstLine(error)}`)
   }
 }
