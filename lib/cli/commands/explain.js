@@ -25,7 +25,7 @@ const LOST_BECAUSE = {
 
 async function run(session, args) {
   const { io, options } = session
-  const name = skillNameArg(session, args, 'explain')
+  const name = await skillNameArg(session, args, 'explain')
   const explanation = await session.registry.explain(name, session.lookup())
   if (explanation === undefined) throw await missingSkill(session, name, `no provider lists a skill "${name}"`)
   if (options.json) {

@@ -13,7 +13,7 @@ async function run(session) {
   if (options.json) {
     io.stdout.write(json(snapshot))
   } else if (snapshot.skills.length === 0) {
-    io.out.line('No skills found.')
+    if (!options.quiet) io.err.line('dsh-skills: no skills found')
   } else {
     const rows = snapshot.skills.map((skill) => [
       skill.name,
