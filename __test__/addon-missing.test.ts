@@ -162,7 +162,7 @@ describe.skipIf(process.platform === 'win32')('a consumer project without a load
     const after = load(dir)
     expect([after.required, after.imported]).toEqual(['loaded', 'loaded'])
     expect(after.cli.code).toBe(0)
-    expect(after.cli.stderr).toMatch(/^dsh-skills: 0 loaded/)
+    expect(after.cli.stderr).toMatch(/^dsh-skills: no skills found\ndsh-skills: 0 loaded/)
   })
 
   it('install step skipped on purpose (DSH_SKILL_NATIVE_SKIP_INSTALL=1): says so', () => {
