@@ -289,6 +289,13 @@ describe('the explanation for other causes', () => {
     expect(error.message).toContain('Why: there is no prebuilt package for freebsd-x64 (prebuilt: Linux x64 and arm64 (glibc and musl), macOS x64 and arm64, Windows x64), and the install step that builds the addon did not run')
   })
 
+  it('docs/install.md quotes the message as it is', () => {
+    const guide = fs.readFileSync(path.join(root, 'docs', 'install.md'), 'utf8')
+    const quoted = /\n```text\n(@deepseek-ai\/dsh-skill-native: the native addon [^]*?)\n```\n/.exec(guide)![1]
+    const dir = /^Looked for: (.*)\/dsh-skill-native\.freebsd-x64\.node /m.exec(quoted)![1]
+    expect(explainLoadFailure(new Error('x'), { dir, platform: 'freebsd-x64', env: {} }).message).toBe(quoted)
+  })
+
   it('a published copy whose prebuilt package npm left out: names the optional dependency', () => {
     const dir = installedCopy((pkg) => {
       pkg.optionalDependencies = { [`${NAME}-linux-x64-gnu`]: '0.1.0' }

@@ -22,6 +22,8 @@ const CODE = 'ERR_DSH_SKILL_NATIVE_ADDON'
 /** The install step's record of its last run, next to package.json. */
 const INSTALL_RECORD = '.dsh-skill-native-install.json'
 const root = path.resolve(__dirname, '..')
+/** The platforms with a prebuilt addon, as people name them. */
+const PREBUILT_PLATFORMS = 'Linux x64 and arm64 (glibc and musl), macOS x64 and arm64, Windows x64'
 
 /** Whether this Linux runs on musl libc (the generated loader's first checks). */
 function isMusl() {
@@ -89,8 +91,8 @@ function isCheckout(dir) {
   return !dir.split(path.sep).includes('node_modules')
 }
 
-/** The innermost message of an error chain's first link: what the loader itself saw. */
-function firstLoadError(error) {
+/** The messages of the generated loader's error chain (its causes: each file or package it tried), outermost first. */
+function loadMessages(error) {
   const messages = []
   for (let at = error && error.cause, depth = 0; at && depth < 32; at = at.cause, depth++) {
     messages.push(at instanceof Error ? at.message : String(at))
@@ -129,7 +131,7 @@ function explainLoadFailure(cause, where = {}) {
   const listed = Object.hasOwn(pkg.optionalDependencies ?? {}, platformPackage)
   const installedPackage = resolvePackage(platformPackage, dir)
   const fileThere = fs.existsSync(file)
-  const seen = firstLoadError(cause)
+  const seen = loadMessages(cause)
 
   /** Why it failed, and the commands that fix it (in the consumer project when it is an installed copy). */
   let why
@@ -186,9 +188,6 @@ function explainLoadFailure(cause, where = {}) {
   if (note) lines.push(`(${note}.)`)
   return new AddonLoadError(lines.join('\n'), cause)
 }
-
-/** The platforms with a prebuilt addon, as people name them. */
-const PREBUILT_PLATFORMS = 'Linux x64 and arm64 (glibc and musl), macOS x64 and arm64, Windows x64'
 
 /** The addon's exports, or an `AddonLoadError`. */
 function loadAddon() {
