@@ -144,6 +144,16 @@ describe('help texts', () => {
     expect(help).toMatch(/\nExamples:\n {2}dsh-skills explain /)
   })
 
+  it("explain's legend for a loss by order speaks of the roots too", () => {
+    const { base, run } = setup()
+    for (const dir of ['one', 'two']) write(path.join(base, dir, 'same', 'SKILL.md'), skillText('same', `From ${dir}.`))
+    const explain = run(['explain', 'same', '--skill-dir', path.join(base, 'one'), '--skill-dir', path.join(base, 'two')])
+    expect(explain.code).toBe(0)
+    expect(explain.stdout).toMatch(/\nlost: order {2}.*\n/)
+    expect(explain.stdout).toContain('lost: order  same rank (several --skill-dir roots, or two entries of one root); the winner comes first\n')
+    expect(explain.stdout).not.toMatch(/runtime|registration/)
+  })
+
   it('every command has two or three examples, and its help stays short', () => {
     const { run } = setup()
     for (const command of ['list', 'catalog', 'show', 'explain', 'doctor', 'watch', 'completion']) {

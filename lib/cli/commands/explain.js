@@ -58,7 +58,7 @@ async function run(session, args) {
     if (reasons.size > 0) io.out.line('')
     if (reasons.has('rank')) io.out.line('lost: rank   the winner has a lower rank')
     if (reasons.has('order')) {
-      io.out.line('lost: order  same rank; the winner comes first (runtime, then providers in registration order)')
+      io.out.line('lost: order  same rank (several --skill-dir roots, or two entries of one root); the winner comes first')
     }
     if (reasons.has('off')) io.out.line('off          switched off by an override: it took no part')
     // Broken files take no part either, but they are likely the copy being edited.
