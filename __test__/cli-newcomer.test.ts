@@ -70,7 +70,15 @@ describe('collections under dot-directories', () => {
     expect(entry.hints).toEqual([
       `\`.curated/\` holds 2 skill folders; dot-directories are not read: to read them, add --skill-dir ${curated} (provider option customSkillDirs)`,
     ])
+    // list names it too, under its summary.
+    const before = run(['list'])
+    expect(before.stderr).toBe(
+      'dsh-skills: no skills found\n' +
+        'dsh-skills: 0 loaded, 0 shadowed, 0 broken, 3 ignored; why: dsh-skills doctor\n' +
+        `dsh-skills: hint: \`.curated/\` holds 2 skill folders; dot-directories are not read: to read them, add --skill-dir ${curated} (provider option customSkillDirs)\n`,
+    )
     const list = run(['list', '--skill-dir', curated])
+    expect(list.stderr).not.toContain('hint:')
     expect(list.stdout.split('\n').slice(1, 3).map((row) => row.split(/\s+/)[0])).toEqual(['alpha', 'beta'])
   })
 })

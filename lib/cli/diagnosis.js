@@ -166,19 +166,10 @@ function addDepthHints(diagnosis) {
   for (const file of diagnosis.files) {
     if (file.verdict !== 'ignored' || file.layout !== 'bundle' || file.hasSkillFile) continue
     const dir = path.dirname(String(file.path))
-    const base = path.basename(dir)
-    if (base.startsWith('.')) {
-      // `.git` holds no skills; `.system` is the harness's own (and Codex's system skills).
-      if (base === '.git' || base === '.system') continue
-      const folders = skillFolders(dir)
-      if (folders > 0) {
-        const what = folders === 1 ? '1 skill folder' : `${folders} skill folders`
-        file.hints.push(
-          `\`${base}/\` holds ${what}; dot-directories are not read: to read ${folders === 1 ? 'it' : 'them'}, ` +
-            `add --skill-dir ${shellWord(dir)} (provider option customSkillDirs)`,
-        )
-        continue
-      }
+    const dot = dotDirHint(file, diagnosis.roots)
+    if (dot) {
+      file.hints.push(dot)
+      continue
     }
     const count = deepSkillFiles(dir)
     if (count > 0) {
@@ -189,6 +180,29 @@ function addDepthHints(diagnosis) {
       )
     }
   }
+}
+
+/**
+ * The hint for an ignored dot-directory of a root that holds skill folders
+ * (`.curated/<skill>/SKILL.md`): dot-directories are never read, and the flag
+ * that reads it as a root of its own. Undefined for any other file, and when
+ * one of `roots` is that directory already.
+ */
+function dotDirHint(file, roots) {
+  if (file.verdict !== 'ignored' || file.layout !== 'bundle' || file.hasSkillFile) return undefined
+  const dir = path.dirname(String(file.path))
+  const base = path.basename(dir)
+  // `.git` holds no skills; `.system` is the harness's own (and Codex's system skills).
+  if (!base.startsWith('.') || base === '.git' || base === '.system') return undefined
+  // Already read as a root of its own.
+  if (roots.some((root) => path.resolve(String(root.path)) === dir)) return undefined
+  const folders = skillFolders(dir)
+  if (folders === 0) return undefined
+  const what = folders === 1 ? '1 skill folder' : `${folders} skill folders`
+  return (
+    `\`${base}/\` holds ${what}; dot-directories are not read: to read ${folders === 1 ? 'it' : 'them'}, ` +
+    `add --skill-dir ${shellWord(dir)} (provider option customSkillDirs)`
+  )
 }
 
 /** How many folders directly inside `dir` hold a SKILL.md (`dir/<folder>/SKILL.md`). */
@@ -211,4 +225,5 @@ module.exports = {
   switchedOff,
   formatDoctor,
   addDepthHints,
+  dotDirHint,
 }

@@ -3,7 +3,7 @@
 // counting what discovery found and hints about skill folders not read.
 
 const { json, shown, invocationLabel } = require('../format.js')
-const { diagnose, countVerdicts, summary, switchedOff } = require('../diagnosis.js')
+const { diagnose, countVerdicts, summary, switchedOff, dotDirHint } = require('../diagnosis.js')
 const { unreadCompatRoots, unreadLine } = require('../hints.js')
 const { warnUnmatchedOverrides } = require('../catalog-view.js')
 
@@ -35,6 +35,11 @@ async function run(session) {
   // demo's roots are its own: the hints would be about the home directory.
   const unread = session.configured ? [] : await unreadCompatRoots(session)
   for (const root of unread) io.err.line(`dsh-skills: hint: ${unreadLine(root, shown)}`)
+  // Collections that keep their skills in dot-directories (`.curated/`): the flag that reads them.
+  for (const file of diagnosis.files) {
+    const hint = dotDirHint(file, diagnosis.roots)
+    if (hint) io.err.line(`dsh-skills: hint: ${hint}`)
+  }
   return 0
 }
 
