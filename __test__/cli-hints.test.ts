@@ -32,8 +32,9 @@ describe('skill folders of other tools', () => {
 
     const list = run(['list'])
     expect(list.code).toBe(0)
-    expect(list.stdout).toBe('No skills found.\n')
+    expect(list.stdout).toBe('')
     expect(list.stderr.split('\n')).toEqual([
+      'dsh-skills: no skills found',
       'dsh-skills: 0 loaded, 0 shadowed, 0 broken, 0 ignored; why: dsh-skills doctor',
       "dsh-skills: hint: .claude/skills holds 1 skill that is not read: add --compat claude (provider option compatRoots: ['claude'])",
       `dsh-skills: hint: ${path.join(home, '.claude', 'skills')} holds 2 skills that are not read: add --compat claude (provider option compatRoots: ['claude'])`,
@@ -73,7 +74,8 @@ describe('skill folders of other tools', () => {
     write(path.join(base, 'codex-home', 'skills', 'c.md'), skillText('c', 'Codex skill.'))
     const list = run(['list'], { CODEX_HOME: path.join(base, 'codex-home') })
     expect(list.stderr).toBe(
-      'dsh-skills: 0 loaded, 0 shadowed, 0 broken, 0 ignored; why: dsh-skills doctor\n' +
+      'dsh-skills: no skills found\n' +
+        'dsh-skills: 0 loaded, 0 shadowed, 0 broken, 0 ignored; why: dsh-skills doctor\n' +
         `dsh-skills: hint: ${path.join(base, 'codex-home', 'skills')} holds 1 skill that is not read: add --compat codex (provider option compatRoots: ['codex'])\n`,
     )
   })
@@ -94,16 +96,16 @@ describe('list ends with a summary line', () => {
     expect(broken.stderr).toBe('dsh-skills: 1 loaded, 1 shadowed, 1 broken, 1 ignored; why: dsh-skills doctor\n')
     // Everything switched off: the summary says so, and points at doctor.
     const off = run(['list', '--off', '*'])
-    expect(off.stdout).toBe('No skills found.\n')
-    expect(off.stderr).toBe('dsh-skills: 1 loaded (1 switched off), 1 shadowed, 1 broken, 1 ignored; why: dsh-skills doctor\n')
+    expect(off.stdout).toBe('')
+    expect(off.stderr).toBe('dsh-skills: no skills found\ndsh-skills: 1 loaded (1 switched off), 1 shadowed, 1 broken, 1 ignored; why: dsh-skills doctor\n')
   })
 
   it('points at doctor when the skills sit one level too deep', () => {
     const { project, run } = setup()
     write(path.join(project, '.agents', 'skills', 'collection', 'pdf', 'SKILL.md'), skillText('pdf', 'PDFs.'))
     const list = run(['list'])
-    expect(list.stdout).toBe('No skills found.\n')
-    expect(list.stderr).toBe('dsh-skills: 0 loaded, 0 shadowed, 0 broken, 1 ignored; why: dsh-skills doctor\n')
+    expect(list.stdout).toBe('')
+    expect(list.stderr).toBe('dsh-skills: no skills found\ndsh-skills: 0 loaded, 0 shadowed, 0 broken, 1 ignored; why: dsh-skills doctor\n')
     expect(run(['doctor']).stdout).toContain(
       'hint: 1 SKILL.md file below `collection/` is deeper than one level; only one level is scanned',
     )
@@ -155,7 +157,7 @@ describe('the commands a hint suggests', () => {
     fs.mkdirSync(path.join(spaced, '.git'), { recursive: true })
     write(path.join(spaced, '.agents', 'skills', 'broken.md'), '---\nname: broken\n---\n')
     const list = run(['list', '--cwd', spaced, '--nested-roots'])
-    expect(list.stderr).toBe(`dsh-skills: 0 loaded, 0 shadowed, 1 broken, 0 ignored; why: dsh-skills doctor --cwd '${path.join(base, "it'\\''s here")}' --nested-roots\n`)
+    expect(list.stderr).toBe(`dsh-skills: no skills found\ndsh-skills: 0 loaded, 0 shadowed, 1 broken, 0 ignored; why: dsh-skills doctor --cwd '${path.join(base, "it'\\''s here")}' --nested-roots\n`)
     const show = run(['show', 'broken', '--cwd', spaced])
     expect(show.stderr.split('\n')[0]).toBe(`dsh-skills: skill "broken" is broken (all broken files: dsh-skills doctor --cwd '${path.join(base, "it'\\''s here")}')`)
   })

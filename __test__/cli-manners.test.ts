@@ -107,7 +107,7 @@ describe('doctor takes the flags the other commands take', () => {
 })
 
 describe('watch', () => {
-  it('heads each replacement with what changed, and exits 130 on SIGINT, 143 on SIGTERM', async () => {
+  it('says what changed (added, changed, removed, broken with why, body changed) without the catalog; --catalog adds it; exits 130 on SIGINT, 143 on SIGTERM', async () => {
     const project = temps.make()
     fs.mkdirSync(path.join(project, '.git'))
     const skills = path.join(project, '.agents', 'skills')
@@ -121,25 +121,42 @@ describe('watch', () => {
     const watched = spawnWatch(project, ['--dsh-home', empty, '--agents-home', empty], env)
     const { out, until } = watched
     const replacements = () => out.stdout.split('# replacement catalog').slice(1)
+    const digest = '[0-9a-f]{64}'
     try {
       await until(() => out.stdout.includes('# initial catalog'), 'the initial catalog')
+      await until(() => out.stdout.includes('\n'), 'the end of the first line')
+      expect(out.stdout).toMatch(new RegExp(`^# initial catalog, digest ${digest} \\(2 skills\\)\n$`))
       replace(path.join(skills, 'second.md'), skillText('second', 'Second skill.'))
       await until(() => replacements().length >= 1, 'a replacement')
-      expect(replacements()[0]).toMatch(/^, digest [0-9a-f]{64}\n# added: second\n<system-reminder>/)
+      expect(replacements()[0]).toMatch(new RegExp(`^, digest ${digest} \\(3 skills\\)\n# added: second\n$`))
       replace(path.join(skills, 'first.md'), skillText('first', 'First, reworded.'))
       await until(() => replacements().length >= 2, 'a second replacement')
-      expect(replacements()[1]).toMatch(/^, digest [0-9a-f]{64}\n# changed: first\n<system-reminder>/)
+      expect(replacements()[1]).toMatch(new RegExp(`^, digest ${digest} \\(3 skills\\)\n# changed: first\n$`))
       fs.rmSync(path.join(skills, 'second.md'))
       await until(() => replacements().length >= 3, 'a third replacement')
-      expect(replacements()[2]).toMatch(/^, digest [0-9a-f]{64}\n# removed: second\n<system-reminder>/)
+      expect(replacements()[2]).toMatch(new RegExp(`^, digest ${digest} \\(2 skills\\)\n# removed: second\n$`))
+      // Only the body changes: the catalog stays, the line says which skill.
+      replace(path.join(skills, 'stays.md'), `${skillText('stays', 'Unchanged.')}More instructions.\n`)
+      await until(() => out.stdout.endsWith('# body changed: stays\n'), 'the body change')
+      expect(replacements()).toHaveLength(3)
+      // A skill that breaks: which file, and why, in the same line.
+      replace(path.join(skills, 'first.md'), '---\nname: first\ndescription: First.\ndisable-model-invocation: maybe\n---\nBody.\n')
+      await until(() => replacements().length >= 4, 'the break')
+      expect(replacements()[3]).toMatch(
+        new RegExp(`^, digest ${digest} \\(1 skill\\)\n# broken: first: .*first\\.md: frontmatter field \`disable-model-invocation\` must be a boolean.*\n$`),
+      )
+      expect(out.stdout).not.toContain('<system-reminder>')
     } finally {
       watched.child.kill('SIGINT')
     }
     expect(await watched.exited).toBe(130)
 
-    const again = spawnWatch(project, ['--dsh-home', empty, '--agents-home', empty], env)
+    // --catalog: each new catalog in full too.
+    const again = spawnWatch(project, ['--catalog', '--dsh-home', empty, '--agents-home', empty], env)
     try {
-      await again.until(() => again.out.stdout.includes('# initial catalog'), 'the initial catalog')
+      await again.until(() => again.out.stdout.includes('</system-reminder>'), 'the initial catalog in full')
+      expect(again.out.stdout).toMatch(new RegExp(`^# initial catalog, digest ${digest} \\(1 skill\\)\n<system-reminder>\n`))
+      expect(again.out.stdout).toContain('- `stays`: Unchanged.')
     } finally {
       again.child.kill('SIGTERM')
     }
@@ -218,7 +235,9 @@ complete -p dsh-skills`
     for (const command of ['list', 'catalog', 'show', 'explain', 'doctor', 'watch', 'completion']) {
       const offered = bashComplete(['dsh-skills', command, '--']).sort()
       const help = run(['help', command]).stdout
-      const listed = [...help.matchAll(/^ {2}(?:-\w, )*(--[a-z-]+)/gm)].map((m) => m[1]).sort()
+      // The command's own options, then the shared ones named in one line.
+      const section = help.slice(help.indexOf('\nAlso ') >= 0 && !help.includes('\nOptions:') ? help.indexOf('\nAlso ') : help.indexOf('\nOptions:'), help.indexOf('\nExamples:'))
+      const listed = [...new Set([...section.matchAll(/--[a-z-]+/g)].map((m) => m[0]))].sort()
       expect(offered, command).toEqual(listed)
     }
     expect(bashComplete(['dsh-skills', 'doctor', '--p'])).toEqual(['--provider-name', '--pin'])

@@ -110,7 +110,7 @@ describe('terminal output escapes characters that reorder or hide text', () => {
   })
 
   it('watch prints the catalog escaped', async () => {
-    const { child, out, exited, until } = spawnWatch(dir, args, env)
+    const { child, out, exited, until } = spawnWatch(dir, ['--catalog', ...args], env)
     try {
       await until(() => out.stdout.includes('</available_skills>'), 'the initial catalog')
     } finally {

@@ -263,10 +263,10 @@ describe('dsh-skills watch', () => {
     fs.mkdirSync(path.join(skills, 'first'), { recursive: true })
     fs.writeFileSync(path.join(skills, 'first', 'SKILL.md'), '---\nname: first\ndescription: First skill.\n---\nBody.\n')
     const empty = temps.make()
-    const { child, out, exited, until } = spawnWatch(project, ['--dsh-home', empty, '--agents-home', empty], env())
+    const { child, out, exited, until } = spawnWatch(project, ['--catalog', '--dsh-home', empty, '--agents-home', empty], env())
     try {
       await until(() => out.stdout.includes('# initial catalog'), 'the initial catalog')
-      expect(out.stdout).toContain('`first`')
+      await until(() => out.stdout.includes('`first`'), 'the catalog text (--catalog)')
       fs.writeFileSync(path.join(skills, 'second.md'), '---\nname: second\ndescription: Second skill.\n---\nBody.\n')
       await until(() => out.stdout.includes('# replacement catalog'), 'a replacement catalog')
       await until(() => /# replacement catalog[^]*`second`/.test(out.stdout), 'the new skill')
@@ -357,7 +357,14 @@ describe('dsh-skills command line', () => {
     expect(help.stdout).toMatch(/^Usage: dsh-skills list \[options\]\n/)
     expect(run(['list', '--help']).stdout).toBe(help.stdout)
     expect(run(['list', '-h']).stdout).toBe(help.stdout)
-    expect(help.stdout).toContain('--skill-dir DIR')
+    // Its own options in full; the shared ones named in one line; examples.
+    expect(help.stdout).toContain('\n  --json ')
+    expect(help.stdout).not.toContain('--skill-dir DIR')
+    expect(help.stdout.replace(/\n(?!\n)/g, ' ')).toMatch(
+      /\n Also the root flags \(--cwd, --dsh-home, [^)]*--skill-dir[^)]*\), the override flags \(--off, [^)]*\), --color, --help, --version: see dsh-skills --help\.\n/,
+    )
+    expect(help.stdout.split('\n').every((line) => line.length <= 80)).toBe(true)
+    expect(help.stdout).toMatch(/\nExamples:\n(  dsh-skills list.*\n){2,3}$/)
     expect(help.stdout).not.toContain('--poll')
     expect(run(['help', 'watch']).stdout).toContain('--poll')
     expect(run(['help', 'show']).stdout).toMatch(/^Usage: dsh-skills show NAME/)
@@ -442,8 +449,10 @@ describe('dsh-skills command line', () => {
       expectOneLineError(result, code)
       expect(result.stderr).toContain(message)
     }
-    const help = run(['help', 'list']).stdout
+    const help = run(['--help']).stdout
     for (const flag of ['--nested-roots', '--compat LIST', '--provider-name NAME', '--no-default-roots']) expect(help).toContain(flag)
+    const listHelp = run(['help', 'list']).stdout.replace(/\n/g, ' ')
+    for (const flag of ['--nested-roots', '--compat', '--provider-name', '--no-default-roots']) expect(listHelp).toContain(flag)
   })
 
   it('warns about directory options that name no directory, and goes on', () => {
@@ -727,6 +736,8 @@ describe('dsh-skills watch --json', () => {
         added: ['first', 'stays'],
         removed: [],
         changed: [],
+        broken: [],
+        bodyChanged: [],
       })
       replace(path.join(skills, 'second.md'), '---\nname: second\ndescription: Second skill.\n---\nBody.\n')
       expect(await nth(2)).toMatchObject({ kind: 'replacement', added: ['second'], removed: [], changed: [] })
@@ -740,6 +751,21 @@ describe('dsh-skills watch --json', () => {
         added: [],
         removed: ['second'],
         changed: [],
+        broken: [],
+        bodyChanged: [],
+      })
+      // The body alone: the catalog stays, the change is named.
+      replace(path.join(skills, 'stays.md'), '---\nname: stays\ndescription: Unchanged.\n---\nA new body.\n')
+      expect(await nth(5)).toEqual({ kind: 'unchanged', digest: last.digest, added: [], removed: [], changed: [], broken: [], bodyChanged: ['stays'] })
+      // A skill that breaks: removed, with its file and why.
+      replace(path.join(skills, 'first', 'SKILL.md'), '---\nname: first\ndescription: First.\nuser-invocable: sometimes\n---\nBody.\n')
+      expect(await nth(6)).toMatchObject({
+        kind: 'replacement',
+        added: [],
+        removed: ['first'],
+        changed: [],
+        broken: [{ name: 'first', path: path.join(skills, 'first', 'SKILL.md'), reason: expect.stringContaining('`user-invocable` must be a boolean') }],
+        bodyChanged: [],
       })
     } finally {
       child.kill('SIGINT')

@@ -261,7 +261,8 @@ fs.copyFileSync(process.env.FAKE_CARGO_ADDON, path.join(targetDir, 'release', 'l
     const log = `${tmp}.log`
     const result = spawnSync(process.execPath, [path.join('scripts', 'install.js')], {
       cwd: pkg,
-      env: { ...withoutTargetDir(env), TMPDIR: tmp, FAKE_CARGO_LOG: log, FAKE_CARGO_ADDON: addon, ...extra },
+      // DSH_SKILL_NATIVE_TERMINAL: no lines on the terminal running the tests.
+      env: { ...withoutTargetDir(env), TMPDIR: tmp, FAKE_CARGO_LOG: log, FAKE_CARGO_ADDON: addon, DSH_SKILL_NATIVE_TERMINAL: '', ...extra },
       encoding: 'utf8',
       timeout: 60_000,
     })

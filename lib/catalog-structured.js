@@ -7,7 +7,7 @@
 // live in the Rust core (`skill_core::catalog::structured`); this module reads
 // records, packs, and builds the returned objects.
 
-const native = require('../binding.js')
+const native = require('./native.js')
 const { internal, renderCatalogMessage, renderCatalogUpdate } = require('./catalog.js')
 
 const { describe, checkOptions, pack, renderThen, copyReport } = internal

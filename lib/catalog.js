@@ -6,7 +6,7 @@
 // returned) or packs summaries so they cross into native code as a few strings
 // and one Uint32Array.
 
-const native = require('../binding.js')
+const native = require('./native.js')
 const { catalogSourceOf } = require('./registry.js')
 
 /** Default description limit (`catalogDescriptionMaxLength`). */

@@ -3,7 +3,7 @@
 // The boundary rule lives in the Rust core (`skill_core::catalog::gesture`);
 // this module applies the rest of the rule to a message list and a registry.
 
-const native = require('../binding.js')
+const native = require('./native.js')
 const { internal } = require('./catalog.js')
 const { renderSkillContent } = require('./content.js')
 

@@ -1,3 +1,4 @@
 'use strict'
-// The generated napi-rs loader (binding.js) picks the addon for this platform.
-module.exports = require('../binding.js')
+// The native addon: the generated napi-rs loader (binding.js) picks the addon
+// for this platform; a failure to load it is explained (lib/addon.js).
+module.exports = require('./addon.js').loadAddon()

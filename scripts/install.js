@@ -23,9 +23,7 @@ const path = require('node:path')
 const root = path.resolve(__dirname, '..')
 const NAME = '@deepseek-ai/dsh-skill-native'
 
-/** The platforms with a prebuilt addon, as people name them. */
-const PREBUILT_PLATFORMS =
-  'Linux x64 and arm64 (glibc and musl), macOS x64 and arm64, Windows x64'
+const { PREBUILT_PLATFORMS, INSTALL_RECORD, platformArchAbi } = require('../lib/addon.js')
 
 function loads() {
   try {
@@ -36,33 +34,54 @@ function loads() {
   }
 }
 
-/** Whether this Linux runs on musl libc (same checks as the generated loader). */
-function isMusl() {
-  try {
-    return fs.readFileSync('/usr/bin/ldd', 'utf8').includes('musl')
-  } catch {
-    try {
-      return !process.report.getReport().header.glibcVersionRuntime
-    } catch {
-      return false
-    }
-  }
-}
-
-/**
- * The napi-rs platform name (`linux-x64-gnu`, `darwin-arm64`, `win32-x64-msvc`):
- * the suffix of the addon file and of the per-platform package.
- */
-function platformArchAbi(platform = process.platform, arch = process.arch, musl = platform === 'linux' && isMusl()) {
-  if (platform === 'linux') return `linux-${arch}-${musl ? 'musl' : 'gnu'}`
-  if (platform === 'win32') return `win32-${arch}-msvc`
-  return `${platform}-${arch}`
-}
-
 function libraryName(platform = process.platform) {
   if (platform === 'win32') return 'skill_napi.dll'
   if (platform === 'darwin') return 'libskill_napi.dylib'
   return 'libskill_napi.so'
+}
+
+/**
+ * Record what this run did, next to package.json (`started`, `ready`,
+ * `built`, `failed` with its message, `skipped`), so that a failure to load
+ * the addon later can say why (lib/addon.js): no record means npm never ran
+ * this script. Best effort: a read-only package directory keeps no record.
+ */
+function record(step, message) {
+  try {
+    const entry = { step, version: require(path.join(root, 'package.json')).version, at: new Date().toISOString() }
+    if (message !== undefined) entry.message = message
+    fs.writeFileSync(path.join(root, INSTALL_RECORD), `${JSON.stringify(entry)}\n`)
+  } catch {
+    // nothing to record into
+  }
+}
+
+/**
+ * Print one line on stderr and, when npm hides this script's output, on the
+ * terminal npm runs in too (POSIX only; without a terminal, as in CI, npm
+ * shows the stderr line only if the script fails). DSH_SKILL_NATIVE_TERMINAL
+ * names another device or file for it (empty: none).
+ */
+function notice(line, env = process.env) {
+  console.error(line)
+  const terminal = env.DSH_SKILL_NATIVE_TERMINAL ?? (process.platform === 'win32' ? '' : '/dev/tty')
+  if (!outputHidden(env) || !terminal) return
+  let tty
+  try {
+    tty = fs.openSync(terminal, 'a')
+    // On a terminal, start on a clean line (npm draws a progress spinner there).
+    fs.writeSync(tty, `${require('node:tty').isatty(tty) ? '\r\x1b[2K' : ''}${line}\n`)
+  } catch {
+    // no terminal
+  } finally {
+    if (tty !== undefined) fs.closeSync(tty)
+  }
+}
+
+/** The major version of the npm running this script, from its user agent (`npm/11.19.1 node/…`). */
+function npmMajor(env = process.env) {
+  const match = /^npm\/(\d+)\./.exec(env.npm_config_user_agent ?? '')
+  return match ? Number(match[1]) : undefined
 }
 
 /** A failure reported as one message. */
@@ -107,7 +126,7 @@ const WATCH_HINT = `to watch the build, run it again with npm's --foreground-scr
  */
 function build(what, command, args) {
   const start = Date.now()
-  console.error(`${NAME}: building the native addon ${what}, this takes a few minutes`)
+  notice(`${NAME}: building the native addon ${what}, this takes a few minutes`)
   const error = run(command, args)
   if (error) {
     fail(
@@ -115,7 +134,13 @@ function build(what, command, args) {
         `the compiler's messages are above. ${WATCH_HINT[0].toUpperCase()}${WATCH_HINT.slice(1)}.`,
     )
   }
-  console.error(`${NAME}: built the native addon in ${took(start)}`)
+  // npm 11 ends an install with "install scripts not yet covered by allowScripts"
+  // for a package whose script it did run: say that the build happened.
+  const npm11 = (npmMajor() ?? 0) >= 11
+  notice(
+    `${NAME}: built the native addon in ${took(start)}` +
+      (npm11 ? ` (npm may still list this package as "not yet covered by allowScripts": that means not yet approved, the build did run)` : ''),
+  )
 }
 
 /** Development checkout: exactly `npm run build` (one build path, one target directory). */
@@ -170,20 +195,26 @@ function buildFromSource() {
 }
 
 function main() {
-  if (process.env.DSH_SKILL_NATIVE_SKIP_INSTALL === '1') return
-  if (loads()) return
+  if (process.env.DSH_SKILL_NATIVE_SKIP_INSTALL === '1') return record('skipped')
+  if (loads()) return record('ready')
+  record('started')
   const cli = napiCliOfCheckout()
   if (cli) buildCheckout(cli)
   else buildFromSource()
   if (!loads()) fail(`built the addon for ${platformArchAbi()} but it does not load.`)
+  record('built')
 }
 
 if (require.main === module) {
   try {
     main()
   } catch (error) {
-    if (!(error instanceof InstallError)) throw error
-    console.error(`${NAME}: ${error.message}`)
+    if (!(error instanceof InstallError)) {
+      record('failed', String(error && error.message))
+      throw error
+    }
+    record('failed', error.message)
+    notice(`${NAME}: ${error.message}`)
     process.exitCode = 1
   }
 }

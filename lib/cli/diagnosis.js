@@ -2,11 +2,13 @@
 // The local provider's diagnosis as `doctor` (and `demo`) present it: each
 // file with its verdict and hints, grouped by root.
 
+const fs = require('node:fs')
 const path = require('node:path')
 const term = require('./term.js')
 const { classify, deepSkillFiles, kebabCase, entryName, NOT_KEBAB } = require('./verdicts.js')
 const { shown, isInside, OUTCOME_STYLE } = require('./format.js')
 const { unreadLine } = require('./hints.js')
+const { shellWord } = require('./args.js')
 
 /** The diagnosis as `{ projectRoot?, complete, roots, files, warnings }`. */
 function normalizeDiagnosis(value) {
@@ -32,9 +34,11 @@ async function diagnose(session) {
       taken.set(file.name, shown(String(file.path)))
     }
   }
+  // The names suggested to broken files so far: one name is suggested to one file only.
+  const suggested = new Map()
   const files = diagnosis.files.map((file) => {
     const root = rootOf(file)
-    return { ...file, ...classify(file, root, session.api.isSkillName, taken) }
+    return { ...file, ...classify(file, root, session.api.isSkillName, taken, { suggested, where: shown(String(file.path)) }) }
   })
   return { ...diagnosis, files }
 }
@@ -154,12 +158,20 @@ function formatDoctor(session, diagnosis, out) {
   for (const root of diagnosis.notRead ?? []) out.styled(`hint: ${unreadLine(root, shown)}`, 'cyan')
 }
 
-/** Adds the hint about skill folders nested deeper than the one level that is scanned. */
+/**
+ * Adds the hints about skill folders the one scanned level misses: nested
+ * deeper than one level, or inside a dot-directory (never read: a collection
+ * that keeps its skills in `.curated/` is a root of its own).
+ */
 function addDepthHints(diagnosis) {
   for (const file of diagnosis.files) {
     if (file.verdict !== 'ignored' || file.layout !== 'bundle' || file.hasSkillFile) continue
     const dir = path.dirname(String(file.path))
-    if (path.basename(dir).startsWith('.')) continue
+    const dot = dotDirHint(file, diagnosis.roots)
+    if (dot) {
+      file.hints.push(dot)
+      continue
+    }
     const count = deepSkillFiles(dir)
     if (count > 0) {
       const files = count === 1 ? '1 SKILL.md file' : `${count} SKILL.md files`
@@ -171,6 +183,40 @@ function addDepthHints(diagnosis) {
   }
 }
 
+/**
+ * The hint for an ignored dot-directory of a root that holds skill folders
+ * (`.curated/<skill>/SKILL.md`): dot-directories are never read, and the flag
+ * that reads it as a root of its own. Undefined for any other file, and when
+ * one of `roots` is that directory already.
+ */
+function dotDirHint(file, roots) {
+  if (file.verdict !== 'ignored' || file.layout !== 'bundle' || file.hasSkillFile) return undefined
+  const dir = path.dirname(String(file.path))
+  const base = path.basename(dir)
+  // `.git` holds no skills; `.system` is the harness's own (and Codex's system skills).
+  if (!base.startsWith('.') || base === '.git' || base === '.system') return undefined
+  // Already read as a root of its own.
+  if (roots.some((root) => path.resolve(String(root.path)) === dir)) return undefined
+  const folders = skillFolders(dir)
+  if (folders === 0) return undefined
+  const what = folders === 1 ? '1 skill folder' : `${folders} skill folders`
+  return (
+    `\`${base}/\` holds ${what}; dot-directories are not read: to read ${folders === 1 ? 'it' : 'them'}, ` +
+    `add --skill-dir ${shellWord(dir)} (provider option customSkillDirs)`
+  )
+}
+
+/** How many folders directly inside `dir` hold a SKILL.md (`dir/<folder>/SKILL.md`). */
+function skillFolders(dir) {
+  let entries
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return 0
+  }
+  return entries.filter((entry) => entry.isDirectory() && fs.existsSync(path.join(dir, entry.name, 'SKILL.md'))).length
+}
+
 module.exports = {
   diagnose,
   brokenCopies,
@@ -180,4 +226,5 @@ module.exports = {
   switchedOff,
   formatDoctor,
   addDepthHints,
+  dotDirHint,
 }

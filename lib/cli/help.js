@@ -2,7 +2,7 @@
 // `dsh-skills --help` and the help of each command, built from the tables of
 // `spec.js`.
 
-const { OPTIONS, GLOBAL, COMMANDS } = require('./spec.js')
+const { OPTIONS, GLOBAL, COMMANDS, ROOTS, OVERRIDES } = require('./spec.js')
 
 /** Two-column help rows, the second column wrapped to 80 columns. */
 function helpRows(rows) {
@@ -65,16 +65,46 @@ Commands: ${listedCommands()
 Run \`dsh-skills --help\` for what each command does and its options.
 `
 
-/** The help of one command. */
+/** `text` wrapped to 80 columns. */
+function wrap(text) {
+  const lines = ['']
+  for (const word of text.split(' ')) {
+    const last = lines.length - 1
+    if (lines[last] && lines[last].length + 1 + word.length > 80) lines.push(word)
+    else lines[last] = lines[last] ? `${lines[last]} ${word}` : word
+  }
+  return lines.join('\n')
+}
+
+/** The shared option groups a command takes, as one line each names them. */
+const SHARED = [
+  ['root', ROOTS],
+  ['override', OVERRIDES],
+]
+
+/**
+ * The help of one command: its own options in full, one line naming the
+ * shared ones it takes (the root and override flags, described once in
+ * `dsh-skills --help`), and two or three examples.
+ */
 function commandHelp(name) {
   const c = COMMANDS[name]
-  const options = [...c.options, ...GLOBAL]
+  const all = [...c.options, ...GLOBAL]
+  const shared = new Set([...SHARED.flatMap(([, names]) => names), ...GLOBAL])
+  const own = all.filter((option) => !shared.has(option))
+  const groups = SHARED.filter(([, names]) => names.some((option) => c.options.includes(option))).map(
+    ([what, names]) => `the ${what} flags (${names.filter((option) => c.options.includes(option)).map((option) => `--${option}`).join(', ')})`,
+  )
+  groups.push(GLOBAL.map((option) => `--${option}`).join(', '))
+  const sharedLine = `\n${wrap(`Also ${groups.join(', ')}: see dsh-skills --help.`)}\n`
   return (
-    `Usage: dsh-skills ${name}${c.args ? ` ${c.args}` : ''}${options.length ? ' [options]' : ''}\n\n` +
+    `Usage: dsh-skills ${name}${c.args ? ` ${c.args}` : ''}${all.length ? ' [options]' : ''}\n\n` +
     `${helpRows([['', `${c.summary[0].toUpperCase()}${c.summary.slice(1)}.`]]).replace(/^ +/gm, '')}\n` +
     (c.details ? `\n${c.details}\n` : '') +
     (c.json ? `\nWith --json: ${c.json}.\n` : '') +
-    `\nOptions:\n${optionLines(options)}\n`
+    (own.length ? `\nOptions:\n${optionLines(own)}\n` : '') +
+    sharedLine +
+    (c.examples?.length ? `\nExamples:\n${c.examples.map((example) => `  ${example}`).join('\n')}\n` : '')
   )
 }
 

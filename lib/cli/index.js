@@ -82,6 +82,13 @@ async function main(argv, streams = {}) {
       for (const detail of error.details) io.err.line(`  ${detail}`)
       return 1
     }
+    // The addon did not load: its message says why and what to run, in full.
+    if (error && error.code === 'ERR_DSH_SKILL_NATIVE_ADDON') {
+      const [first, ...rest] = String(error.message).split('\n')
+      io.err.line(`dsh-skills: ${first}`)
+      for (const line of rest) io.err.line(`  ${line}`)
+      return 1
+    }
     // Not a user mistake: keep the details available without flooding users.
     if (env.DSH_SKILLS_DEBUG) io.err.text(`${error && error.stack ? error.stack : error}\n`)
     io.err.line(`dsh-skills: ${firstLine(error)}`)

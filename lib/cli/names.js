@@ -6,17 +6,43 @@
 const { UsageError, CliError } = require('./errors.js')
 const { closest, didYouMean, overrideFlag } = require('./args.js')
 const { diagnose, brokenCopies, brokenLines } = require('./diagnosis.js')
+const { entryName } = require('./verdicts.js')
+const { isInside } = require('./format.js')
 
-/** The one skill name `command` takes; a usage error unless it is one. */
-function skillNameArg(session, args, command) {
+/**
+ * The one skill name `command` takes; a usage error unless it is one. A
+ * folder or file name that is no skill name (`Deploy_Prod`) is looked up
+ * among the entries: a broken one is reported with its file, why and the
+ * fix; one that loads under a skill name points at that name.
+ */
+async function skillNameArg(session, args, command) {
   if (args.length !== 1) {
     throw new UsageError(args.length ? `${command} takes one skill name` : `${command} needs a skill name`, command)
   }
   const name = args[0]
   if (!session.api.isSkillName(name)) {
+    const diagnosis = await diagnose(session)
+    const broken = brokenCopies(diagnosis, name)
+    if (broken.length) {
+      throw new CliError(
+        `"${name}" is not a skill name, but the entry of that name is broken (all broken files: ${session.again('doctor')})`,
+        broken.flatMap((file) => brokenLines(file)),
+      )
+    }
+    const loads = diagnosis.files.find(
+      (file) => (file.verdict === 'loaded' || file.verdict === 'shadowed') && typeof file.name === 'string' && entryOf(diagnosis, file) === name,
+    )
+    if (loads) {
+      throw new UsageError(`"${name}" is a ${loads.layout === 'flat' ? 'file' : 'folder'} name; its skill is named "${loads.name}": dsh-skills ${command} ${loads.name}`, command)
+    }
     throw new UsageError(`invalid skill name "${name}" (names are kebab-case: lowercase letters, digits, "-")`, command)
   }
   return name
+}
+
+/** The folder (bundle) or file name without `.md` (flat) of a diagnosed file, in its root. */
+function entryOf(diagnosis, file) {
+  return entryName(file, diagnosis.roots.find((root) => isInside(String(file.path), root.path)))
 }
 
 /** The names of the skills listed (for "did you mean"). */

@@ -16,6 +16,8 @@ function loadPackage() {
       catalog: require('../catalog.js'),
     }
   } catch (error) {
+    // The addon's own explanation (lib/addon.js) is printed in full.
+    if (error && error.code === 'ERR_DSH_SKILL_NATIVE_ADDON') throw error
     throw new CliError(`cannot load @deepseek-ai/dsh-skill-native: ${firstLine(error)}`)
   }
 }
@@ -93,6 +95,10 @@ function overrideProblem(message, overrides) {
   return rule ? `${overrideFlag(rule)}: ${match[2]}` : message
 }
 
+/** The most root flags, and the longest command, a hint writes out in full; beyond, it names the flags briefly. */
+const AGAIN_FLAGS = 6
+const AGAIN_WIDTH = 300
+
 class Session {
   /**
    * @param {ReturnType<typeof import('./args.js').parseArgs>['options']} options
@@ -160,9 +166,24 @@ class Session {
     printWarnings(fresh, this.io.err, { verbose: this.options.verbose || how.verbose === true, covered, doctor: this.again('doctor') })
   }
 
-  /** `dsh-skills <command>` with the flags that chose the roots of this run, for a hint to run it. */
+  /**
+   * `dsh-skills <command>` with the flags that chose the roots of this run, for
+   * a hint to run it: written out when they are short, else named briefly
+   * (`dsh-skills doctor with the same root flags (--cwd, 45 × --skill-dir)`).
+   */
   again(command) {
-    return ['dsh-skills', command, ...this.options.rootArgs].join(' ')
+    const full = ['dsh-skills', command, ...this.options.rootArgs].join(' ')
+    const counts = new Map()
+    let flags = 0
+    for (const token of this.options.rootArgs) {
+      const name = token.startsWith('--') ? token.slice(2) : undefined
+      if (name === undefined || !Object.hasOwn(OPTIONS, name)) continue
+      counts.set(token, (counts.get(token) ?? 0) + 1)
+      flags++
+    }
+    if (flags <= AGAIN_FLAGS && full.length <= AGAIN_WIDTH) return full
+    const named = [...counts].map(([flag, n]) => (n === 1 ? flag : `${n} × ${flag}`))
+    return `dsh-skills ${command} with the same root flags (${named.join(', ')})`
   }
 
   lookup() {

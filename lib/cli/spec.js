@@ -101,6 +101,7 @@ const OPTIONS = {
     override: 'on',
     help: 'NAME as declared again, undoing an earlier --off, --user-only or --model-only; repeatable',
   },
+  catalog: { type: 'boolean', help: 'print each new catalog in full too' },
   poll: { type: 'boolean', help: 'poll instead of native filesystem events' },
   json: { type: 'boolean', help: 'machine-readable output' },
   quiet: { type: 'boolean', short: 'q', help: 'do not print warnings, hints or the summary on stderr' },
@@ -155,12 +156,14 @@ const COMMANDS = {
       'none is listed; hints name skill folders of other tools that are not read.',
     options: [...ROOTS, ...OVERRIDES, 'json', 'quiet', 'verbose'],
     json: 'the snapshot: { skills, complete }',
+    examples: ['dsh-skills list', 'dsh-skills list --cwd ~/src/app --compat claude', "dsh-skills list --skill-dir ./skills --json"],
     run: handler('list'),
   },
   catalog: {
     summary: 'the model-facing catalog message and its sha256 digest (characters that hide or reorder text shown escaped; --json is byte-exact)',
     options: [...ROOTS, ...OVERRIDES, ...LAYOUT, 'json', 'quiet', 'verbose'],
     json: '{ complete, message, entries, digest } (and report with --budget), byte-exact',
+    examples: ['dsh-skills catalog', "dsh-skills catalog --budget 8000 --pin code-review --pin 'team-*'", 'dsh-skills catalog --off deploy-prod --json'],
     run: handler('catalog'),
   },
   show: {
@@ -168,18 +171,21 @@ const COMMANDS = {
     summary: 'the `skill` tool result for NAME',
     options: [...ROOTS, ...OVERRIDES, 'json', 'quiet'],
     json: '{ definition, toolResult }',
+    examples: ['dsh-skills show release-notes', 'dsh-skills show release-notes --json', 'dsh-skills show Deploy_Prod   (a broken folder: which file, why, the fix)'],
     run: handler('show'),
   },
   explain: {
     args: 'NAME',
     summary: 'which copy of skill NAME won and why each other one lost: a lower rank, the same rank but later in order, switched off, or the same skill (identical files: no conflict)',
     details:
-      'Every provider counts: local roots, runtime skills and JS providers. Lower\n' +
-      'ranks win; at the same rank, runtime skills come first, then providers in\n' +
-      "registration order, then each provider's own order. --off, --user-only,\n" +
+      'The copies are the files of the roots the options choose, ranked by root:\n' +
+      'project .dsh/skills (100) and .agents/skills (200), --skill-dir (300), the user\n' +
+      'roots (400, 500), --bundled-dir (600); nested and --compat roots between them.\n' +
+      'The lower rank wins; in one root, the first entry in order. --off, --user-only,\n' +
       '--model-only and --on apply before the merge.',
     options: [...ROOTS, ...OVERRIDES, 'json', 'quiet', 'verbose'],
     json: '{ name, complete, winner, losers }',
+    examples: ['dsh-skills explain code-review', 'dsh-skills explain code-review --off project-dsh:code-review', 'dsh-skills explain code-review --json'],
     run: handler('explain'),
   },
   doctor: {
@@ -192,19 +198,26 @@ const COMMANDS = {
       'With --off, --user-only, --model-only, --on: what each flag does to a loaded skill.',
     options: [...ROOTS, ...OVERRIDES, ...LAYOUT, 'json', 'quiet'],
     json: 'the diagnosis, each file with its verdict and hints',
+    examples: ['dsh-skills doctor', 'dsh-skills doctor --skill-dir ~/collections/skills', 'dsh-skills doctor --budget 8000'],
     run: handler('doctor'),
   },
   watch: {
-    summary: 'print a replacement catalog each time the catalog changes, until Ctrl-C',
-    details: 'Each catalog printed is headed by what changed (skills added, removed, changed).\nCtrl-C stops it with exit code 130 (SIGTERM: 143).',
-    options: [...ROOTS, ...OVERRIDES, ...LAYOUT, 'poll', 'json', 'quiet', 'verbose'],
-    json: 'one JSON object per line and catalog change: { kind, digest, added, removed, changed }',
+    summary: 'say what changed each time the skills change, until Ctrl-C',
+    details:
+      'One line per change: skills added, changed (catalog entry), removed, broken (with\n' +
+      'the file and why) and body changed (the file changed, its catalog entry did not).\n' +
+      'With --catalog, each new catalog is printed in full as well.\n' +
+      'Ctrl-C stops it with exit code 130 (SIGTERM: 143).',
+    options: [...ROOTS, ...OVERRIDES, ...LAYOUT, 'catalog', 'poll', 'json', 'quiet', 'verbose'],
+    json: 'one JSON object per line and change: { kind, digest, added, removed, changed, broken, bodyChanged }',
+    examples: ['dsh-skills watch', 'dsh-skills watch --catalog --budget 8000', 'dsh-skills watch --json --poll'],
     run: handler('watch'),
   },
   demo: {
     summary: 'tour of examples/workspace (source checkout only): list, catalog and doctor with the example\'s own roots; exits 0',
     options: ['json'],
     json: '{ config, snapshot, catalog, diagnosis }',
+    examples: ['dsh-skills demo', 'npm run demo'],
     // Listed only where it works: a source checkout.
     hidden: !fs.existsSync(path.join(EXAMPLE_WORKSPACE, '.agents')),
     run: handler('demo'),
@@ -217,12 +230,14 @@ const COMMANDS = {
       'zsh:  eval "$(dsh-skills completion zsh)" in ~/.zshrc (after compinit)\n' +
       'fish: dsh-skills completion fish > ~/.config/fish/completions/dsh-skills.fish',
     options: [],
+    examples: ['dsh-skills completion bash', 'dsh-skills completion fish > ~/.config/fish/completions/dsh-skills.fish'],
     run: handler('completion'),
   },
   help: {
     args: '[COMMAND]',
     summary: 'this help, or the help of one command',
     options: [],
+    examples: ['dsh-skills help', 'dsh-skills help doctor'],
   },
 }
 

@@ -82,16 +82,23 @@ function entryName(file, root) {
 }
 
 /**
- * A kebab-case name to suggest, unless another skill has it: then say whose
- * it is instead.
+ * A kebab-case name to suggest, unless another skill has it, or it was
+ * suggested for another file already (following both would make the two
+ * collide): then say whose it is instead.
  * @param {string} suggestion
  * @param {Map<string, string>} taken
  * @param {(name: string) => string} hint
+ * @param {{ suggested: Map<string, string>, where: string }} [claim] the names suggested so far, each with its file; this file
  */
-function nameHint(suggestion, taken, hint) {
+function nameHint(suggestion, taken, hint, claim) {
   const owner = taken.get(suggestion)
-  if (owner === undefined) return hint(`\`${suggestion}\``)
-  return `not \`${suggestion}\`: ${owner} has that name; choose a kebab-case name no other skill has`
+  if (owner !== undefined) return `not \`${suggestion}\`: ${owner} has that name; choose a kebab-case name no other skill has`
+  const other = claim?.suggested.get(suggestion)
+  if (other !== undefined && other !== claim.where) {
+    return `not \`${suggestion}\`: it is the name suggested for ${other}; choose a kebab-case name no other skill has`
+  }
+  claim?.suggested.set(suggestion, claim.where)
+  return hint(`\`${suggestion}\``)
 }
 
 /**
@@ -100,9 +107,10 @@ function nameHint(suggestion, taken, hint) {
  * @param {{ path: string } | undefined} root the root the file was found in
  * @param {(name: string) => boolean} isSkillName
  * @param {Map<string, string>} [taken] names of the loaded skills, each with where it is (for display)
+ * @param {{ suggested: Map<string, string>, where: string }} [claim] names already suggested to other broken files, and this file (for display)
  * @returns {{ verdict: 'loaded' | 'shadowed' | 'broken' | 'ignored', why?: string, hints: string[], hasSkillFile: boolean }}
  */
-function classify(file, root, isSkillName, taken = new Map()) {
+function classify(file, root, isSkillName, taken = new Map(), claim = undefined) {
   const hints = []
   const file_ = String(file.path)
   const entry = root ? path.relative(root.path, file_).split(path.sep)[0] : path.basename(path.dirname(file_))
@@ -131,11 +139,11 @@ function classify(file, root, isSkillName, taken = new Map()) {
     // A name the library had to escape (a control or invisible character) is
     // no misspelling: its escapes would make a nonsense suggestion.
     const suggestion = kebab[1].includes('\\') ? '' : kebabCase(kebab[1])
-    if (suggestion && isSkillName(suggestion)) hints.push(nameHint(suggestion, taken, (name) => `did you mean ${name}?`))
+    if (suggestion && isSkillName(suggestion)) hints.push(nameHint(suggestion, taken, (name) => `did you mean ${name}?`, claim))
     else hints.push('fix: a name is lowercase letters and digits, words joined by single dashes (`pdf-tools`)')
   } else if (/^frontmatter field `name` (is required|must be a non-empty string)/.test(reason)) {
     const suggestion = kebabCase(entryName(file, root))
-    if (suggestion && isSkillName(suggestion)) hints.push(nameHint(suggestion, taken, (name) => `fix: add a \`name:\` line, e.g. ${name}`))
+    if (suggestion && isSkillName(suggestion)) hints.push(nameHint(suggestion, taken, (name) => `fix: add a \`name:\` line, e.g. ${name}`, claim))
     else hints.push('fix: add a `name:` line with a kebab-case name (`pdf-tools`)')
   } else {
     const fix = fixFor(reason)

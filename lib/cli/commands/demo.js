@@ -10,6 +10,7 @@ const { renderCatalog } = require('../catalog-view.js')
 const { diagnose, countVerdicts, formatDoctor, addDepthHints } = require('../diagnosis.js')
 const { EXAMPLE_WORKSPACE } = require('../spec.js')
 const list = require('./list.js')
+const { shellWord } = require('../args.js')
 
 /** Make `dir` its own project root: an empty `.git` directory (git never tracks `.git`). */
 function ensureProjectMarker(dir) {
@@ -33,7 +34,15 @@ async function run(options, io) {
     customSkillDirs: [path.join(EXAMPLE_WORKSPACE, 'team-skills')],
     bundledSkillDir: path.join(home, 'bundled-skills'),
   }
-  const session = new Session({ ...options, cwd: EXAMPLE_WORKSPACE }, io, { config })
+  // The same roots as flags, relative to where the command runs: for the hints and the "Try" lines.
+  const flags = [
+    ['--cwd', EXAMPLE_WORKSPACE],
+    ['--dsh-home', config.dshHome],
+    ['--agents-home', config.agentsHome],
+    ['--skill-dir', config.customSkillDirs[0]],
+    ['--bundled-dir', config.bundledSkillDir],
+  ].flatMap(([flag, dir]) => [flag, shellWord(shown(dir))])
+  const session = new Session({ ...options, cwd: EXAMPLE_WORKSPACE, rootArgs: flags }, io, { config })
   try {
     const snapshot = await session.snapshot()
     const diagnosis = await diagnose(session)
@@ -44,10 +53,11 @@ async function run(options, io) {
       return 0
     }
     const section = (title) => io.out.text(`\n== ${title} ==\n\n`)
+    const width = Math.max(...diagnosis.roots.map((root) => root.source.length))
     io.out.text(
       `Example workspace: ${shown(EXAMPLE_WORKSPACE)}\n` +
-        `User roots: ${shown(config.dshHome)}, ${shown(config.agentsHome)} (not your home directory)\n` +
-        `Custom root: ${shown(config.customSkillDirs[0])}; bundled root: ${shown(config.bundledSkillDir)}\n`,
+        "Roots read, nearest first (the example's own user, custom and bundled roots,\nnot your home directory):\n" +
+        diagnosis.roots.map((root) => `  ${root.source.padEnd(width)}  ${shown(root.path)}\n`).join(''),
     )
     section('dsh-skills list')
     await list.run(session)
@@ -56,9 +66,14 @@ async function run(options, io) {
     section('dsh-skills doctor')
     formatDoctor(session, diagnosis, io.out)
     const counts = countVerdicts(diagnosis.files)
+    const cli = shellWord(shown(path.join(__dirname, '..', '..', '..', 'bin', 'dsh-skills.js')))
     io.out.text(
       `\nThe ${counts.broken} broken files are deliberate: the example shows what doctor explains.\n` +
-        'Try: node bin/dsh-skills.js show release-notes --cwd examples/workspace\n',
+        'Try it with the same roots:\n' +
+        `  node ${cli} show release-notes ${flags.join(' ')}\n` +
+        `With --cwd ${flags[1]} alone, only the project roots are the example's: the user roots\n` +
+        'are your own (~/.dsh/skills, ~/.agents/skills) and there is no custom or bundled root,\n' +
+        "so the example's team-skills/ and home/ skills are not listed.\n",
     )
     return 0
   } finally {

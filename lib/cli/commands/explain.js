@@ -26,7 +26,7 @@ const LOST_BECAUSE = {
 
 async function run(session, args) {
   const { io, options } = session
-  const name = skillNameArg(session, args, 'explain')
+  const name = await skillNameArg(session, args, 'explain')
   const explanation = await session.registry.explain(name, session.lookup())
   if (explanation === undefined) throw await missingSkill(session, name, `no provider lists a skill "${name}"`)
   if (options.json) {
@@ -59,7 +59,7 @@ async function run(session, args) {
     if (reasons.size > 0) io.out.line('')
     if (reasons.has('rank')) io.out.line('lost: rank   the winner has a lower rank')
     if (reasons.has('order')) {
-      io.out.line('lost: order  same rank; the winner comes first (runtime, then providers in registration order)')
+      io.out.line('lost: order  same rank (several --skill-dir roots, or two entries of one root); the winner comes first')
     }
     if (reasons.has('off')) io.out.line('off          switched off by an override: it took no part')
     if (reasons.has('same')) io.out.line('same         the same skill as the winner (identical files): no conflict')

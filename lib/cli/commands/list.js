@@ -3,7 +3,7 @@
 // counting what discovery found and hints about skill folders not read.
 
 const { json, shown, invocationLabel } = require('../format.js')
-const { diagnose, countVerdicts, summary, switchedOff } = require('../diagnosis.js')
+const { diagnose, countVerdicts, summary, switchedOff, dotDirHint } = require('../diagnosis.js')
 const { unreadCompatRoots, unreadLine } = require('../hints.js')
 const { warnUnmatchedOverrides } = require('../catalog-view.js')
 
@@ -13,7 +13,7 @@ async function run(session) {
   if (options.json) {
     io.stdout.write(json(snapshot))
   } else if (snapshot.skills.length === 0) {
-    io.out.line('No skills found.')
+    if (!options.quiet) io.err.line('dsh-skills: no skills found')
   } else {
     const rows = snapshot.skills.map((skill) => [
       skill.name,
@@ -35,6 +35,11 @@ async function run(session) {
   // demo's roots are its own: the hints would be about the home directory.
   const unread = session.configured ? [] : await unreadCompatRoots(session)
   for (const root of unread) io.err.line(`dsh-skills: hint: ${unreadLine(root, shown)}`)
+  // Collections that keep their skills in dot-directories (`.curated/`): the flag that reads them.
+  for (const file of diagnosis.files) {
+    const hint = dotDirHint(file, diagnosis.roots)
+    if (hint) io.err.line(`dsh-skills: hint: ${hint}`)
+  }
   return 0
 }
 

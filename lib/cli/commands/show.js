@@ -6,7 +6,7 @@ const { skillNameArg, missingSkill, brokenDetails } = require('../names.js')
 
 async function run(session, args) {
   const { io, options, catalog } = session
-  const name = skillNameArg(session, args, 'show')
+  const name = await skillNameArg(session, args, 'show')
   const definition = await session.registry.get(name, session.lookup())
   if (definition === undefined) throw await missingSkill(session, name, `unknown skill "${name}"`)
   const text = catalog.renderSkillContent(definition)

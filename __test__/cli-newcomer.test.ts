@@ -1,0 +1,210 @@
+// What a newcomer meets on a large corpus of collected skills: hints that
+// name many root flags briefly, dot-directory collections, pairs of broken
+// folders that would get the same did-you-mean, `show` of a broken folder
+// name, help texts, and the demo's roots.
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { tempDirs, write } from './helpers'
+import { cleanEnv, root, runCli, skillText } from './cli-helpers'
+
+const temps = tempDirs('dsh-cli-newcomer-')
+afterAll(() => temps.cleanup())
+
+/** A project (with `.git`) and an empty home. */
+function setup() {
+  const base = temps.make()
+  const project = path.join(base, 'project')
+  const home = path.join(base, 'home')
+  fs.mkdirSync(path.join(project, '.git'), { recursive: true })
+  fs.mkdirSync(home)
+  const env = cleanEnv(home)
+  const run = (args: string[]) => runCli(args, { cwd: project, env })
+  return { base, project, home, env, run }
+}
+
+describe('hints with many roots', () => {
+  it('name the root flags briefly instead of repeating each one', () => {
+    const { base, run } = setup()
+    const dirs = Array.from({ length: 45 }, (_, i) => path.join(base, 'collections', `c${i}`))
+    for (const [i, dir] of dirs.entries()) write(path.join(dir, `s${i}`, 'SKILL.md'), skillText(`s${i}`, `Skill ${i}.`))
+    write(path.join(dirs[0], 'Broken_One', 'SKILL.md'), skillText('Broken_One', 'Broken.'))
+    const flags = dirs.flatMap((dir) => ['--skill-dir', dir])
+    const list = run(['list', '--no-default-roots', ...flags])
+    expect(list.code).toBe(0)
+    expect(list.stderr).toBe(
+      'dsh-skills: 45 loaded, 0 shadowed, 1 broken, 0 ignored; why: dsh-skills doctor with the same root flags (--no-default-roots, 45 × --skill-dir)\n',
+    )
+    const catalog = run(['catalog', '--no-default-roots', ...flags])
+    expect(catalog.code).toBe(0)
+    expect(catalog.stderr).toBe(
+      'dsh-skills: warning: 1 skill file skipped (each one: --verbose; why: dsh-skills doctor with the same root flags (--no-default-roots, 45 × --skill-dir))\n',
+    )
+    // A few short flags are still written out, so the hint can be copied.
+    const few = run(['list', '--no-default-roots', '--skill-dir', dirs[0]])
+    expect(few.stderr).toContain(`why: dsh-skills doctor --no-default-roots --skill-dir ${dirs[0]}\n`)
+  })
+})
+
+describe('collections under dot-directories', () => {
+  it('doctor says the dot-directory holds skill folders and which flag reads them; following it loads them', () => {
+    const { project, run } = setup()
+    const skills = path.join(project, '.agents', 'skills')
+    for (const name of ['alpha', 'beta']) write(path.join(skills, '.curated', name, 'SKILL.md'), skillText(name, `${name}.`))
+    write(path.join(skills, '.experimental', 'deep', 'gamma', 'SKILL.md'), skillText('gamma', 'Gamma.'))
+    fs.mkdirSync(path.join(skills, '.empty'))
+    const doctor = run(['doctor'])
+    expect(doctor.code).toBe(0)
+    const curated = path.join(skills, '.curated')
+    expect(doctor.stdout).toContain(
+      '.curated/\n              not a skill: a dot-directory without SKILL.md\n' +
+        `              hint: \`.curated/\` holds 2 skill folders; dot-directories are not read: to read them, add --skill-dir ${curated} (provider option customSkillDirs)\n`,
+    )
+    expect(doctor.stdout).toMatch(/\n {4}ignored +\.curated\/\n/)
+    // Deeper than one level below a dot-directory: the depth hint.
+    expect(doctor.stdout).toContain('hint: 1 SKILL.md file below `.experimental/` is deeper than one level')
+    // An empty dot-directory gets no hint.
+    expect(doctor.stdout).toMatch(/ignored +\.empty\/\n +not a skill: a dot-directory without SKILL\.md\n {4}\S/)
+    const json = JSON.parse(run(['doctor', '--json']).stdout)
+    const entry = json.files.find((file: { path: string }) => path.dirname(file.path) === curated)
+    expect(entry.hints).toEqual([
+      `\`.curated/\` holds 2 skill folders; dot-directories are not read: to read them, add --skill-dir ${curated} (provider option customSkillDirs)`,
+    ])
+    // list names it too, under its summary.
+    const before = run(['list'])
+    expect(before.stderr).toBe(
+      'dsh-skills: no skills found\n' +
+        'dsh-skills: 0 loaded, 0 shadowed, 0 broken, 3 ignored; why: dsh-skills doctor\n' +
+        `dsh-skills: hint: \`.curated/\` holds 2 skill folders; dot-directories are not read: to read them, add --skill-dir ${curated} (provider option customSkillDirs)\n`,
+    )
+    const list = run(['list', '--skill-dir', curated])
+    expect(list.stderr).not.toContain('hint:')
+    expect(list.stdout.split('\n').slice(1, 3).map((row) => row.split(/\s+/)[0])).toEqual(['alpha', 'beta'])
+  })
+})
+
+describe('did you mean', () => {
+  it('suggests a kebab-case name to one file only: a second file that would get the same one is told so', () => {
+    const { project, run } = setup()
+    const skills = path.join(project, '.agents', 'skills')
+    write(path.join(skills, 'capsule_crm-automation', 'SKILL.md'), skillText('capsule_crm-automation', 'Capsule CRM.'))
+    write(path.join(skills, 'capsule-crm-automation', 'SKILL.md'), skillText('Capsule-CRM-Automation', 'Capsule CRM, again.'))
+    write(path.join(skills, 'no-name', 'SKILL.md'), '---\ndescription: No name.\n---\nBody.\n')
+    write(path.join(skills, 'No_Name', 'SKILL.md'), '---\ndescription: No name either.\n---\nBody.\n')
+    const doctor = JSON.parse(run(['doctor', '--json']).stdout)
+    const hints = (folder: string) => doctor.files.find((file: { path: string }) => path.basename(path.dirname(file.path)) === folder).hints
+    // One of the two gets the suggestion, the other is told whose suggestion it is.
+    const pair = ['capsule-crm-automation', 'capsule_crm-automation']
+    const winner = pair.find((folder) => hints(folder)[0] === 'did you mean `capsule-crm-automation`?')
+    expect(winner).toBeDefined()
+    const other = pair.find((folder) => folder !== winner)!
+    expect(hints(other)).toEqual([
+      `not \`capsule-crm-automation\`: it is the name suggested for ${path.join('.agents', 'skills', winner!, 'SKILL.md')}; choose a kebab-case name no other skill has`,
+    ])
+    // Following the one suggestion makes no collision.
+    const suggested = [...hints('capsule-crm-automation'), ...hints('capsule_crm-automation')]
+      .map((hint: string) => /^did you mean `(.*)`\?$/.exec(hint)?.[1])
+      .filter(Boolean)
+    expect(suggested).toEqual(['capsule-crm-automation'])
+    // The same for a missing name: the `name:` line suggested from the folder.
+    const noName = [...hints('no-name'), ...hints('No_Name')]
+    expect(noName.filter((hint: string) => hint.startsWith('fix: add a `name:` line, e.g. `no-name`'))).toHaveLength(1)
+    expect(noName.filter((hint: string) => hint.startsWith('not `no-name`: it is the name suggested for '))).toHaveLength(1)
+  })
+})
+
+describe('show with a folder name', () => {
+  it('a broken folder: which file, why and the fix (exit 1), not a usage error', () => {
+    const { project, run } = setup()
+    const skills = path.join(project, '.agents', 'skills')
+    write(path.join(skills, 'Deploy_Prod', 'SKILL.md'), skillText('Deploy_Prod', 'Deploy.'))
+    const show = run(['show', 'Deploy_Prod'])
+    expect(show.code).toBe(1)
+    expect(show.stdout).toBe('')
+    const file = path.join('.agents', 'skills', 'Deploy_Prod', 'SKILL.md')
+    const lines = show.stderr.trimEnd().split('\n')
+    expect(lines[0]).toBe('dsh-skills: "Deploy_Prod" is not a skill name, but the entry of that name is broken (all broken files: dsh-skills doctor)')
+    expect(lines[1]).toBe(`  ${file} [project-agents] does not load`)
+    expect(lines[2]).toMatch(/^ {2}because frontmatter field `name` must be kebab-case .*got "Deploy_Prod"$/)
+    expect(lines[3]).toBe('  did you mean `deploy-prod`?')
+    expect(lines).toHaveLength(4)
+    expect(run(['explain', 'Deploy_Prod']).stderr).toContain(`  ${file} [project-agents] does not load\n`)
+  })
+
+  it('a folder whose skill loads under another name: points at that name', () => {
+    const { project, run } = setup()
+    write(path.join(project, '.agents', 'skills', 'Release_Notes', 'SKILL.md'), skillText('release-notes', 'Notes.'))
+    const show = run(['show', 'Release_Notes'])
+    expect(show.code).toBe(2)
+    expect(show.stderr).toBe(
+      'dsh-skills: "Release_Notes" is a folder name; its skill is named "release-notes": dsh-skills show release-notes (see: dsh-skills help show)\n',
+    )
+    expect(run(['show', 'Not_There']).stderr).toContain('invalid skill name "Not_There"')
+  })
+})
+
+describe('help texts', () => {
+  it("explain's help speaks of the roots the CLI reads, not of providers it cannot have", () => {
+    const { run } = setup()
+    const help = run(['help', 'explain']).stdout
+    expect(help).not.toMatch(/runtime skill|JS provider|registration order/)
+    expect(help).toContain('ranked by root')
+    expect(help).toMatch(/\nExamples:\n {2}dsh-skills explain /)
+  })
+
+  it("explain's legend for a loss by order speaks of the roots too", () => {
+    const { base, run } = setup()
+    for (const dir of ['one', 'two']) write(path.join(base, dir, 'same', 'SKILL.md'), skillText('same', `From ${dir}.`))
+    const explain = run(['explain', 'same', '--skill-dir', path.join(base, 'one'), '--skill-dir', path.join(base, 'two')])
+    expect(explain.code).toBe(0)
+    expect(explain.stdout).toMatch(/\nlost: order {2}.*\n/)
+    expect(explain.stdout).toContain('lost: order  same rank (several --skill-dir roots, or two entries of one root); the winner comes first\n')
+    expect(explain.stdout).not.toMatch(/runtime|registration/)
+  })
+
+  it('every command has two or three examples, and its help stays short', () => {
+    const { run } = setup()
+    for (const command of ['list', 'catalog', 'show', 'explain', 'doctor', 'watch', 'completion']) {
+      const help = run(['help', command]).stdout
+      const examples = help.slice(help.indexOf('\nExamples:\n')).trim().split('\n').slice(1)
+      expect(examples.length, command).toBeGreaterThanOrEqual(2)
+      expect(examples.length, command).toBeLessThanOrEqual(3)
+      for (const example of examples) expect(example).toMatch(/^ {2}dsh-skills /)
+      expect(help.split('\n').length, command).toBeLessThan(45)
+    }
+  })
+})
+
+describe.skipIf(!fs.existsSync(path.join(root, 'examples', 'workspace', '.agents')))('demo', () => {
+  it('says which roots it read, and why --cwd alone shows fewer skills', () => {
+    const { home, env } = setup()
+    const demo = runCli(['demo'], { cwd: root, env })
+    expect(demo.code).toBe(0)
+    const ws = path.join('examples', 'workspace')
+    expect(demo.stdout).toContain(
+      "Roots read, nearest first (the example's own user, custom and bundled roots,\nnot your home directory):\n" +
+        `  project-dsh     ${path.join(ws, '.dsh', 'skills')}\n` +
+        `  project-agents  ${path.join(ws, '.agents', 'skills')}\n` +
+        `  custom          ${path.join(ws, 'team-skills')}\n` +
+        `  user-dsh        ${path.join(ws, 'home', '.dsh', 'skills')}\n` +
+        `  user-agents     ${path.join(ws, 'home', '.agents', 'skills')}\n` +
+        `  bundled         ${path.join(ws, 'home', 'bundled-skills')}\n`,
+    )
+    // The "Try" line, run as printed, lists what the demo listed.
+    const tryLine = /\n {2}node (\S+) show release-notes (.*)\n/.exec(demo.stdout)
+    expect(tryLine).not.toBeNull()
+    const flags = tryLine![2].split(' ')
+    const listed = demo.stdout.split('== dsh-skills list ==')[1].split('== dsh-skills catalog')[0]
+    const demoNames = listed.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0])
+    expect(demoNames).toHaveLength(10)
+    const same = runCli(['list', ...flags], { cwd: root, env })
+    expect(same.stdout.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0])).toEqual(demoNames)
+    // --cwd alone: the project's roots with this (empty) home: fewer, as the demo says.
+    expect(demo.stdout).toContain(`With --cwd ${ws} alone, only the project roots are the example's`)
+    fs.rmSync(path.join(home, '.dsh'), { recursive: true, force: true })
+    const alone = runCli(['list', '--cwd', ws], { cwd: root, env })
+    const aloneNames = alone.stdout.trim().split('\n').slice(1).map((l) => l.split(/\s+/)[0])
+    expect(aloneNames.length).toBeLessThan(demoNames.length)
+    expect(aloneNames.every((name) => demoNames.includes(name))).toBe(true)
+  })
+})
