@@ -14,7 +14,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { LocalSkillProvider as LocalSkillProviderType, LocalSkillProviderConfig } from '../types/local'
 import type { SkillCandidate } from '../types/skill'
-import { canon, CYCLIC, frontmatter, Gen, KNOWN_DIFFERENCES, mutate, oracle } from './yaml-corpus'
+import { canon, CORNERS, CYCLIC, frontmatter, Gen, KNOWN_DIFFERENCES, mutate, oracle } from './yaml-corpus'
 import { mulberry32 } from './helpers'
 
 const require = createRequire(import.meta.url)
@@ -44,6 +44,11 @@ describe('frontmatter against the JS yaml package', () => {
         files.push({ file: path.join(root, `${prefix}${String(i).padStart(5, '0')}.md`), text: `---\n${y}---\n${body}`, yaml: y })
       }
     }
+    const corners = CORNERS.map((corner, i) => {
+      const yaml = corner.replace('{i}', String(i))
+      return { file: path.join(root, `c${String(i).padStart(5, '0')}.md`), text: `---\n${yaml}---\nBody.\n`, yaml }
+    })
+    files.push(...corners)
     for (const { file, text } of files) fs.writeFileSync(file, text)
 
     const warnings: string[] = []
@@ -113,7 +118,9 @@ describe('frontmatter against the JS yaml package', () => {
     }
     expect(differences.slice(0, 10)).toEqual([])
     expect(differences).toHaveLength(0)
-    expect(files).toHaveLength(2 * COUNT)
+    expect(files).toHaveLength(2 * COUNT + CORNERS.length)
+    // No corner is set aside: each reads as the JS package reads it.
+    expect(corners.filter(({ yaml }) => KNOWN_DIFFERENCES.some((k) => k.test(yaml)))).toEqual([])
     expect(cyclicFiles).toBeLessThan(20)
     // Files on which the two readers knowingly differ (docs/frontmatter.md) stay a small
     // part of the corpus; at least 10,000 files are compared.

@@ -55,33 +55,107 @@ pub fn compose(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterE
         return compose_tabs(yaml, line_offset);
     }
     let mut stand_ins = unused_chars(yaml);
-    let bom_as = stand_ins.next().unwrap_or('\u{fffd}');
-    let cr_as = stand_ins.next().unwrap_or('\u{fffd}');
-    let nul_as = stand_ins.next().unwrap_or('\u{fffd}');
-    let mut masked = String::with_capacity(yaml.len() + 16);
-    let mut chars = yaml.chars().peekable();
-    if let Some(first) = chars.next() {
-        masked.push(if first == '\0' { nul_as } else { first });
-    }
-    while let Some(c) = chars.next() {
-        masked.push(match c {
-            '\u{feff}' => bom_as,
-            '\r' if chars.peek() != Some(&'\n') => cr_as,
-            '\0' => nul_as,
-            c => c,
-        });
-    }
-    let value = compose_tabs(&masked, line_offset)?;
-    Ok(value.into_owned_with(&|s: &str| {
+    let stand_ins = StandIns {
+        bom: stand_ins.next().unwrap_or('\u{fffd}'),
+        cr: stand_ins.next().unwrap_or('\u{fffd}'),
+        nul: stand_ins.next().unwrap_or('\u{fffd}'),
+    };
+    let (masked, inserted) = mask(yaml, &stand_ins, true);
+    let value = match compose_tabs_with(&masked, line_offset, &inserted) {
+        Ok(value) => value.into_owned_with(&|s: &str| stand_ins.restore(s)),
+        // A space put in beside a carriage return lies inside a scalar
+        // (where the return is plain content): read the returns as content
+        // only.
+        Err(Failure::MaskedInScalar) if !inserted.is_empty() => {
+            let (masked, _) = mask(yaml, &stand_ins, false);
+            compose_tabs_with(&masked, line_offset, &[])
+                .map_err(Failure::into_error)?
+                .into_owned_with(&|s: &str| stand_ins.restore(s))
+        }
+        Err(e) => return Err(e.into_error()),
+    };
+    Ok(value)
+}
+
+/// The private-use characters standing in for U+FEFF, a lone carriage
+/// return and U+0000 while the scanner reads the text (see [`compose`]).
+struct StandIns {
+    bom: char,
+    cr: char,
+    nul: char,
+}
+
+impl StandIns {
+    /// `s` with every stand-in put back.
+    fn restore(&self, s: &str) -> String {
         s.chars()
             .map(|c| match c {
-                c if c == bom_as => '\u{feff}',
-                c if c == cr_as => '\r',
-                c if c == nul_as => '\0',
+                c if c == self.bom => '\u{feff}',
+                c if c == self.cr => '\r',
+                c if c == self.nul => '\0',
                 c => c,
             })
             .collect()
-    }))
+    }
+}
+
+/// `yaml` with its U+FEFF (after the first character), lone carriage
+/// returns and U+0000 replaced by their stand-ins. The JS package reads a
+/// lone carriage return as content that also counts as a separator after
+/// an indicator (its `isEmpty`): `key:\r x` is `key` with the value
+/// `"\r x"`, and so are `-\r`, `?\r` and a `...\r` line indicators. With
+/// `separate`, a space is put in between such an indicator and the
+/// stand-in, and the character indices of those spaces are returned: they
+/// must not lie inside a scalar (where the return is content only, as in
+/// `"k:\r"` or `a-\rb`).
+fn mask(yaml: &str, stand_ins: &StandIns, separate: bool) -> (String, Vec<usize>) {
+    let mut masked = String::with_capacity(yaml.len() + 16);
+    let mut inserted = Vec::new();
+    let mut count = 0usize;
+    let mut push = |masked: &mut String, c: char| {
+        masked.push(c);
+        count += 1;
+        count - 1
+    };
+    let mut chars = yaml.chars().peekable();
+    let mut prev: Option<char> = None;
+    // Characters of the current line so far (a `...` line is 3 of them).
+    let mut line_len = 0usize;
+    let mut first = true;
+    while let Some(c) = chars.next() {
+        let out = match c {
+            // A byte order mark that starts the text is the scanner's.
+            '\u{feff}' if !first => stand_ins.bom,
+            '\r' if chars.peek() != Some(&'\n') => {
+                if separate {
+                    let indicator = matches!(prev, Some(':' | '-' | '?'))
+                        || (prev == Some('.') && line_len == 3 && line_starts_with_dots(&masked));
+                    if indicator {
+                        let at = push(&mut masked, ' ');
+                        inserted.push(at);
+                    }
+                }
+                push(&mut masked, stand_ins.cr);
+                prev = Some(c);
+                line_len += 1;
+                first = false;
+                continue;
+            }
+            '\0' => stand_ins.nul,
+            c => c,
+        };
+        push(&mut masked, out);
+        line_len = if c == '\n' { 0 } else { line_len + 1 };
+        prev = Some(c);
+        first = false;
+    }
+    (masked, inserted)
+}
+
+/// Whether the last line of `masked` is `...` so far.
+fn line_starts_with_dots(masked: &str) -> bool {
+    let line = masked.rsplit('\n').next().unwrap_or(masked);
+    line == "..."
 }
 
 /// Refuse more than [`MAX_DIRECTIVES`] directives. Directives are the lines
@@ -108,13 +182,24 @@ fn check_directive_count(yaml: &str) -> Result<(), FrontmatterError> {
     Ok(())
 }
 
+/// [`compose_tabs_with`] with nothing protected.
+fn compose_tabs(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterError> {
+    compose_tabs_with(yaml, line_offset, &[]).map_err(Failure::into_error)
+}
+
 /// Tabs right after a `:` separate a key from its value (YAML 1.2, and the JS
 /// package reads them so), but the scanner refuses `key:<TAB>value`. Read
 /// them as spaces; if a replaced tab turns out to lie inside a scalar (where
-/// it is content), read the text as written instead.
-fn compose_tabs(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterError> {
+/// it is content), read the text as written instead. `protected` (sorted
+/// character indices) must not lie inside a scalar either: if one does, the
+/// failure is returned for the caller to retry without them.
+fn compose_tabs_with<'a>(
+    yaml: &'a str,
+    line_offset: usize,
+    protected: &[usize],
+) -> Result<Value<'a>, Failure> {
     if !yaml.contains(":\t") {
-        return compose_text(yaml, line_offset, &[]).map_err(Failure::into_error);
+        return compose_text(yaml, line_offset, protected);
     }
     let mut masked = String::with_capacity(yaml.len());
     let mut replaced = Vec::new();
@@ -128,26 +213,31 @@ fn compose_tabs(yaml: &str, line_offset: usize) -> Result<Value<'_>, Frontmatter
         after_colon = c == ':';
         masked.push(c);
     }
-    match compose_text(&masked, line_offset, &replaced) {
-        Err(Failure::MaskedTabInScalar) => compose_text(yaml, line_offset, &[]),
-        Ok(value) => Ok(value.into_owned_with(&str::to_string)),
-        Err(Failure::Error(e)) => Err(Failure::Error(e)),
+    let tabs = replaced.len();
+    if !protected.is_empty() {
+        replaced.extend_from_slice(protected);
+        replaced.sort_unstable();
     }
-    .map_err(Failure::into_error)
+    match compose_text(&masked, line_offset, &replaced) {
+        Err(Failure::MaskedInScalar) if tabs > 0 => compose_text(yaml, line_offset, protected),
+        Ok(value) => Ok(value.into_owned_with(&str::to_string)),
+        Err(e) => Err(e),
+    }
 }
 
 /// Why composing stopped.
 enum Failure {
     Error(FrontmatterError),
-    /// A tab read as a space lies inside a scalar.
-    MaskedTabInScalar,
+    /// A tab read as a space, or a space put in beside a carriage return,
+    /// lies inside a scalar.
+    MaskedInScalar,
 }
 
 impl Failure {
     fn into_error(self) -> FrontmatterError {
         match self {
             Failure::Error(e) => e,
-            Failure::MaskedTabInScalar => {
+            Failure::MaskedInScalar => {
                 FrontmatterError::Yaml("tab after `:` inside a scalar".into())
             }
         }
@@ -229,7 +319,7 @@ fn compose_text<'a>(
                     .get(next_replaced)
                     .is_some_and(|i| *i < span.end.index())
                 {
-                    return Err(Failure::MaskedTabInScalar);
+                    return Err(Failure::MaskedInScalar);
                 }
                 Some(c.scalar(text, style, anchor, tag, mark)?)
             }
