@@ -1,6 +1,7 @@
 use super::*;
 
 mod js_corners;
+mod lines;
 
 pub(super) fn doc(front: &str, body: &str) -> String {
     format!("---\n{front}\n---\n{body}")
