@@ -132,4 +132,29 @@ describe('frontmatter against the JS yaml package', () => {
     expect(files.length - accepted).toBeGreaterThan(5000)
     expect(compared).toBeGreaterThan(2000)
   }, 120_000)
+
+  it('reads the two corners that remain as docs/frontmatter.md says, and yaml.parse the other way', async () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-yaml-left-')))
+    temps.push(root)
+    // A lone carriage return before `#`: content here, a comment yaml refuses.
+    const hash = 'name: left-hash\ndescription: b\r#x\n'
+    // A lone carriage return inside a directive line: refused here, read by yaml.
+    const directive = '%YAML 1.2\r \n--- \nname: left-directive\ndescription: d\n'
+    for (const [name, yaml] of [['hash', hash], ['directive', directive]]) {
+      fs.writeFileSync(path.join(root, `${name}.md`), `---\n${yaml}---\nBody.\n`)
+      // Each is one of the differences the corpus sets aside.
+      expect(KNOWN_DIFFERENCES.some((k) => k.test(yaml))).toBe(true)
+    }
+    const provider = new LocalSkillProvider({
+      dshHome: path.join(root, 'none'),
+      agentsHome: path.join(root, 'none'),
+      customSkillDirs: [root],
+      watch: false,
+      logger: { warn: () => {} },
+    })
+    const { candidates } = await provider.list({})
+    expect(candidates.map((c) => [c.name, c.description])).toEqual([['left-hash', 'b\r#x']])
+    expect(oracle(`---\n${hash}---\n`)).toBeUndefined()
+    expect(oracle(`---\n${directive}---\n`)).toMatchObject({ name: 'left-directive', description: 'd' })
+  })
 })
