@@ -39,7 +39,8 @@ fn sh_in(dir: &Path, script: &str) {
     assert!(status.success(), "{script}");
 }
 
-fn provider(custom: &Path, base: &Path) -> LocalProvider {
+/// A provider of one custom root with its watcher at hand (for faults).
+fn watched_provider(custom: &Path, base: &Path) -> (LocalProvider, Arc<LocalWatcher>) {
     let options = LocalOptions {
         dsh_home: Some(base.join("home/.dsh").display().to_string()),
         agents_home: Some(base.join("home/.agents").display().to_string()),
@@ -47,8 +48,9 @@ fn provider(custom: &Path, base: &Path) -> LocalProvider {
         ..LocalOptions::default()
     };
     let provider = LocalProvider::new(options.resolve_with(&|_| None).expect("config"));
-    assert!(LocalWatcher::install(&provider));
-    provider
+    let watcher = Arc::new(LocalWatcher::new(watch_config(&provider.config().watch)));
+    provider.set_observer(Some(watcher.clone()));
+    (provider, watcher)
 }
 
 fn list(provider: &LocalProvider) -> (Vec<String>, bool, Vec<String>) {
@@ -60,6 +62,18 @@ fn list(provider: &LocalProvider) -> (Vec<String>, bool, Vec<String>) {
         .collect();
     names.sort();
     (names, observation.complete, warnings)
+}
+
+/// Wait until a listing shows a skill with `description`.
+fn wait_for_description(provider: &LocalProvider, description: &str) {
+    wait_until(description, || {
+        provider
+            .list(&LookupContext::new(None))
+            .0
+            .candidates
+            .iter()
+            .any(|c| c.summary.description == description)
+    });
 }
 
 #[test]
@@ -77,7 +91,7 @@ fn an_entry_too_long_to_name_is_skipped_once_and_the_rest_of_its_root_is_watched
             skill_text("far", "too deep")
         ),
     );
-    let provider = provider(&root, &base);
+    let (provider, _) = watched_provider(&root, &base);
     let (names, complete, warnings) = list(&provider);
     assert_eq!(names, vec!["near"]);
     assert!(complete, "{warnings:?}");
@@ -100,14 +114,7 @@ fn an_entry_too_long_to_name_is_skipped_once_and_the_rest_of_its_root_is_watched
     // The rest of the root is watched: an edit of `a.md` and a new flat
     // skill are seen.
     fs::write(root.join("a.md"), skill_text("near", "edited")).expect("edit");
-    wait_until("the edit is listed", || {
-        provider
-            .list(&LookupContext::new(None))
-            .0
-            .candidates
-            .iter()
-            .any(|c| c.summary.description == "edited")
-    });
+    wait_for_description(&provider, "edited");
     write_skill_file(&root.join("b.md"), "next");
     wait_until("the new skill is listed", || list(&provider).0.len() == 2);
     let (names, complete, warnings) = list(&provider);
@@ -118,41 +125,34 @@ fn an_entry_too_long_to_name_is_skipped_once_and_the_rest_of_its_root_is_watched
     sh_in(&root, "rm -rf abcdefghij");
 }
 
-/// A provider of one custom root with its watcher at hand (for faults).
-fn watched_provider(custom: &Path, base: &Path) -> (LocalProvider, Arc<LocalWatcher>) {
-    let options = LocalOptions {
-        dsh_home: Some(base.join("home/.dsh").display().to_string()),
-        agents_home: Some(base.join("home/.agents").display().to_string()),
-        custom_skill_dirs: Some(vec![custom.display().to_string()]),
-        ..LocalOptions::default()
-    };
-    let provider = LocalProvider::new(options.resolve_with(&|_| None).expect("config"));
-    let watcher = Arc::new(LocalWatcher::new(watch_config(&provider.config().watch)));
-    provider.set_observer(Some(watcher.clone()));
-    (provider, watcher)
-}
-
 fn name_too_long() -> notify::Error {
     notify::Error::io(std::io::Error::from_raw_os_error(libc::ENAMETOOLONG))
 }
 
-#[test]
-fn a_bundle_the_system_cannot_watch_by_name_is_warned_about_once_and_not_retried() {
+/// A temporary directory and, in it, an empty custom root.
+fn custom_root() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let dir = tempfile::tempdir().expect("tempdir");
     let base = fs::canonicalize(dir.path()).expect("canonical");
     let root = base.join("custom");
     fs::create_dir(&root).expect("mkdir");
+    (dir, base, root)
+}
+
+/// Make the system refuse to watch `path` as too long to name.
+fn refuse_by_name(watcher: &LocalWatcher, path: &Path) {
+    let mut state = watcher.watcher().inner.lock();
+    state.faults.insert(path.to_path_buf(), name_too_long);
+}
+
+#[test]
+fn a_bundle_the_system_cannot_watch_by_name_is_warned_about_once_and_not_retried() {
+    let (_dir, base, root) = custom_root();
     let bundle = write_bundle(&root, "deep");
     write_bundle(&root, "other");
     let (provider, watcher) = watched_provider(&root, &base);
     // The path the OS would watch is too long (a root reached through a
     // link into a deep tree, say), though the configured one is not.
-    watcher
-        .watcher()
-        .inner
-        .lock()
-        .faults
-        .insert(bundle.clone(), name_too_long);
+    refuse_by_name(&watcher, &bundle);
     let (names, complete, warnings) = list(&provider);
     assert_eq!(names, vec!["deep", "other"]);
     assert!(complete, "{warnings:?}");
@@ -169,31 +169,16 @@ fn a_bundle_the_system_cannot_watch_by_name_is_warned_about_once_and_not_retried
     assert!(!watcher.watcher().watched_paths().contains(&bundle));
     // The rest of the root is watched.
     fs::write(root.join("other/SKILL.md"), skill_text("other", "edited")).expect("edit");
-    wait_until("the edit is listed", || {
-        provider
-            .list(&LookupContext::new(None))
-            .0
-            .candidates
-            .iter()
-            .any(|c| c.summary.description == "edited")
-    });
+    wait_for_description(&provider, "edited");
     provider.close();
 }
 
 #[test]
 fn a_root_the_system_refuses_to_watch_stays_a_failure_that_is_retried() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let base = fs::canonicalize(dir.path()).expect("canonical");
-    let root = base.join("custom");
-    fs::create_dir(&root).expect("mkdir");
+    let (_dir, base, root) = custom_root();
     write_bundle(&root, "one");
     let (provider, watcher) = watched_provider(&root, &base);
-    watcher
-        .watcher()
-        .inner
-        .lock()
-        .faults
-        .insert(root.clone(), name_too_long);
+    refuse_by_name(&watcher, &root);
     let (names, complete, warnings) = list(&provider);
     assert_eq!(names, vec!["one"]);
     assert!(
