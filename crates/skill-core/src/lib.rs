@@ -18,4 +18,5 @@ pub mod registry;
 pub mod same;
 pub mod scoped_rules;
 pub mod search;
+pub mod usage;
 pub mod watch;
