@@ -99,6 +99,11 @@ impl UsageBook {
     /// `now`) when it changed.
     pub fn preferred(&self, view: &str, fingerprint: u64, now: Instant) -> Arc<[String]> {
         let mut views = self.views();
+        if !views.contains(view) {
+            // No load yet: the empty order is frozen too, so the first loads
+            // wait for the next change like any other.
+            views.put(view.to_string(), View::default());
+        }
         let Some(entry) = views.get_mut(view) else {
             return Arc::from(Vec::new());
         };
@@ -136,7 +141,11 @@ mod tests {
         book.record("b", "lint", t0);
         assert_eq!(&*book.preferred("a", 1, t0), ["review", "deploy"]);
         assert_eq!(&*book.preferred("b", 1, t0), ["lint"]);
+        // A view asked before any load keeps its empty order until its catalog changes.
         assert!(book.preferred("c", 1, t0).is_empty());
+        book.record("c", "lint", t0);
+        assert!(book.preferred("c", 1, t0).is_empty());
+        assert_eq!(&*book.preferred("c", 2, t0), ["lint"]);
         // Loads after the order was handed out change nothing for the same catalog…
         book.record("a", "deploy", t0);
         book.record("a", "deploy", t0);
