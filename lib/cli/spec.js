@@ -174,7 +174,7 @@ const COMMANDS = {
   },
   search: {
     args: 'QUERY',
-    summary: 'the model-invocable skills a query is about, best first (the ranking of search() and the search tool); exits 1 when none matches',
+    summary: 'the model-invocable skills a query is about, best first (as search() and the search tool rank them); exits 1 when none matches',
     details:
       'QUERY is free text (several words may be given); a skill named exactly by it comes\n' +
       'first, then by relevance of name and description. When nothing matches: a\n' +
