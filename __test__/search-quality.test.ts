@@ -1,10 +1,10 @@
-// Search quality on a 1,500-skill collection (bench/search-corpus.mjs): a
+// Search quality on a 1,500-skill collection (bench/data/search-corpus.mjs): a
 // query naming a skill's purpose in other words finds it among the first
 // five for at least 90 % of these queries. Each query was written from the
 // skill's description as a user would ask for it, not from its name, and not
 // changed after seeing the engine's answers.
 import { describe, expect, it } from 'vitest'
-import { searchCorpus } from '../bench/search-corpus.mjs'
+import { searchCorpus } from '../bench/data/search-corpus.mjs'
 import { pkg, recorder } from './helpers'
 
 /** [query, the skill it is about] */

@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process'
 import path from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { searchCorpus } from '../bench/search-corpus.mjs'
+import { searchCorpus } from '../bench/data/search-corpus.mjs'
 import { tempDirs, write } from './helpers'
 import * as SkillSearchTool from '../search-tool.mjs'
 

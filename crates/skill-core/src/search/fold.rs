@@ -76,26 +76,64 @@ pub fn fold(text: &str) -> String {
     out
 }
 
+/// ASCII letters and digits.
+const ASCII_WORD: [bool; 128] = {
+    let mut table = [false; 128];
+    let mut b = 0;
+    while b < 128 {
+        table[b] = (b as u8).is_ascii_alphanumeric();
+        b += 1;
+    }
+    table
+};
+
 /// Calls `word` with each folded word of `text`, in order (see the module
 /// docs; a Han or kana run gives its character pairs).
 pub fn words(text: &str, mut word: impl FnMut(&str)) {
     let mut current = String::new();
     let mut cjk: Vec<char> = Vec::new();
-    let flush_cjk = |cjk: &mut Vec<char>, word: &mut dyn FnMut(&str)| {
-        let mut pair = String::new();
-        if cjk.len() == 1 {
-            pair.push(cjk[0]);
-            word(&pair);
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            // ASCII: one byte, no folding table, no Han.
+            if !cjk.is_empty() {
+                flush_cjk(&mut cjk, &mut word);
+            }
+            if ASCII_WORD[usize::from(b)] {
+                // A whole ASCII word is handed over as it stands when it is
+                // lowercase already (the usual case), without a copy.
+                let mut end = i + 1;
+                while end < bytes.len() && bytes[end] < 0x80 && ASCII_WORD[usize::from(bytes[end])]
+                {
+                    end += 1;
+                }
+                let run = &text[i..end];
+                let whole = current.is_empty() && (end == bytes.len() || bytes[end] < 0x80);
+                if whole && !run.bytes().any(|b| b.is_ascii_uppercase()) {
+                    word(run);
+                } else {
+                    current.extend(run.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+                    if end == bytes.len() || bytes[end] < 0x80 {
+                        word(&current);
+                        current.clear();
+                    }
+                }
+                i = end;
+                continue;
+            } else if !current.is_empty() {
+                word(&current);
+                current.clear();
+            }
+            i += 1;
+            continue;
         }
-        for w in cjk.windows(2) {
-            pair.clear();
-            pair.push(w[0]);
-            pair.push(w[1]);
-            word(&pair);
-        }
-        cjk.clear();
-    };
-    for c in text.chars() {
+        // `i` is on a character boundary: it only advances by whole characters.
+        let Some(c) = text[i..].chars().next() else {
+            break;
+        };
+        i += c.len_utf8();
         if is_combining(c) {
             continue;
         }
@@ -123,6 +161,23 @@ pub fn words(text: &str, mut word: impl FnMut(&str)) {
     if !cjk.is_empty() {
         flush_cjk(&mut cjk, &mut word);
     }
+}
+
+/// The words of a Han or kana run: its character pairs (a lone character
+/// stands alone).
+fn flush_cjk(cjk: &mut Vec<char>, word: &mut impl FnMut(&str)) {
+    let mut pair = String::new();
+    if cjk.len() == 1 {
+        pair.push(cjk[0]);
+        word(&pair);
+    }
+    for w in cjk.windows(2) {
+        pair.clear();
+        pair.push(w[0]);
+        pair.push(w[1]);
+        word(&pair);
+    }
+    cjk.clear();
 }
 
 #[cfg(test)]

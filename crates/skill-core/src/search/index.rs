@@ -68,7 +68,8 @@ pub(super) const MAX_WORD: usize = 64;
 /// Most distinct words kept per term.
 const MAX_SURFACES: usize = 4;
 
-/// Calls `f` with the stem and the folded word of each word of `text`.
+/// Calls `f` with the stem and the folded word of each word of `text` (a
+/// query's words; [`Index::build`] stems each distinct word once).
 pub(super) fn terms_of(text: &str, mut f: impl FnMut(&str, &str)) {
     words(text, |word| {
         let word = cut(word);
@@ -91,51 +92,76 @@ fn cut(word: &str) -> &str {
 impl Index {
     /// Indexes `items` (names are split into words at every `-`).
     pub fn build<'a>(items: impl IntoIterator<Item = Item<'a>>) -> Self {
-        let mut ids: HashMap<Box<str>, u32> = HashMap::default();
+        // stem → term, and folded word → term: a word seen before is one
+        // lookup (most words of a catalog repeat), a new one is stemmed.
+        let mut stems: HashMap<Box<str>, u32> = HashMap::default();
+        let mut known: HashMap<Box<str>, u32> = HashMap::default();
         let mut terms: Vec<Term> = Vec::new();
         let mut docs = Vec::new();
         let (mut name_total, mut desc_total) = (0u64, 0u64);
         // (term, name count, description count) of the current skill.
         let mut counts: Vec<(u32, u16, u16)> = Vec::new();
-        for item in items {
-            counts.clear();
-            let doc = u32::try_from(docs.len()).unwrap_or(u32::MAX);
-            let mut add = |stemmed: &str, word: &str, in_name: bool| {
-                let id = match ids.get(stemmed) {
-                    Some(&id) => id,
-                    None => {
-                        let id = u32::try_from(terms.len()).unwrap_or(u32::MAX);
-                        ids.insert(stemmed.into(), id);
-                        terms.push(Term {
-                            text: stemmed.into(),
-                            surfaces: Vec::new(),
-                            postings: Vec::new(),
-                        });
-                        id
-                    }
-                };
-                let term = &mut terms[id as usize];
-                if term.surfaces.len() < MAX_SURFACES && !term.surfaces.iter().any(|s| &**s == word)
-                {
-                    term.surfaces.push(word.into());
-                }
-                match counts.iter_mut().find(|c| c.0 == id) {
-                    Some(c) if in_name => c.1 = c.1.saturating_add(1),
-                    Some(c) => c.2 = c.2.saturating_add(1),
-                    None => counts.push((id, u16::from(in_name), u16::from(!in_name))),
+        let mut term_of = |word: &str| -> u32 {
+            let word = cut(word);
+            if let Some(&id) = known.get(word) {
+                return id;
+            }
+            let stemmed = stem(word);
+            let id = match stems.get(&*stemmed) {
+                Some(&id) => id,
+                None => {
+                    let id = u32::try_from(terms.len()).unwrap_or(u32::MAX);
+                    stems.insert((*stemmed).into(), id);
+                    terms.push(Term {
+                        text: (*stemmed).into(),
+                        surfaces: Vec::new(),
+                        postings: Vec::new(),
+                    });
+                    id
                 }
             };
+            if let Some(term) = terms.get_mut(id as usize) {
+                if term.surfaces.len() < MAX_SURFACES {
+                    term.surfaces.push(word.into());
+                }
+            }
+            known.insert(word.into(), id);
+            id
+        };
+        // Each skill, and its counts: a range of `flat`.
+        let mut skills: Vec<(u32, f64, Box<str>, u32, u32, std::ops::Range<usize>)> = Vec::new();
+        let mut flat: Vec<(u32, u16, u16)> = Vec::new();
+        for item in items {
+            counts.clear();
+            let mut add = |id: u32, in_name: bool| match counts.iter_mut().find(|c| c.0 == id) {
+                Some(c) if in_name => c.1 = c.1.saturating_add(1),
+                Some(c) => c.2 = c.2.saturating_add(1),
+                None => counts.push((id, u16::from(in_name), u16::from(!in_name))),
+            };
             let mut name_len = 0u32;
-            terms_of(item.name, |s, w| {
+            words(item.name, |w| {
                 name_len += 1;
-                add(s, w, true);
+                add(term_of(w), true);
             });
             let mut desc_len = 0u32;
-            terms_of(item.description, |s, w| {
+            words(item.description, |w| {
                 desc_len += 1;
-                add(s, w, false);
+                add(term_of(w), false);
             });
-            for &(term, name, desc) in &counts {
+            let at = flat.len();
+            flat.extend_from_slice(&counts);
+            skills.push((
+                item.id,
+                item.rank,
+                item.name.into(),
+                name_len,
+                desc_len,
+                at..flat.len(),
+            ));
+        }
+        for (doc, (id, rank, name, name_len, desc_len, counts)) in skills.into_iter().enumerate() {
+            let doc = u32::try_from(doc).unwrap_or(u32::MAX);
+            for &(term, name, desc) in &flat[counts] {
                 terms[term as usize]
                     .postings
                     .push(Posting { doc, name, desc });
@@ -143,9 +169,9 @@ impl Index {
             name_total += u64::from(name_len);
             desc_total += u64::from(desc_len);
             docs.push(Doc {
-                id: item.id,
-                name: item.name.into(),
-                rank: item.rank,
+                id,
+                name,
+                rank,
                 name_len,
                 desc_len,
             });

@@ -12,7 +12,7 @@
 //
 // The queries of __test__/search-quality.test.ts were written from these
 // descriptions (not from the names). Used by that test and by
-// bench/search.mjs.
+// bench/search.mjs (it lives under bench/data/ so that bench/run.mjs does not run it).
 
 export const HANDWRITTEN = [
   ['pdf-toolkit', 'Extract text and tables from PDF files, merge or split documents, fill in form fields and add watermarks.'],
