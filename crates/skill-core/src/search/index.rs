@@ -128,8 +128,8 @@ impl Index {
             known.insert(word.into(), id);
             id
         };
-        // Each skill, and its counts: a range of `flat`.
-        let mut skills: Vec<(u32, f64, Box<str>, u32, u32, std::ops::Range<usize>)> = Vec::new();
+        // Each skill's counts: a range of `flat`.
+        let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
         let mut flat: Vec<(u32, u16, u16)> = Vec::new();
         for item in items {
             counts.clear();
@@ -150,31 +150,24 @@ impl Index {
             });
             let at = flat.len();
             flat.extend_from_slice(&counts);
-            skills.push((
-                item.id,
-                item.rank,
-                item.name.into(),
+            ranges.push(at..flat.len());
+            name_total += u64::from(name_len);
+            desc_total += u64::from(desc_len);
+            docs.push(Doc {
+                id: item.id,
+                name: item.name.into(),
+                rank: item.rank,
                 name_len,
                 desc_len,
-                at..flat.len(),
-            ));
+            });
         }
-        for (doc, (id, rank, name, name_len, desc_len, counts)) in skills.into_iter().enumerate() {
+        for (doc, range) in ranges.into_iter().enumerate() {
             let doc = u32::try_from(doc).unwrap_or(u32::MAX);
-            for &(term, name, desc) in &flat[counts] {
+            for &(term, name, desc) in &flat[range] {
                 terms[term as usize]
                     .postings
                     .push(Posting { doc, name, desc });
             }
-            name_total += u64::from(name_len);
-            desc_total += u64::from(desc_len);
-            docs.push(Doc {
-                id,
-                name,
-                rank,
-                name_len,
-                desc_len,
-            });
         }
         terms.sort_by(|a, b| a.text.cmp(&b.text));
         let mut by_name: Vec<u32> = (0..u32::try_from(docs.len()).unwrap_or(u32::MAX)).collect();
