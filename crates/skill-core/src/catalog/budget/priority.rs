@@ -45,6 +45,21 @@ pub(super) struct Groups {
     pub ranks: Vec<Vec<usize>>,
 }
 
+/// Moves the entries named `name` that are not taken yet into `group`
+/// (items are sorted by name; a plain array may hold a name twice).
+fn take_named(items: &[(&str, &str)], name: &str, taken: &mut [bool], group: &mut Vec<usize>) {
+    let start = items.partition_point(|(n, _)| *n < name);
+    for (i, (n, _)) in items.iter().enumerate().skip(start) {
+        if *n != name {
+            break;
+        }
+        if !taken[i] {
+            taken[i] = true;
+            group.push(i);
+        }
+    }
+}
+
 /// The priority groups of `catalog`'s entries under `pins`, then the
 /// `preferred` names (the first group of [`Groups::ranks`] when any matches).
 pub(super) fn groups(catalog: &Catalog<'_>, pins: &[Pin], preferred: &[String]) -> Groups {
@@ -59,19 +74,7 @@ pub(super) fn groups(catalog: &Catalog<'_>, pins: &[Pin], preferred: &[String]) 
     let mut pinned = Vec::new();
     for pin in pins {
         match pin {
-            Pin::Exact(name) => {
-                // Items are sorted by name; a plain array may hold a name twice.
-                let start = items.partition_point(|(n, _)| *n < name.as_str());
-                for (i, (n, _)) in items.iter().enumerate().skip(start) {
-                    if n != name {
-                        break;
-                    }
-                    if !is_pinned[i] {
-                        is_pinned[i] = true;
-                        pinned.push(i);
-                    }
-                }
-            }
+            Pin::Exact(name) => take_named(items, name, &mut is_pinned, &mut pinned),
             Pin::Glob(glob) => {
                 for &i in &order {
                     if !is_pinned[i] && glob.matches(items[i].0) {
@@ -85,16 +88,7 @@ pub(super) fn groups(catalog: &Catalog<'_>, pins: &[Pin], preferred: &[String]) 
     let mut ranks: Vec<Vec<usize>> = Vec::new();
     let mut first = Vec::new();
     for name in preferred {
-        let start = items.partition_point(|(n, _)| *n < name.as_str());
-        for (i, (n, _)) in items.iter().enumerate().skip(start) {
-            if n != name {
-                break;
-            }
-            if !is_pinned[i] {
-                is_pinned[i] = true;
-                first.push(i);
-            }
-        }
+        take_named(items, name, &mut is_pinned, &mut first);
     }
     if !first.is_empty() {
         ranks.push(first);
