@@ -64,6 +64,18 @@ export declare class NativeCatalog {
   explain(name: string): Array<Record<string, unknown>> | null
   /** Load the definition of a native winner off the JS thread. */
   loadNative(name: string, cwd?: string | undefined | null): Promise<unknown>
+  /**
+   * The best `limit` model-invocable skills for `query`. Throws while
+   * the runtime and JS-provider descriptions are still to be supplied.
+   */
+  search(query: string, limit: number): NapiSearchResults
+  /**
+   * `query` with its words that match nothing replaced by the closest
+   * indexed words, or `null` when none could be corrected.
+   */
+  suggest(query: string): string | null
+  /** Record that skill `name` was loaded from this catalog's view. */
+  recordUse(name: string): void
 }
 
 /**
@@ -425,6 +437,13 @@ export interface NapiLayout {
   sources?: Array<string>
   /** For each model-invocable skill in input order, its label in `sources`. */
   origins?: Uint32Array
+  /** The search tool the last line of a budgeted block names (`searchTool`). */
+  searchTool?: string
+  /**
+   * `prefer: 'used'`: the skills the registry loaded come right after the
+   * pins (only for the registry's own catalog).
+   */
+  preferUsed?: boolean
 }
 
 /**
@@ -453,6 +472,18 @@ export interface NapiResourceBase {
   url?: string
   /** Description (`opaque`). */
   description?: string
+}
+
+/** The best matches of a query. */
+export interface NapiSearchResults {
+  /**
+   * Three numbers per hit, best first: the skill's position in the
+   * catalog (as in its winners), its score, and 1 when the query is its
+   * name (else 0).
+   */
+  hits: Float64Array
+  /** How many model-invocable skills matched. */
+  total: number
 }
 
 /** How the model-invocable skills of one source appear in the entries block. */

@@ -88,7 +88,7 @@ describe('dsh-skills basics', () => {
     const help = run(['--help'])
     expect(help.code).toBe(0)
     expect(help.stdout).toMatch(/^Usage: dsh-skills <command>/)
-    for (const command of ['list', 'catalog', 'show NAME', 'doctor', 'watch', 'demo']) {
+    for (const command of ['list', 'catalog', 'search QUERY', 'show NAME', 'doctor', 'watch', 'demo']) {
       expect(help.stdout).toContain(`  ${command}`)
     }
     expect(run(['help']).stdout).toBe(help.stdout)
@@ -96,7 +96,7 @@ describe('dsh-skills basics', () => {
     const bare = run([])
     expect(bare.code).toBe(2)
     expect(bare.stdout).toBe('')
-    expect(bare.stderr).toMatch(/^Usage: dsh-skills <command> \[options\]\nCommands: list, catalog, show, explain, doctor, watch, demo, completion, help\n/)
+    expect(bare.stderr).toMatch(/^Usage: dsh-skills <command> \[options\]\nCommands: list, catalog, search, show, explain, doctor, watch, demo, completion, help\n/)
     expect(bare.stderr).toContain('dsh-skills --help')
     expect(bare.stderr.trimEnd().split('\n').length).toBeLessThanOrEqual(3)
     for (const flag of ['--version', '-v', '-V']) {

@@ -49,6 +49,7 @@ beforeAll(() => {
   copyPackage(harness, '@deepseek-ai/cordis', path.join(devModules, 'cordis-fork-stand-in'))
   copyPackage(harness, '@deepseek-ai/schemastery', path.join(devModules, 'schemastery-fork-stand-in'))
   copyPackage(harness, '@deepseek-ai/dsh-scope', path.join(__dirname, 'stand-ins', '@deepseek-ai', 'dsh-scope'))
+  copyPackage(harness, '@deepseek-ai/dsh-tools', path.join(__dirname, 'stand-ins', '@deepseek-ai', 'dsh-tools'))
   trap(harness, 'cordis')
   trap(harness, 'schemastery')
   // The same installed package, in a project on npm cordis.
@@ -121,6 +122,13 @@ describe('inside a harness with @deepseek-ai/cordis', () => {
       'filesystem.mjs',
       'harness.mjs',
       'harness-filesystem.mjs',
+      'search-tool.mjs',
+      'harness-search-tool.mjs',
+      'lib/search-tool.js',
+      'lib/harness-search-tool.js',
+      'lib/cordis/search-tool.js',
+      'types/search-tool.d.ts',
+      'types/harness-search-tool.d.ts',
       'lib/filesystem.js',
       'lib/harness.js',
       'lib/harness-filesystem.js',
@@ -539,6 +547,37 @@ describe.each([
     expect(out.host.text).toBe(out.loaded.text)
     expect(out.sameCatalog).toBe(true)
     expect(out.edited.text).toMatch(content('deploy', `[^\\n]*${escaped(skillDir)}`, 'New deploy steps\\.\\n?'))
+  })
+})
+
+describe('the search tool on the fork', () => {
+  it('…/harness/search-tool registers skill_search through ctx.tools and finds a skill in the agent\'s view', () => {
+    const { code, stderr, out } = run(
+      harness,
+      `
+      import { Context } from '@deepseek-ai/cordis'
+      import SkillRegistry from '@deepseek-ai/dsh-skill-native/harness'
+      import * as SkillSearchTool from '@deepseek-ai/dsh-skill-native/harness/search-tool'
+      import tools from '@deepseek-ai/dsh-tools'
+      const ctx = new Context()
+      const registry = new tools.ToolRegistry()
+      ctx.provide('tools', registry)
+      await ctx.plugin(SkillRegistry)
+      await ctx.plugin(SkillSearchTool)
+      ctx.skills.register({ name: 'invoice-extractor', description: 'Pull totals out of scanned invoices.', content: 'x' })
+      ctx.skills.register({ name: 'deploy', description: 'Ship the app.', content: 'x' })
+      const agent = { session: { header: { cwd: process.cwd() } } }
+      const result = await registry.call(SkillSearchTool.toolName, { query: 'totals of scanned invoices' }, { agent, signal: new AbortController().signal })
+      console.log(JSON.stringify({ text: result.content[0].text }))
+      process.exit(0)
+      `,
+    )
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
+    expect(out.text.split('\n').slice(0, 2)).toEqual([
+      '1 skill matches "totals of scanned invoices", best first:',
+      '- `invoice-extractor`: Pull totals out of scanned invoices.',
+    ])
   })
 })
 

@@ -220,11 +220,11 @@ function planStructuredCatalogStep(input) {
   const fn = 'planStructuredCatalogStep'
   if (input === null || typeof input !== 'object') {
     throw new TypeError(
-      `${fn}: expected { snapshot, history, pending?, sourceOf?, published?, maxLength?, budget?, pinned? } (got ${describe(input)})`,
+      `${fn}: expected { snapshot, history, pending?, sourceOf?, published?, maxLength?, budget?, pinned?, searchTool?, prefer? } (got ${describe(input)})`,
     )
   }
-  const { snapshot, history, pending, sourceOf = defaultSourceOf, published = false, maxLength, budget, pinned } = input
-  const layout = checkOptions({ maxLength, budget, pinned }, fn)
+  const { snapshot, history, pending, sourceOf = defaultSourceOf, published = false, maxLength, budget, pinned, searchTool, prefer } = input
+  const layout = checkOptions({ maxLength, budget, pinned, searchTool, prefer }, fn)
   if (snapshot === null || typeof snapshot !== 'object') {
     throw new TypeError(`${fn}: snapshot must be a { skills, complete } object (got ${describe(snapshot)})`)
   }

@@ -62,24 +62,46 @@ function checkPinned(pinned, fn) {
   return pinned
 }
 
+// A tool name as the last line of a budgeted block writes it (between backticks).
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/
+
+function checkSearchTool(searchTool, fn) {
+  if (searchTool === undefined) return undefined
+  const message = `${fn}: searchTool must be a tool name of 1 to 64 letters, digits, '_', '-' or '.' (got ${describe(searchTool)})`
+  if (typeof searchTool !== 'string') throw new TypeError(message)
+  if (!TOOL_NAME.test(searchTool)) throw new RangeError(message)
+  return searchTool
+}
+
+function checkPrefer(prefer, fn) {
+  if (prefer === undefined || prefer === 'rank' || prefer === 'used') return prefer
+  const message = `${fn}: prefer must be 'rank' or 'used' (got ${describe(prefer)})`
+  throw typeof prefer === 'string' ? new RangeError(message) : new TypeError(message)
+}
+
 /**
- * The layout options of a catalog: `{ maxLength?, budget?, pinned? }`, or a
- * number (the `maxLength`, as earlier releases took it).
- * @returns {{ max: number, budget: number | undefined, pinned: string[] | undefined }}
+ * The layout options of a catalog: `{ maxLength?, budget?, pinned?,
+ * searchTool?, prefer? }`, or a number (the `maxLength`, as earlier releases
+ * took it). Without a budget, only `maxLength` counts (the others are
+ * checked all the same).
+ * @returns {{ max: number, budget: number | undefined, pinned: string[] | undefined, searchTool: string | undefined, preferUsed: boolean | undefined }}
  */
 function checkOptions(options, fn) {
   if (options === undefined || typeof options === 'number') {
-    return { max: checkMaxLength(options, fn), budget: undefined, pinned: undefined }
+    return { max: checkMaxLength(options, fn), budget: undefined, pinned: undefined, searchTool: undefined, preferUsed: undefined }
   }
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError(
-      `${fn}: maxLength must be an integer >= 3, or options an object { maxLength?, budget?, pinned? } (got ${describe(options)})`,
+      `${fn}: maxLength must be an integer >= 3, or options an object { maxLength?, budget?, pinned?, searchTool?, prefer? } (got ${describe(options)})`,
     )
   }
   const max = checkMaxLength(options.maxLength, fn)
   const budget = checkBudget(options.budget, fn)
   const pinned = checkPinned(options.pinned, fn)
-  return { max, budget, pinned: budget === undefined ? undefined : pinned }
+  const searchTool = checkSearchTool(options.searchTool, fn)
+  const prefer = checkPrefer(options.prefer, fn)
+  if (budget === undefined) return { max, budget, pinned: undefined, searchTool: undefined, preferUsed: undefined }
+  return { max, budget, pinned, searchTool, preferUsed: prefer === 'used' ? true : undefined }
 }
 
 // Pack chunks close at this many UTF-16 units: small enough for V8 to build them
@@ -312,7 +334,7 @@ function renderThen(op, finish, skills, layout, fn, ...extra) {
     const withSources = fresh === undefined ? layout : { ...layout, ...fresh.layout() }
     return finish(native[op](undefined, chunks, lengths, withSources, ...extra))
   }
-  const key = JSON.stringify([op, layout.max, layout.budget, layout.pinned, ...extra])
+  const key = JSON.stringify([op, layout.max, layout.budget, layout.pinned, layout.searchTool, layout.preferUsed, ...extra])
   const withSources = labels === undefined ? layout : { ...layout, ...labels.layout() }
   // The registry decides ranks; the labels only name the report's sources,
   // read from the array each time: a result is reused for the same labels.
@@ -401,17 +423,17 @@ const NONE = Object.freeze({ kind: 'none' })
  * - nothing published and no model-invocable skills → none;
  * - never published → `initial`; otherwise (changed, or hidden by compaction so
  *   no visible digest) → `replacement`, the empty tombstone included.
- * A `visibleDigest` implies `published`. `maxLength`, `budget` and `pinned`
- * shape the entries as in `renderCatalog`.
+ * A `visibleDigest` implies `published`. `maxLength`, `budget`, `pinned`,
+ * `searchTool` and `prefer` shape the entries as in `renderCatalog`.
  */
 function planCatalogStep(input) {
   if (input === null || typeof input !== 'object') {
     throw new TypeError(
-      `planCatalogStep: expected { snapshot, visibleDigest?, published, maxLength?, budget?, pinned? } (got ${describe(input)})`,
+      `planCatalogStep: expected { snapshot, visibleDigest?, published, maxLength?, budget?, pinned?, searchTool?, prefer? } (got ${describe(input)})`,
     )
   }
-  const { snapshot, visibleDigest, published, maxLength, budget, pinned } = input
-  const layout = checkOptions({ maxLength, budget, pinned }, 'planCatalogStep')
+  const { snapshot, visibleDigest, published, maxLength, budget, pinned, searchTool, prefer } = input
+  const layout = checkOptions({ maxLength, budget, pinned, searchTool, prefer }, 'planCatalogStep')
   if (snapshot === null || typeof snapshot !== 'object') {
     throw new TypeError(`planCatalogStep: snapshot must be a { skills, complete } object (got ${describe(snapshot)})`)
   }

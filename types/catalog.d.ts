@@ -76,6 +76,26 @@ export interface CatalogOptions {
    * has no effect.
    */
   readonly pinned?: readonly string[] | undefined
+  /**
+   * The name of a search tool the harness mounts (e.g. `'skill_search'`,
+   * the tool of `…/harness/search-tool`): when a `budget` leaves skills out,
+   * the last line says how to find one with that tool before loading it with
+   * the `skill` tool. 1 to 64 ASCII letters, digits, `_`, `-` or `.`.
+   * Default none: the last line of a harness without a search tool; without a
+   * `budget` it has no effect.
+   */
+  readonly searchTool?: string | undefined
+  /**
+   * `'used'`: right after the pinned skills come, as one group, the skills
+   * the registry loaded (`get()`, so `skill` tool loads and `/name`
+   * gestures) in the same view (cwd and scope), the most used first, each
+   * load weighing half as much a day later. Only for an array the registry
+   * returned (any other array has no usage: as `'rank'`). The order is read
+   * once per view and kept until the view's skills or descriptions change:
+   * loading a skill never changes the catalog by itself. Default `'rank'`
+   * (pins, then rank); without a `budget` it has no effect.
+   */
+  readonly prefer?: 'rank' | 'used' | undefined
 }
 
 /** How each model-invocable skill appears in the entries block. */

@@ -7,6 +7,8 @@ import type {
   SkillProviderControl,
   SkillRegistration,
   SkillSummary,
+  SkillSearchOptions,
+  SkillSearchResults,
   SkillViewOptions,
 } from './skill'
 import type {
@@ -65,6 +67,8 @@ export interface SkillServiceMethods {
   get(name: string, options?: SkillViewOptions): Promise<SkillDefinition | undefined>
   /** Who won `name` and why every other candidate lost; `undefined` when no provider lists it. */
   explain(name: string, options?: SkillViewOptions): Promise<SkillExplanation | undefined>
+  /** The model-invocable skills of the view that `query` is about, best first (see `SkillRegistry.search`). */
+  search(query: string, options?: SkillSearchOptions): Promise<SkillSearchResults>
   /**
    * Replace override rules and emit one `skills/change`: without
    * `options.scope` the service's own (for every agent), with it the rules

@@ -9,6 +9,8 @@ import type {
   SkillScopeKey,
   SkillSource,
   SkillSummary,
+  SkillSearchOptions,
+  SkillSearchResults,
   SkillViewOptions,
 } from './skill'
 import type { LocalSkillProvider, LocalSkillProviderConfig } from './local'
@@ -241,6 +243,18 @@ export declare class SkillRegistry {
    * `snapshot(options)`; `undefined` when no provider lists the name.
    */
   explain(name: string, options?: SkillViewOptions): Promise<SkillExplanation | undefined>
+  /**
+   * The model-invocable skills of the view of `options` that `query` (free
+   * text) is about, from the same (possibly cached) catalog `snapshot()`
+   * reads (layers, overrides and policy applied alike): a skill named
+   * exactly by the query first, then by relevance of its name and
+   * description (case and diacritics folded, light English stemming, word
+   * prefixes, a typo tolerated), ties by rank, then name. Deterministic.
+   * The index is built on the first search of a catalog and kept with it.
+   * Throws a `TypeError` for a query that is not a string, a
+   * `RangeError`/`TypeError` for a `limit` that is not a positive integer.
+   */
+  search(query: string, options?: SkillSearchOptions): Promise<SkillSearchResults>
   /**
    * Replace override rules and notify listeners once: without
    * `options.scope` the registry's own rules (every completed catalog is

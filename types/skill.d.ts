@@ -99,6 +99,36 @@ export interface SkillViewOptions extends SkillLookupOptions {
   readonly scope?: SkillScopeKey | undefined
 }
 
+/** Options of `search()`: the view, as for `snapshot()`, and how many results. */
+export interface SkillSearchOptions extends SkillViewOptions {
+  /** Most skills returned (a positive integer); default 10. */
+  readonly limit?: number | undefined
+}
+
+/** One search result: the skill's summary (as `snapshot()` hands it out) and its score. */
+export type SkillSearchHit = SkillSummary & {
+  /** Relevance, higher first (comparable within one result only). */
+  score: number
+}
+
+/** What `search()` returns. */
+export interface SkillSearchResults {
+  /**
+   * At most `limit` model-invocable skills of the view, best first: a skill
+   * named exactly by the query first, then by score, ties by rank, then name.
+   */
+  readonly skills: SkillSearchHit[]
+  /** How many model-invocable skills matched (before `limit`). */
+  readonly total: number
+  /** Whether discovery was complete (as `snapshot().complete`). */
+  readonly complete: boolean
+  /**
+   * When nothing matched: the query with its unknown words replaced by the
+   * closest words of the catalog, when there are any.
+   */
+  readonly suggestion?: string
+}
+
 /** One catalog observation plus whether discovery completed within a stable catalog revision. */
 export interface SkillCatalogSnapshot {
   /** Sorted invocation-neutral summaries collected in this observation. */

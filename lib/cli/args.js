@@ -143,8 +143,19 @@ function parseArgs(argv) {
     }
     options.budget = n
   }
+  if (options.limit !== undefined) {
+    const text = options.limit
+    const n = Number(text)
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(n) || n < 1) {
+      throw new UsageError(`--limit must be a positive integer (got ${JSON.stringify(text)})`, command)
+    }
+    options.limit = n
+  }
   if (options.pinned.length && options.budget === undefined) {
     throw new UsageError('--pin has no effect without --budget', command)
+  }
+  if (options.searchTool !== undefined && options.budget === undefined) {
+    throw new UsageError('--search-tool has no effect without --budget', command)
   }
   options.compat = compatRoots(options.compat, command)
   if (options.noDefaultRoots) {

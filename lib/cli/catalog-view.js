@@ -8,7 +8,38 @@ const { closest, didYouMean, overrideFlag } = require('./args.js')
 /** The catalog layout options given on the command line (`maxLength` alone without a budget). */
 function layout(options) {
   if (options.budget === undefined) return options.maxLength
-  return { maxLength: options.maxLength, budget: options.budget, pinned: options.pinned }
+  return { maxLength: options.maxLength, budget: options.budget, pinned: options.pinned, searchTool: options.searchTool }
+}
+
+/** Past this many characters an unbudgeted catalog floods every session's prompt: the commands say so. */
+const LARGE_CATALOG = 32000
+
+/** About how many tokens `chars` characters of catalog take (four characters a token). */
+function approxTokens(chars) {
+  return Math.round(chars / 4)
+}
+
+/**
+ * The warning for an unbudgeted catalog of `chars` characters, when it is
+ * large (undefined otherwise): its size, and what keeps a big collection
+ * small and every skill reachable.
+ */
+function floodWarning(chars) {
+  if (chars <= LARGE_CATALOG) return undefined
+  const n = (value) => value.toLocaleString('en-US')
+  return (
+    `the catalog is ${n(chars)} characters (about ${n(approxTokens(chars))} tokens), sent to the model in every session: ` +
+    'give it a budget (--budget 24000 here; the budget option of the catalog in a harness) and mount the search tool ' +
+    '(@deepseek-ai/dsh-skill-native/harness/search-tool) so that the skills it leaves out stay reachable'
+  )
+}
+
+/** Prints `floodWarning` for the unbudgeted catalog of `skills` on stderr (nothing with --quiet, or when it is small). */
+function warnFlood(session, skills) {
+  if (session.options.quiet) return
+  const { report } = session.catalog.renderCatalog(skills, session.options.maxLength)
+  const warning = floodWarning(report.chars)
+  if (warning) session.io.err.line(`dsh-skills: warning: ${warning}`)
 }
 
 /**
@@ -149,6 +180,10 @@ function catalogChanges(before, after) {
 module.exports = {
   warnUnmatchedOverrides,
   layout,
+  LARGE_CATALOG,
+  approxTokens,
+  floodWarning,
+  warnFlood,
   renderCatalog,
   budgetLine,
   bySourceLines,

@@ -69,6 +69,12 @@ const OPTIONS = {
     value: 'N',
     help: 'most characters the catalog entries may take: descriptions are shortened fairly, then shown by name only, then skills left out with a count (default: no budget)',
   },
+  'search-tool': {
+    type: 'string',
+    value: 'NAME',
+    help: "name the harness's search tool (e.g. skill_search) in the last line when --budget leaves skills out",
+  },
+  limit: { type: 'string', value: 'N', help: 'most skills to show (default 10)' },
   pin: {
     type: 'string',
     value: 'NAME',
@@ -142,7 +148,7 @@ const COMPAT_ROOTS = ['claude', 'codex']
 const OVERRIDES = ['off', 'user-only', 'model-only', 'on']
 
 /** The options that lay out the catalog. */
-const LAYOUT = ['max-length', 'budget', 'pin']
+const LAYOUT = ['max-length', 'budget', 'pin', 'search-tool']
 
 /** A command's handler, loaded when the command runs. */
 const handler = (file) => (...args) => require(`./commands/${file}.js`).run(...args)
@@ -165,6 +171,18 @@ const COMMANDS = {
     json: '{ complete, message, entries, digest } (and report with --budget), byte-exact',
     examples: ['dsh-skills catalog', "dsh-skills catalog --budget 8000 --pin code-review --pin 'team-*'", 'dsh-skills catalog --off deploy-prod --json'],
     run: handler('catalog'),
+  },
+  search: {
+    args: 'QUERY',
+    summary: 'the model-invocable skills a query is about, best first (as search() and the search tool rank them); exits 1 when none matches',
+    details:
+      'QUERY is free text (several words may be given); a skill named exactly by it comes\n' +
+      'first, then by relevance of name and description. When nothing matches: a\n' +
+      'did-you-mean.',
+    options: [...ROOTS, ...OVERRIDES, 'limit', 'json', 'quiet', 'verbose'],
+    json: '{ query, skills, total, complete, suggestion? }',
+    examples: ['dsh-skills search deploy to kubernetes', "dsh-skills search 'fill pdf forms' --limit 3", 'dsh-skills search review --json'],
+    run: handler('search'),
   },
   show: {
     args: 'NAME',

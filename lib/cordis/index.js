@@ -6,6 +6,7 @@
 const framework = require('./framework.js')
 const { createSkillService } = require('./service.js')
 const { createSkillLocal, createFileSystemPlugin } = require('./providers.js')
+const { createSearchToolPlugin } = require('./search-tool.js')
 const { isSkillName, isModelInvocable, isUserInvocable } = require('../registry.js')
 const content = require('../content.js')
 
@@ -26,6 +27,7 @@ function pluginsFor(copy) {
     SkillService,
     SkillLocal: createSkillLocal(copy),
     filesystem: createFileSystemPlugin(copy),
+    searchTool: createSearchToolPlugin(copy),
     helpers: {
       BUNDLED_SKILL_RANK: content.BUNDLED_SKILL_RANK,
       escapeText: content.escapeText,
@@ -66,9 +68,22 @@ function exportFileSystemEntry(target, plugins) {
   target.default = plugin
 }
 
+/** The search tool plugin module's exports (`…/search-tool`, `…/harness/search-tool`) onto `target`. */
+function exportSearchToolEntry(target, plugins) {
+  const plugin = plugins.searchTool
+  Object.defineProperty(target, '__esModule', { value: true })
+  target.name = plugin.name
+  target.inject = plugin.inject
+  target.Config = plugin.Config
+  target.apply = plugin.apply
+  target.toolName = plugin.toolName
+  target.default = plugin
+}
+
 module.exports = {
   auto: () => pluginsFor(framework.auto()),
   fork: () => pluginsFor(framework.fork()),
   exportRegistryEntry,
   exportFileSystemEntry,
+  exportSearchToolEntry,
 }

@@ -191,6 +191,10 @@ function createSkillService({ cordis: { Service }, Schema }) {
       return this[kRegistry].get(name, options)
     }
 
+    search(query, options) {
+      return this[kRegistry].search(query, options)
+    }
+
     explain(name, options) {
       return this[kRegistry].explain(name, options)
     }

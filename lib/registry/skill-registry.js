@@ -16,6 +16,7 @@ const {
 } = require('../util.js')
 
 const { packRules, packListing, packOrThrow } = require('./pack.js')
+const { checkQuery, searchLimit, searchEntry } = require('./search.js')
 const { checkResolver, defaultResolver, scopeOption, overridesOption, isScopeKey, chainOf, keyName, describe } = require('./scopes.js')
 const {
   KIND_RUNTIME,
@@ -455,6 +456,22 @@ class SkillRegistry {
   }
 
   /**
+   * The model-invocable skills of the caller's view that `query` is about,
+   * best first (`options.limit`, default 10), from the same (possibly
+   * cached) catalog `snapshot()` reads: `{ skills, total, complete,
+   * suggestion? }`, each skill a fresh summary with its `score`.
+   * @param {string} query
+   * @param {{ cwd?: string, signal?: AbortSignal, scope?: object, limit?: number }} [options]
+   */
+  async search(query, options) {
+    checkQuery(query)
+    const limit = searchLimit(options)
+    const entry = await this.#collect(options, this.#viewOf(options))
+    throwIfAborted(options?.signal)
+    return searchEntry(entry, query, limit)
+  }
+
+  /**
    * Load the full definition of the winning skill `name`.
    * @param {string} name
    * @param {{ cwd?: string, signal?: AbortSignal }} [options]
@@ -471,6 +488,7 @@ class SkillRegistry {
       if (runtime === undefined) return undefined
       const definition = runtimeDefinition(runtime)
       if (rewrite !== 0) definition.invocation = rewrittenPolicy(rewrite)
+      entry.catalog.recordUse(name)
       return definition
     }
     const record = this.#providers.get(slot)
@@ -482,6 +500,7 @@ class SkillRegistry {
       const definition = loaded.definition
       if (definition === undefined) return undefined
       if (definition.name !== name) return this.#stale(slot, record)
+      entry.catalog.recordUse(name)
       return definition
     }
     const candidate = entry.hosts.get(slot)?.candidates[index]
@@ -503,6 +522,7 @@ class SkillRegistry {
       packOrThrow([definition], true, `skill provider "${record.name}" definition`),
     )
     if (loadedName !== name) return this.#stale(slot, record)
+    entry.catalog.recordUse(name)
     // An override's invocation holds for the loaded skill too.
     return rewrite === 0 ? definition : { ...definition, invocation: rewrittenPolicy(rewrite) }
   }

@@ -142,6 +142,31 @@ function catalogSourceOf(skills) {
 }
 
 /**
+ * A fresh summary of the skill at `position` of a catalog entry (as
+ * `freshSummaries` builds it), once the native catalog holds every
+ * description (search reads them there).
+ * @param {CatalogEntry} entry
+ * @param {number} position
+ */
+function summaryAt(entry, position) {
+  entry.source ??= catalogSource(entry)
+  const { sources, winners, rewritten } = entry
+  const summary = winners[4 * position] === KIND_NATIVE ? copyNativeSummary(sources[position]) : copySummary(sources[position])
+  if (rewritten !== undefined) {
+    for (let i = 0; i < rewritten.length; i += 2) {
+      if (rewritten[i] === position) summary.invocation = rewrittenPolicy(rewritten[i + 1])
+    }
+  }
+  return summary
+}
+
+/** The native catalog of an entry with every description supplied. */
+function describedCatalog(entry) {
+  entry.source ??= catalogSource(entry)
+  return entry.catalog
+}
+
+/**
  * The `catalogSourceOf` record of a catalog entry. The runtime and JS-provider
  * descriptions stayed in JS until now: the native catalog gets them here, as
  * they were read when the candidates were packed (or registered).
@@ -236,6 +261,8 @@ module.exports = {
   explained,
   returnedArrays,
   catalogSourceOf,
+  summaryAt,
+  describedCatalog,
   buildEntry,
   runtimeDefinition,
 }

@@ -17,4 +17,6 @@ pub mod provider;
 pub mod registry;
 pub mod same;
 pub mod scoped_rules;
+pub mod search;
+pub mod usage;
 pub mod watch;

@@ -169,16 +169,33 @@ pub struct NapiLayout {
     pub sources: Option<Vec<String>>,
     /// For each model-invocable skill in input order, its label in `sources`.
     pub origins: Option<Uint32Array>,
+    /// The search tool the last line of a budgeted block names (`searchTool`).
+    pub search_tool: Option<String>,
+    /// `prefer: 'used'`: the skills the registry loaded come right after the
+    /// pins (only for the registry's own catalog).
+    pub prefer_used: Option<bool>,
 }
 
 impl NapiLayout {
-    /// The budget these options ask for (`None` without one), taking the pins.
-    pub(crate) fn take_budget(&mut self) -> napi::Result<Option<Budget>> {
+    /// The budget these options ask for (`None` without one), taking the
+    /// pins, the search tool and, for `registry`'s catalog with
+    /// `prefer_used`, the skills loaded in its view.
+    pub(crate) fn take_budget(
+        &mut self,
+        registry: Option<&NativeCatalog>,
+    ) -> napi::Result<Option<Budget>> {
+        let Some(chars) = self.budget else {
+            return Ok(None);
+        };
         let pinned = self.pinned.take().unwrap_or_default();
-        self.budget
-            .map(|chars| Budget::new(chars as usize, pinned))
-            .transpose()
-            .map_err(catalog_error)
+        let mut budget = Budget::new(chars as usize, pinned)
+            .and_then(|b| b.with_search_tool(self.search_tool.take()))
+            .map_err(catalog_error)?;
+        if let (Some(true), Some(registry)) = (self.prefer_used, registry) {
+            let preferred = registry.catalog().preferred(registry.usage());
+            budget = budget.with_preferred(preferred.to_vec());
+        }
+        Ok(Some(budget))
     }
 }
 
@@ -244,7 +261,7 @@ fn with_catalog<T>(
     f: impl FnOnce(&Catalog<'_>) -> T,
 ) -> napi::Result<T> {
     let max_len = layout.max as usize;
-    let budget = layout.take_budget()?;
+    let budget = layout.take_budget(registry)?;
     let sources = layout.sources.unwrap_or_default();
     let origins = layout.origins.as_ref().map(|o| o.as_ref());
     let catalog = match registry {

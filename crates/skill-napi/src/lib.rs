@@ -8,6 +8,7 @@ pub mod local;
 pub mod local_fs;
 pub mod raw;
 pub mod registry;
+pub mod search;
 pub mod structured;
 #[cfg(feature = "test-hooks")]
 pub mod test_hooks;

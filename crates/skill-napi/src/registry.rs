@@ -36,6 +36,7 @@ use skill_core::registry::{
     Catalog, Collection, Contribution, Entry, Finish, LayerId, ProviderOutcome, Registered,
     Registry, Target, Winner,
 };
+use skill_core::usage::UsageBook;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
@@ -578,7 +579,10 @@ impl NativeCollection {
         Ok(match collection.finish(outcomes) {
             Finish::Retry => None,
             Finish::Done { catalog, warnings } => {
-                let catalog = NativeCatalog { catalog };
+                let catalog = NativeCatalog {
+                    catalog,
+                    usage: registry.usage(),
+                };
                 Some(FinishedCollection {
                     id: catalog.catalog.id as f64,
                     complete: catalog.catalog.complete,
@@ -651,6 +655,8 @@ pub type Location = Vec<f64>;
 #[napi]
 pub struct NativeCatalog {
     catalog: Arc<Catalog>,
+    /// The registry's usage book (loads are recorded in the catalog's view).
+    usage: Arc<UsageBook>,
 }
 
 impl NativeCatalog {
@@ -841,6 +847,11 @@ impl NativeCatalog {
     /// The merged catalog (the catalog renderer reads it in place).
     pub(crate) fn catalog(&self) -> &Catalog {
         &self.catalog
+    }
+
+    /// The registry's usage book.
+    pub(crate) fn usage(&self) -> &UsageBook {
+        &self.usage
     }
 }
 

@@ -131,7 +131,7 @@ fn with_structured<T>(
     f: impl FnOnce(&StructuredCatalog<'_>) -> T,
 ) -> napi::Result<T> {
     let max_len = layout.max as usize;
-    let budget = layout.take_budget()?;
+    let budget = layout.take_budget(registry)?;
     let sources = layout.sources.unwrap_or_default();
     let origins = layout.origins.as_ref().map(|o| o.as_ref());
     // The packed text as UTF-8 (lone surrogates as U+FFFD, one unit each, so

@@ -2,7 +2,7 @@
 // `dsh-skills catalog`: the exact model-facing catalog message and its digest.
 
 const { json } = require('../format.js')
-const { renderCatalog, warnUnknownPins, budgetLine, bySourceLines } = require('../catalog-view.js')
+const { renderCatalog, warnUnknownPins, budgetLine, bySourceLines, floodWarning } = require('../catalog-view.js')
 
 async function run(session) {
   const { io, options } = session
@@ -25,6 +25,8 @@ async function run(session) {
   if (!snapshot.complete) {
     io.err.line('dsh-skills: discovery was incomplete: a harness would keep its previous catalog')
   }
+  const flood = budgeted ? undefined : floodWarning(rendered.report.chars)
+  if (flood && !options.quiet) io.err.line(`dsh-skills: warning: ${flood}`)
   return 0
 }
 

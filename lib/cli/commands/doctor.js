@@ -4,7 +4,16 @@
 const { json } = require('../format.js')
 const { overrideFlag } = require('../args.js')
 const { diagnose, countVerdicts, switchedOff, formatDoctor, addDepthHints } = require('../diagnosis.js')
-const { renderCatalog, warnUnknownPins, warnUnmatchedOverrides, budgetLine, bySourceLines } = require('../catalog-view.js')
+const {
+  renderCatalog,
+  warnUnknownPins,
+  warnUnmatchedOverrides,
+  budgetLine,
+  bySourceLines,
+  floodWarning,
+  approxTokens,
+  LARGE_CATALOG,
+} = require('../catalog-view.js')
 const { unreadCompatRoots } = require('../hints.js')
 
 /**
@@ -47,10 +56,16 @@ async function run(session) {
     const { report } = renderCatalog(session, snapshot.skills)
     budget = { budget: options.budget, report, cuts: report.full < report.total }
   }
+  // The size of the catalog without a budget: a large one floods every session.
+  snapshot ??= await session.snapshot()
+  const chars = session.catalog.renderCatalog(snapshot.skills, options.maxLength).report.chars
+  const catalogSize = { chars, tokens: approxTokens(chars), large: chars > LARGE_CATALOG }
+  const flood = budget ? undefined : floodWarning(chars)
   if (options.json) {
-    io.stdout.write(json(budget ? { ...diagnosis, budget } : diagnosis))
+    io.stdout.write(json(budget ? { ...diagnosis, catalog: catalogSize, budget } : { ...diagnosis, catalog: catalogSize }))
   } else {
     formatDoctor(session, diagnosis, io.out)
+    if (flood) io.out.styled(`warning: ${flood}`, 'yellow')
     if (budget?.cuts) {
       io.out.styled(`warning: the catalog does not fit the ${budgetLine(budget.budget, budget.report)}`, 'yellow')
       for (const line of bySourceLines(budget.report)) io.out.line(line)

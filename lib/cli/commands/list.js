@@ -5,7 +5,7 @@
 const { json, shown, invocationLabel } = require('../format.js')
 const { diagnose, countVerdicts, summary, switchedOff, dotDirHint } = require('../diagnosis.js')
 const { unreadCompatRoots, unreadLine } = require('../hints.js')
-const { warnUnmatchedOverrides } = require('../catalog-view.js')
+const { warnUnmatchedOverrides, warnFlood } = require('../catalog-view.js')
 
 async function run(session) {
   const { io, options } = session
@@ -32,6 +32,7 @@ async function run(session) {
   const counts = countVerdicts(diagnosis.files)
   const pointer = counts.broken > 0 || snapshot.skills.length === 0 ? `; why: ${session.again('doctor')}` : ''
   io.err.line(`dsh-skills: ${summary(counts, switchedOff(diagnosis, snapshot.skills))}${pointer}`)
+  warnFlood(session, snapshot.skills)
   // demo's roots are its own: the hints would be about the home directory.
   const unread = session.configured ? [] : await unreadCompatRoots(session)
   for (const root of unread) io.err.line(`dsh-skills: hint: ${unreadLine(root, shown)}`)

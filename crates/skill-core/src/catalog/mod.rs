@@ -33,7 +33,9 @@ pub mod gesture;
 pub mod origin;
 pub mod structured;
 
-pub use budget::{omitted_notice, Budget, CatalogReport, SourceReport, MIN_SHORTENED_LENGTH};
+pub use budget::{
+    is_tool_name, omitted_notice, Budget, CatalogReport, SourceReport, MIN_SHORTENED_LENGTH,
+};
 pub use content::{
     escape_attribute, escape_text, render_skill_content, render_skill_content_as, resource_hint,
     ContentLayout,
@@ -66,6 +68,11 @@ pub enum CatalogError {
     /// `budget` is not a positive integer.
     #[error("budget must be a positive integer (got {0})")]
     Budget(String),
+    /// `searchTool` is not a tool name ([`budget::is_tool_name`]).
+    #[error(
+        "searchTool must be a tool name of 1 to 64 letters, digits, '_', '-' or '.' (got {0:?})"
+    )]
+    SearchTool(String),
 }
 
 /// `value` as a `usize` when it is an integer of at least `min` (limits beyond

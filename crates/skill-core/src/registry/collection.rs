@@ -99,7 +99,7 @@ impl Collection {
             listings,
             overrides: self.overrides,
         };
-        let catalog = Arc::new(build_catalog(
+        let mut built = build_catalog(
             id,
             self.generation,
             complete,
@@ -107,7 +107,9 @@ impl Collection {
             considered,
             &order,
             &decisions,
-        ));
+        );
+        built.derived.view = self.key.usage_view();
+        let catalog = Arc::new(built);
         if complete {
             let mut state = lock(&self.registry.shared);
             // Another change may have happened since the check above: only a

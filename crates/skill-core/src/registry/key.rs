@@ -65,6 +65,20 @@ impl CacheKey {
             chain: view.chain(),
         }
     }
+
+    /// The key of this view in the registry's usage book: the scoped layers
+    /// and the normalised cwd (not the generations: loads outlive changes).
+    pub(super) fn usage_view(&self) -> String {
+        let mut key = String::new();
+        for layer in &self.chain {
+            let _ = write!(key, "{layer},");
+        }
+        if let Some(cwd) = &self.cwd {
+            key.push('|');
+            key.push_str(cwd);
+        }
+        key
+    }
 }
 
 /// The key of a collection in flight: the normalised cwd, every layer of the

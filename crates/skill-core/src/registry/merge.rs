@@ -399,5 +399,6 @@ pub(super) fn build_catalog(
         host_held,
         supplied: OnceLock::new(),
         considered,
+        derived: Default::default(),
     }
 }

@@ -30,6 +30,7 @@
 
 mod catalog;
 mod collection;
+mod derived;
 mod explain;
 mod key;
 pub mod layers;
@@ -53,6 +54,7 @@ use crate::model::RUNTIME_PROVIDER;
 use crate::overrides::Overrides;
 use crate::provider::{Invalidate, LookupContext, NativeProvider};
 use crate::scoped_rules::RuleChain;
+use crate::usage::UsageBook;
 use key::CacheKey;
 use layers::{RuntimeSlot, Slot};
 use state::State;
@@ -114,6 +116,7 @@ type Hook = Box<dyn Fn() + Send + Sync>;
 struct Shared {
     state: Mutex<State>,
     hook: RwLock<Option<Hook>>,
+    usage: Arc<UsageBook>,
 }
 
 /// The registry. Cheap to clone; clones share state.
@@ -137,6 +140,7 @@ impl Registry {
             shared: Arc::new(Shared {
                 state: Mutex::new(State::new(cap)),
                 hook: RwLock::new(None),
+                usage: Arc::default(),
             }),
         })
     }
@@ -160,6 +164,13 @@ impl Registry {
     /// the host notifies its own listeners synchronously.
     pub fn set_change_hook(&self, hook: Option<Hook>) {
         *self.shared.hook.write().unwrap_or_else(|e| e.into_inner()) = hook;
+    }
+
+    /// The skills this registry loaded, per view (see [`crate::usage`]):
+    /// the host records each load with [`Catalog::record_use`] and reads
+    /// the order with [`Catalog::preferred`].
+    pub fn usage(&self) -> Arc<UsageBook> {
+        self.shared.usage.clone()
     }
 
     /// Current catalog generation: bumped by every change of any layer.

@@ -117,6 +117,20 @@ pub struct Catalog {
     pub(super) host_held: u32,
     pub(super) supplied: OnceLock<Supplied>,
     pub(super) considered: Considered,
+    /// What is worked out from the catalog on demand and kept with it.
+    pub(super) derived: Derived,
+}
+
+/// What a [`Catalog`] works out on demand and keeps (so it is never stale
+/// and goes with the catalog): its search index, the fingerprint of its
+/// model-facing entries, and the key of its view in the registry's
+/// [`UsageBook`](crate::usage::UsageBook).
+#[derive(Debug, Default)]
+pub(super) struct Derived {
+    pub(super) index: OnceLock<crate::search::Index>,
+    pub(super) fingerprint: OnceLock<u64>,
+    /// The normalised cwd and scoped layers of the lookup that collected it.
+    pub(super) view: String,
 }
 
 /// What one provider returned for a collection.

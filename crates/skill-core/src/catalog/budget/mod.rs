@@ -28,6 +28,11 @@
 //! Only when every skill of a group is left out does the next group go
 //! through the same steps, so a group keeps its full descriptions until every
 //! group below it is gone; the pinned skills come last, the last pinned first.
+//! A budget may also name a search tool ([`Budget::with_search_tool`]): the
+//! last line then says how to find a left-out skill with it. And it may put
+//! some skills right after the pins ([`Budget::with_preferred`]: the skills a
+//! registry loaded, for `prefer: 'used'`), as one group of their own.
+//!
 //! If not even the notice line fits, the block is that line alone (the only
 //! case where the block is longer than the budget: it never looks empty when
 //! skills exist).
@@ -58,20 +63,54 @@ const NOTICE_MANY_END: &str = " more skills are available but not listed here; l
 
 /// The last line of a budgeted block that left `omitted` skills out.
 pub fn omitted_notice(omitted: usize) -> String {
-    if omitted == 1 {
-        NOTICE_ONE.to_string()
-    } else {
-        format!("{NOTICE_MANY_START}{omitted}{NOTICE_MANY_END}")
+    Notice::default().text(omitted)
+}
+
+/// The last line of a budgeted block that left skills out: how to load one
+/// by name with the `skill` tool, and, when the harness mounts a search tool
+/// ([`Budget::with_search_tool`]), how to find one first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct Notice {
+    search_tool: Option<String>,
+}
+
+impl Notice {
+    fn text(&self, omitted: usize) -> String {
+        match &self.search_tool {
+            None if omitted == 1 => NOTICE_ONE.to_string(),
+            None => format!("{NOTICE_MANY_START}{omitted}{NOTICE_MANY_END}"),
+            Some(tool) if omitted == 1 => format!(
+                "(1 more skill is available but not listed here; find it by what it does with the `{tool}` tool, then load it by its exact name with the `skill` tool.)"
+            ),
+            Some(tool) => format!(
+                "({omitted} more skills are available but not listed here; find one by what it does with the `{tool}` tool, then load it by its exact name with the `skill` tool.)"
+            ),
+        }
+    }
+
+    /// Length of [`Notice::text`] (ASCII: bytes are UTF-16 units).
+    fn len(&self, omitted: usize) -> usize {
+        match &self.search_tool {
+            None if omitted == 1 => NOTICE_ONE.len(),
+            None => NOTICE_MANY_START.len() + omitted.to_string().len() + NOTICE_MANY_END.len(),
+            Some(_) => self.text(omitted).len(),
+        }
     }
 }
 
-/// Length of [`omitted_notice`] (ASCII: bytes are UTF-16 units).
+/// Length of [`omitted_notice`].
+#[cfg(test)]
 fn notice_len(omitted: usize) -> usize {
-    if omitted == 1 {
-        NOTICE_ONE.len()
-    } else {
-        NOTICE_MANY_START.len() + omitted.to_string().len() + NOTICE_MANY_END.len()
-    }
+    Notice::default().len(omitted)
+}
+
+/// Whether `name` may name a search tool in the notice line: 1 to 64 ASCII
+/// letters, digits, `_`, `-` or `.` (it is written between backticks).
+pub fn is_tool_name(name: &str) -> bool {
+    (1..=64).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
 }
 
 /// Whether the entries block ends with an [`omitted_notice`] line.
@@ -89,6 +128,9 @@ pub struct Budget {
     chars: usize,
     pinned: Vec<String>,
     pins: Vec<Pin>,
+    /// Skill names that come right after the pins, highest priority first.
+    preferred: Vec<String>,
+    notice: Notice,
 }
 
 impl Budget {
@@ -104,7 +146,36 @@ impl Budget {
             chars,
             pinned,
             pins,
+            preferred: Vec::new(),
+            notice: Notice::default(),
         })
+    }
+
+    /// Skill names that keep their description right after the pins,
+    /// highest priority first (the `prefer: 'used'` priority: the skills a
+    /// registry loaded); names the catalog does not hold, and pinned ones,
+    /// are ignored. Empty: as without this call.
+    pub fn with_preferred(mut self, preferred: Vec<String>) -> Self {
+        self.preferred = preferred;
+        self
+    }
+
+    /// Names a search tool in the last line of a block that leaves skills
+    /// out (`None`: the line of a harness without one). A name that is not
+    /// [`is_tool_name`] is refused.
+    pub fn with_search_tool(mut self, tool: Option<String>) -> Result<Self, CatalogError> {
+        if let Some(name) = &tool {
+            if !is_tool_name(name) {
+                return Err(CatalogError::SearchTool(name.clone()));
+            }
+        }
+        self.notice = Notice { search_tool: tool };
+        Ok(self)
+    }
+
+    /// The names [`Budget::with_preferred`] gave.
+    pub fn preferred(&self) -> &[String] {
+        &self.preferred
     }
 
     /// Most UTF-16 units the entries block may take.
@@ -241,6 +312,7 @@ fn measure(rendered: &str, escapes: &mut Vec<(usize, usize)>) -> Desc {
 /// The shape of every entry and the running length of the block.
 struct Layout<'c, 'a> {
     catalog: &'c Catalog<'a>,
+    notice: &'c Notice,
     descs: Vec<Desc>,
     escapes: Vec<(usize, usize)>,
     shapes: Vec<Shape>,
@@ -304,7 +376,7 @@ impl Layout<'_, '_> {
     /// Length of the block as the shapes stand.
     fn total(&self) -> usize {
         let notice = if self.omitted > 0 {
-            notice_len(self.omitted)
+            self.notice.len(self.omitted)
         } else {
             0
         };
@@ -419,7 +491,7 @@ impl Layout<'_, '_> {
             if !out.is_empty() {
                 out.push('\n');
             }
-            out.push_str(&omitted_notice(self.omitted));
+            out.push_str(&self.notice.text(self.omitted));
         }
         out
     }
@@ -441,7 +513,7 @@ pub(in crate::catalog) fn render_shaped(
 ) -> (Entries, Vec<Shape>) {
     let total = catalog.len();
     let items = &catalog.items;
-    let groups = groups(catalog, &budget.pins);
+    let groups = groups(catalog, &budget.pins, &budget.preferred);
     // When the entries of a group and of every group above it, name-only,
     // are already too long, no description of that group can be shown (its
     // steps end in omissions): they are not even rendered.
@@ -510,6 +582,7 @@ pub(in crate::catalog) fn render_shaped(
     }
     let mut layout = Layout {
         catalog,
+        notice: &budget.notice,
         descs,
         escapes,
         shapes,

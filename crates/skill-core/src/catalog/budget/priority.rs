@@ -6,7 +6,10 @@
 //!    registry overrides, [`Glob`]). The skills one glob matches come in the
 //!    order of step 2. A pin that matches nothing is ignored; a skill two pins
 //!    match takes the place of the first.
-//! 2. **The others by rank**, lower rank (nearer source) first, one group per
+//! 2. **Preferred** skills ([`super::Budget::with_preferred`]), in the order
+//!    given, as one group of their own: exact names, pinned ones and names
+//!    the catalog does not hold ignored.
+//! 3. **The others by rank**, lower rank (nearer source) first, one group per
 //!    rank, each in name order. Ranks are the registry's (an array the
 //!    registry returned) or stand in for the source label
 //!    ([`super::super::source_rank`]); a catalog without origins has one rank.
@@ -42,8 +45,24 @@ pub(super) struct Groups {
     pub ranks: Vec<Vec<usize>>,
 }
 
-/// The priority groups of `catalog`'s entries under `pins`.
-pub(super) fn groups(catalog: &Catalog<'_>, pins: &[Pin]) -> Groups {
+/// Moves the entries named `name` that are not taken yet into `group`
+/// (items are sorted by name; a plain array may hold a name twice).
+fn take_named(items: &[(&str, &str)], name: &str, taken: &mut [bool], group: &mut Vec<usize>) {
+    let start = items.partition_point(|(n, _)| *n < name);
+    for (i, (n, _)) in items.iter().enumerate().skip(start) {
+        if *n != name {
+            break;
+        }
+        if !taken[i] {
+            taken[i] = true;
+            group.push(i);
+        }
+    }
+}
+
+/// The priority groups of `catalog`'s entries under `pins`, then the
+/// `preferred` names (the first group of [`Groups::ranks`] when any matches).
+pub(super) fn groups(catalog: &Catalog<'_>, pins: &[Pin], preferred: &[String]) -> Groups {
     let items = &catalog.items;
     let origins = catalog.origins();
     // Entry indices by rank, then name (the entry order; the sort is stable).
@@ -55,19 +74,7 @@ pub(super) fn groups(catalog: &Catalog<'_>, pins: &[Pin]) -> Groups {
     let mut pinned = Vec::new();
     for pin in pins {
         match pin {
-            Pin::Exact(name) => {
-                // Items are sorted by name; a plain array may hold a name twice.
-                let start = items.partition_point(|(n, _)| *n < name.as_str());
-                for (i, (n, _)) in items.iter().enumerate().skip(start) {
-                    if n != name {
-                        break;
-                    }
-                    if !is_pinned[i] {
-                        is_pinned[i] = true;
-                        pinned.push(i);
-                    }
-                }
-            }
+            Pin::Exact(name) => take_named(items, name, &mut is_pinned, &mut pinned),
             Pin::Glob(glob) => {
                 for &i in &order {
                     if !is_pinned[i] && glob.matches(items[i].0) {
@@ -79,11 +86,21 @@ pub(super) fn groups(catalog: &Catalog<'_>, pins: &[Pin]) -> Groups {
         }
     }
     let mut ranks: Vec<Vec<usize>> = Vec::new();
+    let mut first = Vec::new();
+    for name in preferred {
+        take_named(items, name, &mut is_pinned, &mut first);
+    }
+    if !first.is_empty() {
+        ranks.push(first);
+    }
+    let preferred_groups = ranks.len();
     let mut last_rank = None;
     for &i in order.iter().filter(|&&i| !is_pinned[i]) {
         let rank = origins.get(i).map(|o| o.rank);
+        let same_group =
+            ranks.len() > preferred_groups && rank.map(f64::to_bits) == last_rank.map(f64::to_bits);
         match ranks.last_mut() {
-            Some(group) if rank.map(f64::to_bits) == last_rank.map(f64::to_bits) => group.push(i),
+            Some(group) if same_group => group.push(i),
             _ => ranks.push(vec![i]),
         }
         last_rank = rank;
@@ -104,7 +121,7 @@ mod tests {
     fn without_origins_the_unpinned_entries_are_one_group_in_name_order() {
         let catalog = Catalog::new([("c", "x"), ("a", "x"), ("b", "x")], 500).expect("valid");
         assert_eq!(
-            groups(&catalog, &pins(&["c", "not-here"])),
+            groups(&catalog, &pins(&["c", "not-here"]), &[]),
             Groups {
                 pinned: vec![2],
                 ranks: vec![vec![0, 1]]
@@ -112,11 +129,34 @@ mod tests {
         );
         let empty = Catalog::new([], 500).expect("valid");
         assert_eq!(
-            groups(&empty, &[]),
+            groups(&empty, &[], &[]),
             Groups {
                 pinned: vec![],
                 ranks: vec![]
             }
+        );
+    }
+
+    #[test]
+    fn preferred_names_come_right_after_the_pins_as_one_group() {
+        let catalog =
+            Catalog::new([("c", "x"), ("a", "x"), ("b", "x"), ("d", "x")], 500).expect("valid");
+        let preferred = [
+            "d".to_string(),
+            "zz".to_string(),
+            "c".to_string(),
+            "b".to_string(),
+        ];
+        assert_eq!(
+            groups(&catalog, &pins(&["b"]), &preferred),
+            Groups {
+                pinned: vec![1],
+                ranks: vec![vec![3, 2], vec![0]]
+            }
+        );
+        assert_eq!(
+            groups(&catalog, &[], &["zz".to_string()]),
+            groups(&catalog, &[], &[])
         );
     }
 
@@ -137,7 +177,7 @@ mod tests {
         .expect("valid");
         // Entry order: a-user 0, b-user 1, deploy-a 2, deploy-b 3, m-runtime 4, zz-deploy 5.
         assert_eq!(
-            groups(&catalog, &[]),
+            groups(&catalog, &[], &[]),
             Groups {
                 pinned: vec![],
                 ranks: vec![vec![5], vec![4], vec![0, 1, 2], vec![3]]
@@ -146,18 +186,22 @@ mod tests {
         // A glob's matches come by rank, then name; a second match keeps the
         // first place.
         assert_eq!(
-            groups(&catalog, &pins(&["b-user", "deploy-*", "*-deploy", "b-*"])),
+            groups(
+                &catalog,
+                &pins(&["b-user", "deploy-*", "*-deploy", "b-*"]),
+                &[]
+            ),
             Groups {
                 pinned: vec![1, 2, 3, 5],
                 ranks: vec![vec![4], vec![0]]
             }
         );
         assert_eq!(
-            groups(&catalog, &pins(&["*"])).pinned,
+            groups(&catalog, &pins(&["*"]), &[]).pinned,
             vec![5, 4, 0, 1, 2, 3]
         );
         assert_eq!(
-            groups(&catalog, &pins(&["x-*", "*-y"])).pinned,
+            groups(&catalog, &pins(&["x-*", "*-y"]), &[]).pinned,
             Vec::<usize>::new()
         );
     }

@@ -1,5 +1,6 @@
 //! Unit tests of the registry rules (layers: [`layers`]).
 
+mod derived;
 mod layers;
 mod rules;
 

@@ -1,0 +1,81 @@
+//! What a merged [`Catalog`] works out on demand and keeps with it: its
+//! search index ([`crate::search`]), the fingerprint of its model-facing
+//! entries, and the order of the skills loaded in its view
+//! ([`crate::usage`]). Kept with the catalog, none of it is ever stale: a
+//! change makes a new catalog, which works everything out afresh.
+
+use super::types::Catalog;
+use crate::search::{Index, Item, Results};
+use crate::usage::UsageBook;
+use std::hash::{BuildHasher, Hash, Hasher};
+use std::sync::Arc;
+use std::time::Instant;
+
+impl Catalog {
+    /// The search index of the model-invocable skills, built on first use;
+    /// `None` until every description is known
+    /// ([`Catalog::has_descriptions`]). A hit's id is the skill's position
+    /// in [`Catalog::entries`].
+    pub fn search_index(&self) -> Option<&Index> {
+        if !self.has_descriptions() {
+            return None;
+        }
+        Some(self.derived.index.get_or_init(|| {
+            Index::build(
+                self.entries
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.invocation.model_invocable)
+                    .map(|(i, e)| Item {
+                        id: u32::try_from(i).unwrap_or(u32::MAX),
+                        name: self.name(e),
+                        description: self.description(e).unwrap_or_default(),
+                        rank: e.rank,
+                    }),
+            )
+        }))
+    }
+
+    /// The best `limit` model-invocable skills for `query` (hit ids are
+    /// positions in [`Catalog::entries`]); `None` until every description
+    /// is known.
+    pub fn search(&self, query: &str, limit: usize) -> Option<Results> {
+        self.search_index().map(|index| index.search(query, limit))
+    }
+
+    /// A fingerprint of the model-facing entries (names, descriptions and
+    /// ranks of the model-invocable skills); `None` until every description
+    /// is known.
+    pub fn fingerprint(&self) -> Option<u64> {
+        let entries = self.model_entries()?;
+        let ranks = self
+            .entries
+            .iter()
+            .filter(|e| e.invocation.model_invocable)
+            .map(|e| e.rank);
+        Some(*self.derived.fingerprint.get_or_init(|| {
+            let mut hasher = foldhash::quality::FixedState::with_seed(0x5eed).build_hasher();
+            for ((name, description), rank) in entries.zip(ranks) {
+                name.hash(&mut hasher);
+                description.hash(&mut hasher);
+                rank.to_bits().hash(&mut hasher);
+            }
+            hasher.finish()
+        }))
+    }
+
+    /// Record that skill `name` was loaded from this catalog's view.
+    pub fn record_use(&self, book: &UsageBook, name: &str) {
+        book.record(&self.derived.view, name, Instant::now());
+    }
+
+    /// The skills loaded in this catalog's view, heaviest first, as frozen
+    /// for these entries (see [`crate::usage`]); empty until every
+    /// description is known.
+    pub fn preferred(&self, book: &UsageBook) -> Arc<[String]> {
+        match self.fingerprint() {
+            Some(fingerprint) => book.preferred(&self.derived.view, fingerprint, Instant::now()),
+            None => Arc::from(Vec::new()),
+        }
+    }
+}

@@ -1,0 +1,214 @@
+use super::*;
+
+fn index(items: &[(&'static str, &'static str, f64)]) -> Index {
+    Index::build(
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, &(name, description, rank))| Item {
+                id: i as u32,
+                name,
+                description,
+                rank,
+            }),
+    )
+}
+
+fn names(
+    index: &Index,
+    items: &[(&'static str, &'static str, f64)],
+    query: &str,
+) -> Vec<&'static str> {
+    index
+        .search(query, 10)
+        .hits
+        .iter()
+        .map(|h| items[h.id as usize].0)
+        .collect()
+}
+
+const SKILLS: &[(&str, &str, f64)] = &[
+    (
+        "pdf-forms",
+        "Fill in PDF forms and extract the values of their fields.",
+        400.0,
+    ),
+    (
+        "k8s-deploy",
+        "Deploy a service to a Kubernetes cluster and wait for the rollout.",
+        100.0,
+    ),
+    (
+        "code-review",
+        "Review a pull request: correctness, tests, naming and style.",
+        400.0,
+    ),
+    (
+        "release-notes",
+        "Write release notes from the commits since the last tag.",
+        400.0,
+    ),
+    (
+        "deploy-docs",
+        "Publish the documentation site after a release.",
+        500.0,
+    ),
+    (
+        "cafe-menu",
+        "Génère le menu du café à partir des recettes.",
+        600.0,
+    ),
+    (
+        "db-migrate",
+        "Create and apply database schema migrations safely.",
+        300.0,
+    ),
+    (
+        "lint-fix",
+        "Run the linters and fix what they report.",
+        200.0,
+    ),
+];
+
+#[test]
+fn stop_words_are_sorted() {
+    assert!(score::STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+}
+
+#[test]
+fn exact_name_first_then_relevance() {
+    let idx = index(SKILLS);
+    // The name, in any spelling, comes first even when others mention it more.
+    assert_eq!(names(&idx, SKILLS, "Deploy Docs")[0], "deploy-docs");
+    assert_eq!(names(&idx, SKILLS, "deploy-docs")[0], "deploy-docs");
+    let hits = idx.search("k8s-deploy", 10).hits;
+    assert!(hits[0].exact);
+    assert!(!hits[1..].iter().any(|h| h.exact));
+    // Inflected and other words for the same purpose.
+    assert_eq!(
+        names(&idx, SKILLS, "deploying my service on kubernetes")[0],
+        "k8s-deploy"
+    );
+    assert_eq!(
+        names(&idx, SKILLS, "reviewing pull requests")[0],
+        "code-review"
+    );
+    assert_eq!(names(&idx, SKILLS, "migrating the schema")[0], "db-migrate");
+    assert_eq!(names(&idx, SKILLS, "linting")[0], "lint-fix");
+}
+
+#[test]
+fn name_words_weigh_more_than_description_words() {
+    let items: &[(&str, &str, f64)] = &[
+        ("notes", "Keeps a journal of meetings.", 400.0),
+        ("journal", "Writes notes about meetings.", 400.0),
+    ];
+    let idx = index(items);
+    assert_eq!(names(&idx, items, "journal"), ["journal", "notes"]);
+    assert_eq!(names(&idx, items, "notes"), ["notes", "journal"]);
+}
+
+#[test]
+fn prefixes_case_diacritics_and_typos_match() {
+    let idx = index(SKILLS);
+    assert_eq!(names(&idx, SKILLS, "kube")[0], "k8s-deploy");
+    assert_eq!(names(&idx, SKILLS, "KUBERNETES")[0], "k8s-deploy");
+    assert_eq!(names(&idx, SKILLS, "genere cafe")[0], "cafe-menu");
+    assert_eq!(names(&idx, SKILLS, "CAFÉ recette")[0], "cafe-menu");
+    assert_eq!(names(&idx, SKILLS, "kubernets")[0], "k8s-deploy");
+    assert_eq!(names(&idx, SKILLS, "documantation")[0], "deploy-docs");
+    // A prefix match ranks below an exact one; a shorter term a word is a
+    // prefix of ranks above a longer one.
+    let items: &[(&str, &str, f64)] = &[
+        ("p", "Testcontainers setup.", 1.0),
+        ("q", "Test setup.", 1.0),
+    ];
+    let idx = index(items);
+    assert_eq!(names(&idx, items, "test"), ["q", "p"]);
+    let items: &[(&str, &str, f64)] = &[
+        ("a", "Deployment of things.", 1.0),
+        ("b", "Deploy things.", 1.0),
+        ("c", "Depth.", 1.0),
+    ];
+    let idx = index(items);
+    assert_eq!(names(&idx, items, "deploy"), ["b", "a"]);
+    assert_eq!(names(&idx, items, "dep"), ["c", "b", "a"]);
+}
+
+#[test]
+fn ties_go_by_rank_then_name_and_results_are_deterministic() {
+    let items: &[(&str, &str, f64)] = &[
+        ("zeta", "Format the code.", 400.0),
+        ("alpha", "Format the code.", 400.0),
+        ("beta", "Format the code.", 100.0),
+    ];
+    let idx = index(items);
+    let hits = idx.search("format", 10);
+    assert_eq!(hits.total, 3);
+    assert_eq!(
+        hits.hits
+            .iter()
+            .map(|h| items[h.id as usize].0)
+            .collect::<Vec<_>>(),
+        ["beta", "alpha", "zeta"]
+    );
+    assert_eq!(hits.hits[0].score, hits.hits[1].score);
+    assert_eq!(idx.search("format", 10), hits);
+    // The limit keeps the best, in the same order.
+    let two = idx.search("format", 2);
+    assert_eq!(two.total, 3);
+    assert_eq!(two.hits, hits.hits[..2]);
+}
+
+#[test]
+fn nothing_matches_and_suggestions() {
+    let idx = index(SKILLS);
+    assert_eq!(
+        idx.search("spreadsheet", 10),
+        Results {
+            hits: vec![],
+            total: 0
+        }
+    );
+    assert_eq!(idx.search("", 10).total, 0);
+    assert_eq!(idx.search("  ,, ", 10).total, 0);
+    // Stop words count only when nothing else is asked.
+    assert!(idx.search("the", 10).total >= 4);
+    assert_eq!(idx.search("the deploy", 10), idx.search("deploy", 10));
+    // A typo one edit away matches; a word that matches nothing is corrected.
+    assert_eq!(names(&idx, SKILLS, "relaese")[0], "release-notes");
+    assert_eq!(
+        idx.suggest("databse migrashuns").as_deref(),
+        Some("database migrations")
+    );
+    assert_eq!(idx.suggest("deploy kube"), None);
+    assert_eq!(idx.suggest("zzzzqqq"), None);
+    assert_eq!(Index::default().search("x", 10).total, 0);
+}
+
+#[test]
+fn cjk_text_is_searchable() {
+    let items: &[(&str, &str, f64)] = &[
+        ("zh-deploy", "把应用部署到生产环境。", 400.0),
+        ("zh-review", "审查代码并给出修改建议。", 400.0),
+    ];
+    let idx = index(items);
+    assert_eq!(names(&idx, items, "部署应用"), ["zh-deploy"]);
+    assert_eq!(names(&idx, items, "代码审查")[0], "zh-review");
+}
+
+#[test]
+fn hostile_queries_stay_cheap_and_total() {
+    let idx = index(SKILLS);
+    let long = "deploy ".repeat(100_000);
+    assert_eq!(
+        idx.search(&long, 3).hits.len(),
+        3.min(idx.search("deploy", 3).hits.len())
+    );
+    let garbage: String = (0..200).map(|i| format!("w{i}x ")).collect();
+    let _ = idx.search(&garbage, 5);
+    let _ = idx.search(&"é".repeat(10_000), 5);
+    assert_eq!(score::distance(b"kitten", b"sitting", 3), Some(3));
+    assert_eq!(score::distance(b"ab", b"ba", 1), Some(1));
+    assert_eq!(score::distance(b"abc", b"xyz", 2), None);
+}
