@@ -461,7 +461,9 @@ describe('dsh-skills command line', () => {
     const result = run(['list', ...roots, '--skill-dir', missing, '--bundled-dir', file, '--dsh-home', missing])
     expect(result.code).toBe(0)
     expect(result.stderr).toContain(`dsh-skills: warning: --skill-dir ${missing}: no such directory\n`)
-    expect(result.stderr).toContain(`dsh-skills: warning: --bundled-dir ${file}: not a directory\n`)
+    // A root flag naming a file: the library's own warning, once.
+    expect(result.stderr).not.toContain(`--bundled-dir ${file}: not a directory`)
+    expect(result.stderr.split(`skill root ${file} is a file, not a directory`)).toHaveLength(2)
     expect(result.stderr).toContain(`dsh-skills: warning: --dsh-home ${missing}: no such directory\n`)
     expect(result.stdout).toContain('code-review')
     expect(run(['list', ...roots, '--skill-dir', missing, '--quiet']).stderr).toBe('')

@@ -14,7 +14,7 @@ import os from 'node:os'
 import path from 'node:path'
 import type { LocalSkillProvider as LocalSkillProviderType, LocalSkillProviderConfig } from '../types/local'
 import type { SkillCandidate } from '../types/skill'
-import { canon, CYCLIC, frontmatter, Gen, KNOWN_DIFFERENCES, mutate, oracle } from './yaml-corpus'
+import { canon, CORNERS, CYCLIC, frontmatter, Gen, KNOWN_DIFFERENCES, mutate, oracle } from './yaml-corpus'
 import { mulberry32 } from './helpers'
 
 const require = createRequire(import.meta.url)
@@ -44,6 +44,11 @@ describe('frontmatter against the JS yaml package', () => {
         files.push({ file: path.join(root, `${prefix}${String(i).padStart(5, '0')}.md`), text: `---\n${y}---\n${body}`, yaml: y })
       }
     }
+    const corners = CORNERS.map((corner, i) => {
+      const yaml = corner.replace('{i}', String(i))
+      return { file: path.join(root, `c${String(i).padStart(5, '0')}.md`), text: `---\n${yaml}---\nBody.\n`, yaml }
+    })
+    files.push(...corners)
     for (const { file, text } of files) fs.writeFileSync(file, text)
 
     const warnings: string[] = []
@@ -113,7 +118,9 @@ describe('frontmatter against the JS yaml package', () => {
     }
     expect(differences.slice(0, 10)).toEqual([])
     expect(differences).toHaveLength(0)
-    expect(files).toHaveLength(2 * COUNT)
+    expect(files).toHaveLength(2 * COUNT + CORNERS.length)
+    // No corner is set aside: each reads as the JS package reads it.
+    expect(corners.filter(({ yaml }) => KNOWN_DIFFERENCES.some((k) => k.test(yaml)))).toEqual([])
     expect(cyclicFiles).toBeLessThan(20)
     // Files on which the two readers knowingly differ (docs/frontmatter.md) stay a small
     // part of the corpus; at least 10,000 files are compared.
@@ -125,4 +132,29 @@ describe('frontmatter against the JS yaml package', () => {
     expect(files.length - accepted).toBeGreaterThan(5000)
     expect(compared).toBeGreaterThan(2000)
   }, 120_000)
+
+  it('reads the two corners that remain as docs/frontmatter.md says, and yaml.parse the other way', async () => {
+    const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-yaml-left-')))
+    temps.push(root)
+    // A lone carriage return before `#`: content here, a comment yaml refuses.
+    const hash = 'name: left-hash\ndescription: b\r#x\n'
+    // A lone carriage return inside a directive line: refused here, read by yaml.
+    const directive = '%YAML 1.2\r \n--- \nname: left-directive\ndescription: d\n'
+    for (const [name, yaml] of [['hash', hash], ['directive', directive]]) {
+      fs.writeFileSync(path.join(root, `${name}.md`), `---\n${yaml}---\nBody.\n`)
+      // Each is one of the differences the corpus sets aside.
+      expect(KNOWN_DIFFERENCES.some((k) => k.test(yaml))).toBe(true)
+    }
+    const provider = new LocalSkillProvider({
+      dshHome: path.join(root, 'none'),
+      agentsHome: path.join(root, 'none'),
+      customSkillDirs: [root],
+      watch: false,
+      logger: { warn: () => {} },
+    })
+    const { candidates } = await provider.list({})
+    expect(candidates.map((c) => [c.name, c.description])).toEqual([['left-hash', 'b\r#x']])
+    expect(oracle(`---\n${hash}---\n`)).toBeUndefined()
+    expect(oracle(`---\n${directive}---\n`)).toMatchObject({ name: 'left-directive', description: 'd' })
+  })
 })

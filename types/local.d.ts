@@ -157,12 +157,16 @@ export interface LocalRootDiagnosis {
   /** Rank of skills found there (lower wins). */
   readonly rank: number
   /**
-   * `scanned`, `missing` (an empty root), `error` (discovery incomplete) or
-   * `unusable` (the path cannot be used at all: too long, or a NUL byte; the
-   * root is left out and discovery stays complete).
+   * `scanned`, `missing` (an empty root: absent, or a file where a directory
+   * should be), `error` (discovery incomplete) or `unusable` (the path cannot
+   * be used at all: too long, or a NUL byte; the root is left out and
+   * discovery stays complete).
    */
   readonly status: 'scanned' | 'missing' | 'error' | 'unusable'
-  /** Why listing failed (statuses `error` and `unusable`). */
+  /**
+   * Why listing failed (statuses `error` and `unusable`), or what stands at
+   * a `missing` root's path when it is not a directory.
+   */
   readonly reason?: string
 }
 

@@ -1,10 +1,31 @@
 //! The skill-file reader on arbitrary text: the splitter, the fast reader and
 //! the full composer. It must never panic, the fast reader must agree with the
-//! composer, and a refused budget must be refused quickly.
+//! composer, the splitter (a search for `\n---`) with a line-by-line reading,
+//! and a refused budget must be refused quickly.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use skill_core::frontmatter;
+use skill_core::frontmatter::{self, FrontmatterError};
+
+/// The splitter's rule read line by line: the first line is `---` (a CR
+/// before its line feed tolerated, a leading byte order mark skipped), the
+/// frontmatter ends at the next line that is `---`.
+fn split_by_lines(text: &str) -> Result<(&str, &str), FrontmatterError> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let delimiter = |line: &str| line == "---" || line == "---\r";
+    let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
+    if !delimiter(first) {
+        return Err(FrontmatterError::Missing);
+    }
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if delimiter(line.strip_suffix('\n').unwrap_or(line)) {
+            return Ok((&rest[..offset], &rest[offset + line.len()..]));
+        }
+        offset += line.len();
+    }
+    Err(FrontmatterError::Unterminated)
+}
 
 fuzz_target!(|data: &[u8]| {
     // Bytes that are not UTF-8 are read as the local provider reads a file:
@@ -18,6 +39,6 @@ fuzz_target!(|data: &[u8]| {
         let fast_or_full = frontmatter::parse(input);
         let full = frontmatter::parse_with_full_reader(input);
         assert_eq!(fast_or_full, full, "fast and full readers differ");
-        let _ = frontmatter::split(input);
+        assert_eq!(frontmatter::split(input), split_by_lines(input), "splitters differ");
     }
 });

@@ -57,13 +57,21 @@ function providerConfig(options) {
   return config
 }
 
-/** Warnings for directory options that name nothing usable (`--cwd` is an error instead). */
+/** The directory options that name a skill root itself (not a home holding one). */
+const ROOT_FLAGS = new Set(['skill-dir', 'bundled-dir'])
+
+/**
+ * Warnings for directory options that name nothing usable (`--cwd` is an
+ * error instead). A root flag naming a file is left to the library, which
+ * warns about a root that is not a directory in its own words.
+ */
 function checkDirOptions(options, warn) {
   for (const [name, spec] of Object.entries(OPTIONS)) {
     if (spec.dir !== 'warn') continue
     const value = options[camel(name)]
     for (const dir of name === 'skill-dir' ? options.skillDirs : value === undefined ? [] : [value]) {
       const problem = dirProblem(dir)
+      if (problem === 'not a directory' && ROOT_FLAGS.has(name)) continue
       if (problem) warn(`--${name} ${dir}: ${problem}`)
     }
   }

@@ -477,6 +477,11 @@ pub struct Scanner<'input, T> {
     /// If a plain scalar was terminated by a `#` comment on its line, we set this
     /// to detect an illegal multiline continuation on the following line.
     interrupted_plain_by_comment: Option<Marker>,
+    /// [dsh-skill-native patch] The column every line inside the current flow
+    /// collection must reach (see [`Self::check_flow_line`]): one past the
+    /// indentation of the block node that holds the outermost collection, 0
+    /// at the top level. Set when the outermost collection opens.
+    flow_min_col: usize,
     buf_leading_break: String,
     buf_trailing_breaks: String,
     buf_whitespaces: String,
@@ -503,6 +508,7 @@ impl<T: Input + Clone> Clone for Scanner<'_, T> {
             flow_mapping_started: self.flow_mapping_started.clone(),
             implicit_flow_mapping_states: self.implicit_flow_mapping_states.clone(),
             interrupted_plain_by_comment: self.interrupted_plain_by_comment,
+            flow_min_col: self.flow_min_col,
             buf_leading_break: self.buf_leading_break.clone(),
             buf_trailing_breaks: self.buf_trailing_breaks.clone(),
             buf_whitespaces: self.buf_whitespaces.clone(),
@@ -561,6 +567,7 @@ impl<'input, T: Input> Scanner<'input, T> {
             flow_mapping_started: vec![],
             implicit_flow_mapping_states: vec![],
             interrupted_plain_by_comment: None,
+            flow_min_col: 0,
 
             buf_leading_break: String::new(),
             buf_trailing_breaks: String::new(),
@@ -755,7 +762,9 @@ impl<'input, T: Input> Scanner<'input, T> {
             }
         }
 
-        if (self.mark.col as isize) < self.indent {
+        if self.flow_level > 0 {
+            self.check_flow_line()?;
+        } else if (self.mark.col as isize) < self.indent {
             return Err(ScanError::new_str(self.mark, "invalid indentation"));
         }
 
@@ -1492,11 +1501,44 @@ impl<'input, T: Input> Scanner<'input, T> {
         Ok(Token(Span::new(start_mark, self.mark), tok))
     }
 
+    /// [dsh-skill-native patch] Inside a flow collection held by a block
+    /// node, every token must stand at [`Self::flow_min_col`] or further, so
+    /// a line not indented past that block node ends nothing and is refused
+    /// (YAML 1.2, 7.4: flow content lines are indented as the block they are
+    /// in requires). One exception, as the JS `yaml` package makes it: the
+    /// closing bracket of the outermost collection may stand one column to
+    /// the left (at the block node's own column). Upstream only checked plain
+    /// scalars here, against an indentation a plain scalar earlier in the
+    /// collection may have lowered, so `x: [a,\n"b"]` was accepted and
+    /// `x: [\n]` refused.
+    fn check_flow_line(&self) -> ScanResult {
+        if self.mark.col >= self.flow_min_col {
+            return Ok(());
+        }
+        let closing = matches!(self.input.peek(), ']' | '}');
+        if closing && self.flow_level == 1 && self.mark.col + 1 == self.flow_min_col {
+            return Ok(());
+        }
+        Err(ScanError::new_str(
+            self.mark,
+            "invalid indentation in flow construct",
+        ))
+    }
+
     fn fetch_flow_collection_start(&mut self, tok: TokenType<'input>) -> ScanResult {
         // The indicators '[' and '{' may start a simple key.
         self.save_simple_key();
 
         self.roll_one_col_indent();
+        if self.flow_level == 0 {
+            // [dsh-skill-native patch] The indentation of the enclosing
+            // block node, without the one-column indent just rolled.
+            let block = match self.indents.last() {
+                Some(last) if !last.needs_block_end => last.indent,
+                _ => self.indent,
+            };
+            self.flow_min_col = usize::try_from(block + 1).unwrap_or(0);
+        }
         self.increase_flow_level()?;
 
         self.allow_simple_key();
@@ -1639,7 +1681,14 @@ impl<'input, T: Input> Scanner<'input, T> {
 
         self.skip_ws_to_eol(SkipTabs::No)?;
         self.input.lookahead(1);
-        if self.input.next_is_break() || self.input.next_is_flow() {
+        // [dsh-skill-native patch] A quoted scalar (or properties before
+        // one) after the dash continues on lines indented past the dash, as
+        // for a flow collection; upstream left its lines at the dash's own
+        // column. (A plain or block scalar unrolls this indent again.)
+        if self.input.next_is_break()
+            || self.input.next_is_flow()
+            || matches!(self.input.peek(), '"' | '\'' | '&' | '!')
+        {
             self.roll_one_col_indent();
         }
 
@@ -2056,7 +2105,15 @@ impl<'input, T: Input> Scanner<'input, T> {
                 ));
             }
 
-            if (self.mark.col as isize) < self.indent {
+            // [dsh-skill-native patch] Inside a flow collection, lines
+            // must reach the collection's column (`flow_min_col`); the
+            // indentation tracked for blocks may have been unrolled there.
+            let min_col = if self.flow_level > 0 {
+                self.flow_min_col as isize
+            } else {
+                self.indent
+            };
+            if (self.mark.col as isize) < min_col {
                 return Err(ScanError::new_str(
                     start_mark,
                     "invalid indentation in quoted scalar",
@@ -2441,6 +2498,13 @@ impl<'input, T: Input> Scanner<'input, T> {
             if self.flow_level == 0 && (self.mark.col as isize) < indent {
                 break;
             }
+            // [dsh-skill-native patch] In a flow collection, a line not
+            // indented enough does not continue the scalar (the next token
+            // checks it: see `check_flow_line`).
+            if self.flow_level > 0 && self.leading_whitespace && self.mark.col < self.flow_min_col
+            {
+                break;
+            }
         }
 
         if self.leading_whitespace {
@@ -2499,6 +2563,14 @@ impl<'input, T: Input> Scanner<'input, T> {
                 self.mark(),
                 "tabs disallowed in this context",
             ));
+        }
+        // [dsh-skill-native patch] As after a block sequence dash: a quoted
+        // key on the `?` line continues on lines indented past the `?`.
+        if self.flow_level == 0
+            && self.mark.line == start_mark.line
+            && matches!(self.input.peek(), '"' | '\'' | '&' | '!')
+        {
+            self.roll_one_col_indent();
         }
         self.tokens
             .push_back(Token(Span::new(start_mark, self.mark), TokenType::Key));

@@ -14,6 +14,7 @@
 //! often than that package's `maxAliasCount` (100) allows, a stream holding
 //! more than one document is an error.
 
+use super::mask::{mask, needs_mask, StandIns};
 use super::scalar::{resolve_plain, resolve_tagged, KeyId, Scalar};
 use super::value::Value;
 use super::FrontmatterError;
@@ -39,82 +40,109 @@ pub const MAX_DIRECTIVES: usize = 1000;
 /// is added to line numbers in messages (the frontmatter starts on line 2).
 pub fn compose(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterError> {
     check_directive_count(yaml)?;
-    // Three characters the JS package reads as ordinary content where the
-    // scanner would not: U+FEFF after the start of the stream (the scanner
-    // refuses it), a carriage return not followed by a line feed (the
-    // scanner breaks the line there) and U+0000 (the scanner takes it for
-    // the end of the input and refuses the file, even in a comment). Read
-    // each as an unused private-use character and put it back afterwards.
-    let start = yaml.chars().next().map_or(0, char::len_utf8);
-    let bom = yaml[start..].contains('\u{feff}');
-    let lone_cr = yaml
-        .match_indices('\r')
-        .any(|(i, _)| yaml.as_bytes().get(i + 1) != Some(&b'\n'));
-    let nul = yaml.contains('\0');
-    if !bom && !lone_cr && !nul {
+    // U+FEFF after the start, a lone carriage return and U+0000 are content
+    // for the JS package where the scanner would not read them so: the
+    // scanner reads stand-ins for them (`mask`).
+    if !needs_mask(yaml) {
         return compose_tabs(yaml, line_offset);
     }
-    let mut stand_ins = unused_chars(yaml);
-    let bom_as = stand_ins.next().unwrap_or('\u{fffd}');
-    let cr_as = stand_ins.next().unwrap_or('\u{fffd}');
-    let nul_as = stand_ins.next().unwrap_or('\u{fffd}');
-    let mut masked = String::with_capacity(yaml.len() + 16);
-    let mut chars = yaml.chars().peekable();
-    if let Some(first) = chars.next() {
-        masked.push(if first == '\0' { nul_as } else { first });
+    let stand_ins = StandIns::unused_in(yaml);
+    let (masked, inserted) = mask(yaml, &stand_ins, true);
+    let value = match compose_tabs_with(&masked, line_offset, &inserted) {
+        Ok(value) => value.into_owned_with(&|s: &str| stand_ins.restore(s)),
+        // A space put in beside a carriage return lies inside a scalar
+        // (where the return is plain content): read the returns as content
+        // only.
+        Err(Failure::MaskedInScalar) if !inserted.is_empty() => {
+            let (masked, _) = mask(yaml, &stand_ins, false);
+            compose_tabs_with(&masked, line_offset, &[])
+                .map_err(Failure::into_error)?
+                .into_owned_with(&|s: &str| stand_ins.restore(s))
+        }
+        Err(e) => return Err(e.into_error()),
+    };
+    Ok(value)
+}
+
+/// Refuse more than [`MAX_DIRECTIVES`] directives.
+fn check_directive_count(yaml: &str) -> Result<(), FrontmatterError> {
+    if directive_lines(yaml).nth(MAX_DIRECTIVES).is_some() {
+        return Err(FrontmatterError::Yaml(format!(
+            "more than {MAX_DIRECTIVES} directives (`%` lines) before the document"
+        )));
     }
-    while let Some(c) = chars.next() {
-        masked.push(match c {
-            '\u{feff}' => bom_as,
-            '\r' if chars.peek() != Some(&'\n') => cr_as,
-            '\0' => nul_as,
-            c => c,
-        });
-    }
-    let value = compose_tabs(&masked, line_offset)?;
-    Ok(value.into_owned_with(&|s: &str| {
-        s.chars()
-            .map(|c| match c {
-                c if c == bom_as => '\u{feff}',
-                c if c == cr_as => '\r',
-                c if c == nul_as => '\0',
-                c => c,
-            })
-            .collect()
+    Ok(())
+}
+
+/// The byte offsets of the directives: the lines starting with `%` before
+/// the document's `---` line (every line, when there is none: a `%` line
+/// there is an error or, at the top of a block scalar, text of a document
+/// that is not a mapping, refused either way). Only line starts are looked
+/// at, found by vectorised searches rather than line by line.
+pub(super) fn directive_lines(yaml: &str) -> impl Iterator<Item = usize> + '_ {
+    let bytes = yaml.as_bytes();
+    let document_start = line_starts(bytes, b"---")
+        .find(|&at| is_marker_end(bytes.get(at + 3)))
+        .unwrap_or(bytes.len());
+    line_starts(bytes, b"%").take_while(move |&at| at < document_start)
+}
+
+/// The byte offsets of the lines of `bytes` that are a `...` marker (alone
+/// or followed by a space, tab or carriage return).
+pub(super) fn marker_lines(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    line_starts(bytes, b"...").filter(|&at| is_marker_end(bytes.get(at + 3)))
+}
+
+/// The byte offsets of the lines of `bytes` that start with `prefix`, in
+/// order.
+fn line_starts<'a>(bytes: &'a [u8], prefix: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    let first = bytes.starts_with(prefix).then_some(0);
+    let mut needle = Vec::with_capacity(prefix.len() + 1);
+    needle.push(b'\n');
+    needle.extend_from_slice(prefix);
+    let finder = memchr::memmem::Finder::new(&needle).into_owned();
+    let mut from = 0usize;
+    first.into_iter().chain(std::iter::from_fn(move || {
+        let found = finder.find(bytes.get(from..)?)?;
+        let at = from + found + 1;
+        from = at;
+        Some(at)
     }))
 }
 
-/// Refuse more than [`MAX_DIRECTIVES`] directives. Directives are the lines
-/// starting with `%` before the document's `---` line (every line, when there
-/// is none: a `%` line there is an error or, at the top of a block scalar,
-/// text of a document that is not a mapping, refused either way).
-fn check_directive_count(yaml: &str) -> Result<(), FrontmatterError> {
-    let mut directives = 0usize;
-    for line in yaml.split('\n') {
-        if let Some(rest) = line.strip_prefix("---") {
-            if rest.is_empty() || rest.starts_with([' ', '\t', '\r']) {
-                break;
-            }
-        }
-        if line.starts_with('%') {
-            directives += 1;
-            if directives > MAX_DIRECTIVES {
-                return Err(FrontmatterError::Yaml(format!(
-                    "more than {MAX_DIRECTIVES} directives (`%` lines) before the document"
-                )));
-            }
-        }
+/// Whether the byte after a `---` or `...` at the start of a line (`None`:
+/// the end) makes it a document marker.
+fn is_marker_end(next: Option<&u8>) -> bool {
+    matches!(next, None | Some(b'\n' | b' ' | b'\t' | b'\r'))
+}
+
+/// The byte offset of the character at `index` (the scanner counts
+/// characters), if there is one.
+fn byte_offset(yaml: &str, index: usize) -> Option<usize> {
+    if yaml.is_ascii() {
+        return (index < yaml.len()).then_some(index);
     }
-    Ok(())
+    yaml.char_indices().nth(index).map(|(i, _)| i)
+}
+
+/// [`compose_tabs_with`] with nothing protected.
+fn compose_tabs(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterError> {
+    compose_tabs_with(yaml, line_offset, &[]).map_err(Failure::into_error)
 }
 
 /// Tabs right after a `:` separate a key from its value (YAML 1.2, and the JS
 /// package reads them so), but the scanner refuses `key:<TAB>value`. Read
 /// them as spaces; if a replaced tab turns out to lie inside a scalar (where
-/// it is content), read the text as written instead.
-fn compose_tabs(yaml: &str, line_offset: usize) -> Result<Value<'_>, FrontmatterError> {
+/// it is content), read the text as written instead. `protected` (sorted
+/// character indices) must not lie inside a scalar either: if one does, the
+/// failure is returned for the caller to retry without them.
+fn compose_tabs_with<'a>(
+    yaml: &'a str,
+    line_offset: usize,
+    protected: &[usize],
+) -> Result<Value<'a>, Failure> {
     if !yaml.contains(":\t") {
-        return compose_text(yaml, line_offset, &[]).map_err(Failure::into_error);
+        return compose_text(yaml, line_offset, protected);
     }
     let mut masked = String::with_capacity(yaml.len());
     let mut replaced = Vec::new();
@@ -128,26 +156,31 @@ fn compose_tabs(yaml: &str, line_offset: usize) -> Result<Value<'_>, Frontmatter
         after_colon = c == ':';
         masked.push(c);
     }
-    match compose_text(&masked, line_offset, &replaced) {
-        Err(Failure::MaskedTabInScalar) => compose_text(yaml, line_offset, &[]),
-        Ok(value) => Ok(value.into_owned_with(&str::to_string)),
-        Err(Failure::Error(e)) => Err(Failure::Error(e)),
+    let tabs = replaced.len();
+    if !protected.is_empty() {
+        replaced.extend_from_slice(protected);
+        replaced.sort_unstable();
     }
-    .map_err(Failure::into_error)
+    match compose_text(&masked, line_offset, &replaced) {
+        Err(Failure::MaskedInScalar) if tabs > 0 => compose_text(yaml, line_offset, protected),
+        Ok(value) => Ok(value.into_owned_with(&str::to_string)),
+        Err(e) => Err(e),
+    }
 }
 
 /// Why composing stopped.
 enum Failure {
     Error(FrontmatterError),
-    /// A tab read as a space lies inside a scalar.
-    MaskedTabInScalar,
+    /// A tab read as a space, or a space put in beside a carriage return,
+    /// lies inside a scalar.
+    MaskedInScalar,
 }
 
 impl Failure {
     fn into_error(self) -> FrontmatterError {
         match self {
             Failure::Error(e) => e,
-            Failure::MaskedTabInScalar => {
+            Failure::MaskedInScalar => {
                 FrontmatterError::Yaml("tab after `:` inside a scalar".into())
             }
         }
@@ -158,17 +191,6 @@ impl From<FrontmatterError> for Failure {
     fn from(e: FrontmatterError) -> Self {
         Failure::Error(e)
     }
-}
-
-/// Private-use characters that `text` does not hold.
-fn unused_chars(text: &str) -> impl Iterator<Item = char> {
-    let used: HashSet<char> = text
-        .chars()
-        .filter(|c| matches!(c, '\u{e000}'..='\u{f8ff}' | '\u{f0000}'..='\u{ffffd}'))
-        .collect();
-    ('\u{e000}'..='\u{f8ff}')
-        .chain('\u{f0000}'..='\u{ffffd}')
-        .filter(move |c| !used.contains(c))
 }
 
 /// Compose `yaml`; `replaced` holds the (sorted) character indices of tabs
@@ -229,7 +251,7 @@ fn compose_text<'a>(
                     .get(next_replaced)
                     .is_some_and(|i| *i < span.end.index())
                 {
-                    return Err(Failure::MaskedTabInScalar);
+                    return Err(Failure::MaskedInScalar);
                 }
                 Some(c.scalar(text, style, anchor, tag, mark)?)
             }
@@ -581,22 +603,25 @@ impl<'a> Composer<'a> {
     /// After an explicit `...`, the JS package reads another `...` line as a
     /// second (empty) document, which it refuses; the scanner skips it.
     fn check_after_document_end(&self, yaml: &str, at: Marker) -> Result<(), FrontmatterError> {
-        let Some((offset, _)) = yaml.char_indices().nth(at.index()) else {
+        // Without two `...` lines there is nothing to look for (and no
+        // character index to turn into a byte offset).
+        if marker_lines(yaml.as_bytes()).nth(1).is_none() {
+            return Ok(());
+        }
+        let Some(offset) = byte_offset(yaml, at.index()) else {
             return Ok(());
         };
-        let Some(rest) = yaml[offset..].strip_prefix("...") else {
+        let rest = &yaml[offset..];
+        if !rest.starts_with("...") {
             return Ok(());
-        };
-        let mut line_no = at.line();
-        for line in rest.split('\n').skip(1) {
-            line_no += 1;
-            let marker = line.strip_prefix("...");
-            if marker.is_some_and(|m| m.is_empty() || m.starts_with([' ', '\t', '\r'])) {
-                return Err(self.error(
-                    "the frontmatter holds more than one YAML document".into(),
-                    Marker::new(0, line_no, 0),
-                ));
-            }
+        }
+        let bytes = rest.as_bytes();
+        if let Some(line) = marker_lines(bytes).find(|&line| line > 0) {
+            let line_no = at.line() + memchr::memchr_iter(b'\n', &bytes[..line]).count();
+            return Err(self.error(
+                "the frontmatter holds more than one YAML document".into(),
+                Marker::new(0, line_no, 0),
+            ));
         }
         Ok(())
     }
@@ -605,19 +630,18 @@ impl<'a> Composer<'a> {
     /// document for the JS package, which then refuses the document that
     /// follows as a second one; the scanner skips the line.
     fn check_before_document(&self, yaml: &str, start: Marker) -> Result<(), FrontmatterError> {
-        let end = yaml
-            .char_indices()
-            .nth(start.index())
-            .map_or(yaml.len(), |(i, _)| i);
-        for (line_no, line) in yaml[..end].split('\n').enumerate() {
-            let marker = line.strip_prefix("...");
-            if marker.is_some_and(|m| m.is_empty() || m.starts_with([' ', '\t', '\r'])) {
-                return Err(self.error(
-                    "the frontmatter holds more than one YAML document (a `...` line ends an empty one)"
-                        .into(),
-                    Marker::new(0, line_no, 0),
-                ));
-            }
+        if marker_lines(yaml.as_bytes()).next().is_none() {
+            return Ok(());
+        }
+        let end = byte_offset(yaml, start.index()).unwrap_or(yaml.len());
+        let bytes = &yaml.as_bytes()[..end];
+        if let Some(line) = marker_lines(bytes).next() {
+            let line_no = memchr::memchr_iter(b'\n', &bytes[..line]).count();
+            return Err(self.error(
+                "the frontmatter holds more than one YAML document (a `...` line ends an empty one)"
+                    .into(),
+                Marker::new(0, line_no, 0),
+            ));
         }
         Ok(())
     }
@@ -629,10 +653,7 @@ impl<'a> Composer<'a> {
         if start.index() == 0 {
             return Ok(());
         }
-        let end = yaml
-            .char_indices()
-            .nth(start.index())
-            .map_or(yaml.len(), |(i, _)| i);
+        let end = byte_offset(yaml, start.index()).unwrap_or(yaml.len());
         for line in yaml[..end].lines() {
             if let Some(rest) = line.strip_prefix("%YAML") {
                 let version = rest.split_whitespace().next().unwrap_or("");

@@ -20,6 +20,7 @@
 
 mod compose;
 mod fast;
+mod mask;
 mod scalar;
 mod value;
 
@@ -97,31 +98,38 @@ pub struct ParsedSkill {
 
 /// Split `text` into the YAML between the delimiters and the raw text after the
 /// closing line.
+///
+/// The closing line is found by searching for `\n---` (a vectorised search
+/// that skips everything else), not line by line: a file of a million short
+/// lines costs one pass over its bytes.
 pub fn split(text: &str) -> Result<(&str, &str), FrontmatterError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let (first, mut rest) = match text.find('\n') {
+    let (first, rest) = match text.find('\n') {
         Some(i) => (&text[..i], &text[i + 1..]),
         None => (text, ""),
     };
     if !is_delimiter(first) {
         return Err(FrontmatterError::Missing);
     }
-    let yaml_start = rest;
-    let mut offset = 0usize;
-    loop {
-        if rest.is_empty() {
-            return Err(FrontmatterError::Unterminated);
+    // The closing line starts at `start` (0, or just after a line feed).
+    let closing = |start: usize| -> Option<usize> {
+        let line = rest.get(start..)?.strip_prefix("---")?;
+        match line.as_bytes() {
+            [] | [b'\r'] => Some(rest.len()),
+            [b'\n', ..] => Some(start + 4),
+            [b'\r', b'\n', ..] => Some(start + 5),
+            _ => None,
         }
-        let (line, next) = match rest.find('\n') {
-            Some(i) => (&rest[..i], &rest[i + 1..]),
-            None => (rest, ""),
-        };
-        if is_delimiter(line) {
-            return Ok((&yaml_start[..offset], next));
-        }
-        offset += rest.len() - next.len();
-        rest = next;
+    };
+    if let Some(after) = closing(0) {
+        return Ok(("", &rest[after..]));
     }
+    for i in memchr::memmem::find_iter(rest.as_bytes(), b"\n---") {
+        if let Some(after) = closing(i + 1) {
+            return Ok((&rest[..i + 1], &rest[after..]));
+        }
+    }
+    Err(FrontmatterError::Unterminated)
 }
 
 fn is_delimiter(line: &str) -> bool {

@@ -35,8 +35,14 @@ impl Layout {
 pub enum RootStatus {
     /// Listed.
     Scanned,
-    /// Absent (or not a directory): an empty root.
+    /// Absent (or below something that is not a directory): an empty root.
     Missing,
+    /// Something other than a directory stands at the root's path (a file,
+    /// say): an empty root, as a missing one (discovery stays complete, and
+    /// the watcher follows the path until a directory takes its place), but
+    /// reported with a warning, since it is most likely a mistake. The text
+    /// says what stands there.
+    NotDirectory(&'static str),
     /// Listing failed unexpectedly; discovery is incomplete.
     Failed(String),
     /// The root's path cannot be used at all (too long for the platform, or
@@ -260,6 +266,19 @@ pub(crate) const REPEATED: &str = "the same on a second attempt";
 fn list_root(fs: &dyn SkillFs, index: usize, root: &RootSpec, items: &mut Vec<Item>) -> RootStatus {
     let entries = match fs.read_dir(&root.path) {
         Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
+            // The root itself, or a directory above it, is not a directory:
+            // only the first is worth a warning.
+            return match fs.metadata(&root.path) {
+                Ok(meta) if meta.kind != EntryKind::Dir => {
+                    RootStatus::NotDirectory(match meta.kind {
+                        EntryKind::File => "a file",
+                        _ => "a special file (a FIFO, socket or device)",
+                    })
+                }
+                _ => RootStatus::Missing,
+            };
+        }
         Err(e) if is_gone(&e) => return RootStatus::Missing,
         Err(e) if cannot_be_named(&e) => {
             return RootStatus::Unusable(format!(

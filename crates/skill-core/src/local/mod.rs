@@ -35,7 +35,7 @@ pub use config::{
     ConfigError, LocalConfig, LocalOptions, WatchConfig, DEFAULT_MAX_SKILL_FILE_BYTES,
     PROVIDER_NAME,
 };
-pub(crate) use discover::parallel_map;
+pub(crate) use discover::{cannot_be_named, parallel_map};
 pub use discover::{parse_skill_text, read_skill, FileOutcome, Layout, ReadOutcome, RootStatus};
 pub use report::{Diagnosis, Discovery, FileReport, RootReport, WinnerRef};
 pub use roots::{Project, RootSpec, Source};

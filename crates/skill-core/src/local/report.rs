@@ -30,10 +30,12 @@ pub struct RootReport {
     pub source: &'static str,
     /// Rank.
     pub rank: f64,
-    /// `scanned`, `missing`, `error` (listing failed: discovery is
-    /// incomplete) or `unusable` (the path cannot be used at all: left out).
+    /// `scanned`, `missing` (an empty root: absent, or not a directory),
+    /// `error` (listing failed: discovery is incomplete) or `unusable` (the
+    /// path cannot be used at all: left out).
     pub status: &'static str,
-    /// Why listing failed.
+    /// Why listing failed, or what stands at a `missing` root's path when
+    /// it is not a directory.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
@@ -120,6 +122,10 @@ impl LocalProvider {
                 RootStatus::Unusable(reason) => {
                     warnings.push((scope(index), format!("{reason}; it is left out")))
                 }
+                RootStatus::NotDirectory(what) => warnings.push((
+                    scope(index),
+                    not_directory_warning(&scan.roots[index].0.path, what),
+                )),
                 _ => {}
             }
         }
@@ -189,6 +195,10 @@ impl LocalProvider {
                 let (status, reason) = match status {
                     RootStatus::Scanned => ("scanned", None),
                     RootStatus::Missing => ("missing", None),
+                    RootStatus::NotDirectory(what) => {
+                        warnings.push(not_directory_warning(&spec.path, what));
+                        ("missing", Some(not_directory_reason(what)))
+                    }
                     RootStatus::Failed(r) => {
                         warnings.push(format!("{r}; skill discovery is incomplete"));
                         ("error", Some(r.clone()))
@@ -301,4 +311,19 @@ impl LocalProvider {
             warnings,
         }
     }
+}
+
+/// The warning for a root whose path holds something other than a
+/// directory (`what`: "a file", ...).
+fn not_directory_warning(path: &Path, what: &str) -> String {
+    format!(
+        "skill root {} is {what}, not a directory: it is read as an empty root \
+         (a skill root is a folder of skill folders and .md files; name the folder instead)",
+        path.display()
+    )
+}
+
+/// `diagnose()`'s reason for such a root.
+fn not_directory_reason(what: &str) -> String {
+    format!("{what}, not a directory (read as an empty root)")
 }

@@ -194,3 +194,17 @@ pub(super) fn describe(err: &notify::Error, path: Option<&Path>) -> String {
         _ => format!("{what}: {err}; {tail}"),
     }
 }
+
+/// The warning for an entry directory that can never be watched under its
+/// path (it cannot be named to the system): given once, not retried.
+pub(super) fn describe_unwatchable(err: &notify::Error, path: &Path) -> String {
+    let reason = match &err.kind {
+        ErrorKind::Io(io) => io.to_string(),
+        _ => err.to_string(),
+    };
+    format!(
+        "skill directory {} is not watched: its path cannot be used ({reason}); \
+         changes inside it are not seen (a rename of it is), the rest of its root is watched",
+        path.display()
+    )
+}

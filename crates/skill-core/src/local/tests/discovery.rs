@@ -377,7 +377,7 @@ fn fifo_skill_files_do_not_block() {
 }
 
 #[test]
-fn missing_roots_and_file_roots_are_empty() {
+fn missing_roots_and_file_roots_are_empty_and_a_file_root_is_warned_about_once() {
     let env = Env::new();
     let file_root = env.root().join("file-root");
     write(&file_root, "not a directory");
@@ -393,13 +393,47 @@ fn missing_roots_and_file_roots_are_empty() {
     let d = provider.discover(&ctx(Some(&env.root().join("no-such-cwd"))));
     assert!(d.observation.complete, "{:?}", d.warnings);
     assert!(d.observation.candidates.is_empty());
-    assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+    // Only the root that is itself a file is worth a warning (not the
+    // absent one, nor the one below the file).
+    assert_eq!(d.warnings.len(), 1, "{:?}", d.warnings);
+    assert!(
+        d.warnings[0].contains(&format!(
+            "{} is a file, not a directory",
+            file_root.display()
+        )),
+        "{:?}",
+        d.warnings
+    );
+    let again = provider.discover(&ctx(Some(&env.root().join("no-such-cwd"))));
+    assert!(again.warnings.is_empty(), "{:?}", again.warnings);
     let diag = provider.diagnose(&ctx(None));
+    assert!(diag.complete);
     assert!(
         diag.roots.iter().all(|r| r.status == "missing"),
         "{:?}",
         diag.roots
     );
+    let reasons: Vec<(&str, Option<&str>)> = diag
+        .roots
+        .iter()
+        .filter(|r| r.source == "custom")
+        .map(|r| (r.path.as_str(), r.reason.as_deref()))
+        .collect();
+    let file_root = path_string(&file_root);
+    let under_file = path_string(&under_file);
+    let nope = path_string(&env.root().join("nope"));
+    assert_eq!(
+        reasons,
+        vec![
+            (nope.as_str(), None),
+            (
+                file_root.as_str(),
+                Some("a file, not a directory (read as an empty root)")
+            ),
+            (under_file.as_str(), None),
+        ]
+    );
+    assert_eq!(diag.warnings.len(), 1, "{:?}", diag.warnings);
 }
 
 #[cfg(unix)]

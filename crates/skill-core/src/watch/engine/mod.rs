@@ -43,6 +43,12 @@ struct Roles {
 }
 
 impl Roles {
+    /// Wanted only for what it holds inside a root (a bundle dir, a
+    /// directory of link targets), not as a root or a followed ancestor.
+    fn entry_only(&self) -> bool {
+        self.root.is_none() && self.next.is_empty()
+    }
+
     fn merge_root(&mut self, kind: RootKind) {
         // A dir wanted as both kinds of root: every entry counts.
         self.root = Some(match (self.root, kind) {
@@ -66,6 +72,11 @@ pub(super) struct State {
     os: HashMap<PathBuf, PathBuf>,
     /// Wanted directories whose watch failed, with the warning given.
     failed: HashMap<PathBuf, String>,
+    /// Wanted entry directories (bundle dirs, directories of link targets)
+    /// that can never be watched under their path: it cannot be named to
+    /// the system (longer than it allows). Not retried, and not a reason to
+    /// call watching unhealthy (see [`Inner::apply`]).
+    unwatchable: HashSet<PathBuf>,
     /// Roots to rescan at the next flush.
     dirty: HashSet<PathBuf>,
     dirty_all: bool,
@@ -194,6 +205,7 @@ impl Inner {
                 watched: HashMap::new(),
                 os: HashMap::new(),
                 failed: HashMap::new(),
+                unwatchable: HashSet::new(),
                 dirty: HashSet::new(),
                 dirty_all: false,
                 change: false,
@@ -418,6 +430,7 @@ impl Inner {
             drop(std::mem::take(&mut state.shared));
             drop(std::mem::take(&mut state.pending));
             drop(std::mem::take(&mut state.failed));
+            drop(std::mem::take(&mut state.unwatchable));
             backend
         };
         // Dropping the OS watcher stops its own thread.
@@ -440,6 +453,15 @@ fn normalize_spec(spec: &RootSpec) -> RootSpec {
     RootSpec {
         path: normalize(&spec.path),
         kind: spec.kind,
+    }
+}
+
+/// Whether a watch failed because its path cannot be named to the system
+/// (too long, or holding a NUL byte): retrying cannot help.
+fn is_unnameable_error(e: &notify::Error) -> bool {
+    match &e.kind {
+        notify::ErrorKind::Io(io) => crate::local::cannot_be_named(io),
+        _ => false,
     }
 }
 

@@ -2,7 +2,8 @@
 //! watches, the watch diff, vanished directories, the OS watcher's creation.
 
 use super::scan::{listed_dir, scan_root, RootState};
-use super::{is_missing_error, Inner, Roles, State};
+use super::{is_missing_error, is_unnameable_error, Inner, Roles, State};
+use crate::local::roots::unnameable;
 use crate::watch::backend;
 use crate::watch::RootKind;
 use std::collections::HashMap;
@@ -167,6 +168,17 @@ impl Inner {
     /// Bring the OS watches in line with what the roots' scans want. Returns
     /// whether a wanted directory had vanished since its root's scan (that root
     /// is marked dirty).
+    ///
+    /// Failures are of two kinds. A directory wanted only for what it holds
+    /// (a bundle dir, a directory of link targets) whose path cannot be named
+    /// to the system (longer than it allows) can never be watched under that
+    /// path: it is left unwatched for good, with one warning when the system
+    /// refused it (none when its path is too long on its face: discovery
+    /// reports the entry it belongs to), and watching stays healthy; a rename
+    /// of it is still seen by its root's watch. Every other failure (the watch
+    /// limit, permissions, a root or followed ancestor that cannot be
+    /// watched) may pass: it is warned about once, retried with backoff, and
+    /// keeps watching unhealthy (lookups incomplete) until the watch starts.
     pub(super) fn apply(&self, state: &mut State) -> bool {
         let size = state
             .roots
@@ -213,6 +225,7 @@ impl Inner {
             tracing::debug!(path = %path.display(), "unwatched");
         }
         state.failed.retain(|p, _| wanted.contains_key(p));
+        state.unwatchable.retain(|p| wanted.contains_key(p));
 
         if state.backend.is_none() && !wanted.is_empty() {
             self.create_backend(state);
@@ -223,6 +236,11 @@ impl Inner {
         for (path, roles) in wanted {
             match state.watched.get_mut(&path) {
                 Some(have) => *have = roles,
+                None if state.unwatchable.contains(&path) => {}
+                None if roles.entry_only() && unnameable(&path) => {
+                    tracing::debug!(path = %path.display(), "path cannot be named: not watched");
+                    state.unwatchable.insert(path);
+                }
                 None => new.push((path, roles)),
             }
         }
@@ -250,6 +268,13 @@ impl Inner {
                     if state.failed.insert(path, String::new()).is_none() {
                         missing = true;
                     }
+                }
+                Err(e) if roles.entry_only() && is_unnameable_error(&e) => {
+                    state.failed.remove(&path);
+                    state
+                        .warnings
+                        .push(backend::describe_unwatchable(&e, &path));
+                    state.unwatchable.insert(path);
                 }
                 Err(e) => {
                     if !state.failed.contains_key(&path) {

@@ -8,6 +8,7 @@ mod events;
 mod fresh;
 mod lifecycle;
 mod local_provider;
+mod odd_paths;
 mod projects;
 mod symlinks;
 use std::collections::HashSet;

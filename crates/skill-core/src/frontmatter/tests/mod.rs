@@ -1,14 +1,17 @@
 use super::*;
 
-fn doc(front: &str, body: &str) -> String {
+mod js_corners;
+mod lines;
+
+pub(super) fn doc(front: &str, body: &str) -> String {
     format!("---\n{front}\n---\n{body}")
 }
 
-fn ok(text: &str) -> ParsedSkill {
+pub(super) fn ok(text: &str) -> ParsedSkill {
     parse(text).unwrap_or_else(|e| panic!("{text:?} should parse: {e}"))
 }
 
-fn err(text: &str) -> FrontmatterError {
+pub(super) fn err(text: &str) -> FrontmatterError {
     match parse(text) {
         Ok(p) => panic!("{text:?} should fail, got {p:?}"),
         Err(e) => e,
