@@ -19,10 +19,12 @@
 //! loads skill files of a configured root ([`confine`]).
 
 pub mod cache;
+mod collected;
 mod config;
 pub mod confine;
 mod discover;
 pub mod fs;
+mod live;
 mod lookups;
 pub mod order;
 mod report;
@@ -37,6 +39,7 @@ pub use config::{
 };
 pub(crate) use discover::{cannot_be_named, parallel_map};
 pub use discover::{parse_skill_text, read_skill, FileOutcome, Layout, ReadOutcome, RootStatus};
+pub use live::Changes;
 pub use report::{Diagnosis, Discovery, FileReport, RootReport, WinnerRef};
 pub use roots::{Project, RootSpec, Source};
 
@@ -44,9 +47,10 @@ use crate::frontmatter::ParsedSkill;
 use crate::model::{Candidate, Locator, Observation, ResourceBase, SkillDefinition, SkillSummary};
 use crate::provider::{Invalidate, LookupContext, NativeProvider, ProviderError};
 use cache::ParseCache;
+use collected::Collected;
 use confine::Placement;
-use discover::Scan;
 use fs::{SkillFs, StdFs};
+use live::Live;
 use lookups::Lookups;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -77,6 +81,17 @@ pub trait RootObserver: Send + Sync {
     /// apply every change the watcher can know of now and invalidate the
     /// registration (silently) if one was not covered yet.
     fn catch_up(&self) {}
+
+    /// What may have changed in the watched roots since the last call, after
+    /// applying every change the watcher can know of now (as
+    /// [`catch_up`](Self::catch_up)). Called by a discovery after
+    /// [`observed`](Self::observed) returned healthy and before the roots are
+    /// read: the provider then reads again only what changed, and keeps the
+    /// rest of its last listing (see `live.rs`). The default, [`Changes::All`],
+    /// keeps nothing.
+    fn take_changes(&self) -> Changes {
+        Changes::All
+    }
 
     /// Warnings raised since the last call (e.g. a watch that could not
     /// start); the next discovery reports them.
@@ -146,6 +161,7 @@ pub struct LocalProvider {
     cache: ParseCache,
     lookups: Lookups,
     warned: WarnOnce,
+    live: Live,
 }
 
 impl std::fmt::Debug for LocalProvider {
@@ -170,6 +186,14 @@ impl LocalProvider {
     /// A provider reading through `fs`.
     pub fn with_fs(config: LocalConfig, fs: Arc<dyn SkillFs>) -> Self {
         let lookups = Lookups::new(config.watch.max_projects);
+        // The shared roots and a few roots per watched project.
+        let live = Live::new(
+            config
+                .watch
+                .max_projects
+                .saturating_mul(8)
+                .saturating_add(64),
+        );
         Self {
             config,
             fs,
@@ -179,6 +203,7 @@ impl LocalProvider {
             cache: ParseCache::default(),
             lookups,
             warned: WarnOnce::default(),
+            live,
         }
     }
 
@@ -390,12 +415,14 @@ impl LocalProvider {
         }
         self.cache.clear();
         self.warned.clear();
+        self.live.clear();
     }
 
     /// The native memory this provider holds, estimated (see [`MemoryUse`]).
     pub fn memory(&self) -> MemoryUse {
         let (parse_cache_files, parse_cache_bytes) = self.cache.size();
         let (warned, warned_bytes) = self.warned.size();
+        let (_, live_bytes) = self.live.size();
         let config = &self.config;
         let paths = [&config.dsh_home, &config.agents_home, &config.claude_home]
             .into_iter()
@@ -413,7 +440,8 @@ impl LocalProvider {
                 + config.provider_name.len()
                 + self.lookups.size()
                 + parse_cache_bytes
-                + warned_bytes,
+                + warned_bytes
+                + live_bytes,
         }
     }
 
@@ -449,21 +477,28 @@ impl LocalProvider {
         }
     }
 
-    fn run_scan(&self, ctx: &LookupContext) -> (Option<PathBuf>, Scan, bool) {
+    fn run_scan(&self, ctx: &LookupContext) -> (Option<PathBuf>, Collected, bool) {
         let cwd = ctx.cwd.as_deref().map(roots::normalize);
         let (project, roots) = self.roots(cwd.as_deref());
         if let Some(project) = &project {
             self.lookups.record(cwd.as_deref(), project);
         }
         let healthy = self.observe_roots(project.as_ref(), &roots);
-        let scan = discover::scan(
+        // Only a healthy watcher vouches for what it did not report.
+        let changes = match self.observer() {
+            Some(o) if healthy && !self.is_closed() => Some(o.take_changes()),
+            _ => None,
+        };
+        let collected = self.live.collect(
             self.fs.as_ref(),
+            &self.config.provider_name,
             &roots,
             self.config.max_skill_file_bytes,
             &self.cache,
             &ctx.cancel,
+            changes,
         );
-        (project.map(|p| p.root), scan, healthy)
+        (project.map(|p| p.root), collected, healthy)
     }
 
     /// Discover candidates for a lookup.

@@ -50,6 +50,8 @@ impl Inner {
         let healthy = state.compute_healthy();
         if !healthy {
             state.log_unhealthy();
+            // Events may be lost meanwhile: nothing kept can be trusted.
+            state.touch_all();
         }
         self.healthy.store(healthy, Ordering::SeqCst);
         if healthy {

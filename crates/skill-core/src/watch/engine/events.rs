@@ -65,6 +65,7 @@ impl Inner {
                 state.warnings.push(message);
                 // Events may have been lost: rescan and publish.
                 state.dirty_all = true;
+                state.touch_all();
                 state.changed();
                 state.activity(now);
                 return;
@@ -73,6 +74,7 @@ impl Inner {
         if event.need_rescan() {
             tracing::debug!("event queue overflow: rescanning every root");
             state.dirty_all = true;
+            state.touch_all();
             state.changed();
             state.activity(now);
             return;
@@ -244,13 +246,18 @@ impl Inner {
             change,
             Change::Created(_) | Change::Removed | Change::Renamed
         );
+        let owners: Vec<PathBuf> = state
+            .roots
+            .iter()
+            .filter(|(_, root)| root.targets.iter().any(|(d, n)| d == dir && n == name))
+            .map(|(p, _)| p.clone())
+            .collect();
+        // The entry that leads here is not known by name: its roots are
+        // listed again (see `changes.rs`).
+        for owner in &owners {
+            state.touch(owner);
+        }
         if relink {
-            let owners: Vec<PathBuf> = state
-                .roots
-                .iter()
-                .filter(|(_, root)| root.targets.iter().any(|(d, n)| d == dir && n == name))
-                .map(|(p, _)| p.clone())
-                .collect();
             state.dirty.extend(owners);
         }
         match change {

@@ -2,6 +2,7 @@
 //! classification, coalescing, stability deadlines, retries, and the event thread.
 
 mod batch;
+mod changes;
 mod events;
 mod fresh;
 mod scan;
@@ -80,6 +81,11 @@ pub(super) struct State {
     /// Roots to rescan at the next flush.
     dirty: HashSet<PathBuf>,
     dirty_all: bool,
+    /// Where changes were noted since the provider last took them (see
+    /// `changes.rs`).
+    touched: HashSet<PathBuf>,
+    /// A change was noted whose place is not known.
+    touched_all: bool,
     /// A catalog change is waiting to be published.
     change: bool,
     /// Catalog changes noted so far (see [`State::changed`]).
@@ -208,6 +214,8 @@ impl Inner {
                 unwatchable: HashSet::new(),
                 dirty: HashSet::new(),
                 dirty_all: false,
+                touched: HashSet::new(),
+                touched_all: false,
                 change: false,
                 seq: 0,
                 applied: 0,
@@ -299,7 +307,13 @@ impl Inner {
             if !known {
                 let roots: Vec<RootSpec> = roots.iter().map(normalize_spec).collect();
                 evicted = match state.projects.push(project_root.clone(), roots) {
-                    Some((old, _)) if old != project_root => Some(old),
+                    Some((old, roots)) if old != project_root => {
+                        // Unwatched from now on: listed again when next used.
+                        for root in &roots {
+                            state.touch(&root.path);
+                        }
+                        Some(old)
+                    }
                     _ => None,
                 };
                 tracing::debug!(project = %project_root.display(), "project watched");
@@ -431,6 +445,7 @@ impl Inner {
             drop(std::mem::take(&mut state.pending));
             drop(std::mem::take(&mut state.failed));
             drop(std::mem::take(&mut state.unwatchable));
+            drop(std::mem::take(&mut state.touched));
             backend
         };
         // Dropping the OS watcher stops its own thread.
@@ -487,7 +502,7 @@ impl State {
     fn publish(&mut self, path: &Path, now: Instant) {
         #[cfg(test)]
         self.triggers.push(path.to_path_buf());
-        let _ = path;
+        self.touch(path);
         self.changed();
         self.activity(now);
     }

@@ -38,6 +38,8 @@ impl Inner {
         let healthy = state.compute_healthy();
         if !healthy {
             state.log_unhealthy();
+            // Events may be lost meanwhile: nothing kept can be trusted.
+            state.touch_all();
         }
         self.healthy.store(healthy, Ordering::SeqCst);
         if !healthy && state.retry_at.is_none() {
@@ -159,6 +161,9 @@ impl Inner {
                 || scanned.targets != old.targets
             {
                 changed = true;
+            }
+            if let Some(old) = state.roots.remove(&path) {
+                state.touch_rescan(&path, &old, &scanned);
             }
             state.roots.insert(path, scanned);
         }
