@@ -60,6 +60,8 @@ struct Listing {
     raw: Vec<Arc<File>>,
     /// The other entries, sorted by name.
     entries: Vec<Entry>,
+    /// What it holds (an estimate, kept up to date).
+    bytes: usize,
 }
 
 impl Listing {
@@ -71,16 +73,20 @@ impl Listing {
             })
     }
 
-    fn bytes(&self) -> usize {
-        const FILE: usize = 320;
+    fn measure(&mut self) {
+        const LISTING: usize = 320;
         let files: usize = self
             .entries
             .iter()
-            .map(|e| e.name.len() + file_bytes(&e.file))
+            .map(entry_bytes)
             .chain(self.raw.iter().map(|f| file_bytes(f)))
             .sum();
-        FILE + files
+        self.bytes = LISTING + files;
     }
+}
+
+fn entry_bytes(entry: &Entry) -> usize {
+    entry.name.len() + file_bytes(&entry.file)
 }
 
 fn file_bytes(file: &File) -> usize {
@@ -149,7 +155,7 @@ impl Live {
             .iter()
             .map(|(path, slot)| {
                 96 + path.as_os_str().len()
-                    + slot.listing.as_ref().map_or(0, Listing::bytes)
+                    + slot.listing.as_ref().map_or(0, |l| l.bytes)
                     + slot.dirty.iter().map(|n| n.len() + 32).sum::<usize>()
             })
             .sum();
@@ -378,13 +384,16 @@ fn listing_of(
             None => raw.push(file),
         }
     }
-    Listing {
+    let mut listing = Listing {
         spec,
         identity,
         status,
         raw,
         entries,
-    }
+        bytes: 0,
+    };
+    listing.measure();
+    listing
 }
 
 /// Read again the entries of a kept listing named in `dirty`, and those that
@@ -454,11 +463,20 @@ fn refresh(
             })),
         };
         match (at, file) {
-            (Ok(at), Some(file)) => listing.entries[at].file = file,
-            (Ok(at), None) => {
-                listing.entries.remove(at);
+            (Ok(at), Some(file)) => {
+                let entry = &mut listing.entries[at];
+                listing.bytes = listing.bytes - file_bytes(&entry.file) + file_bytes(&file);
+                entry.file = file;
             }
-            (Err(at), Some(file)) => listing.entries.insert(at, Entry { name, file }),
+            (Ok(at), None) => {
+                let entry = listing.entries.remove(at);
+                listing.bytes -= entry_bytes(&entry);
+            }
+            (Err(at), Some(file)) => {
+                let entry = Entry { name, file };
+                listing.bytes += entry_bytes(&entry);
+                listing.entries.insert(at, entry);
+            }
             (Err(_), None) => {}
         }
     }

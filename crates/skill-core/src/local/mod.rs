@@ -162,6 +162,9 @@ pub struct LocalProvider {
     lookups: Lookups,
     warned: WarnOnce,
     live: Live,
+    /// Skill entries first-party writes touched since the last discovery
+    /// (`None`: too many to keep, read everything again).
+    mutated: Mutex<Option<Vec<PathBuf>>>,
 }
 
 impl std::fmt::Debug for LocalProvider {
@@ -204,6 +207,7 @@ impl LocalProvider {
             lookups,
             warned: WarnOnce::default(),
             live,
+            mutated: Mutex::new(Some(Vec::new())),
         }
     }
 
@@ -293,6 +297,15 @@ impl LocalProvider {
     fn host_mutation(&self, path: &Path, notify: bool) -> bool {
         if self.is_closed() || !self.could_affect(path) {
             return false;
+        }
+        // The watcher may not have seen it yet (a file still open for
+        // writing): the next discovery reads it again all the same.
+        {
+            let mut mutated = self.mutated.lock().unwrap_or_else(PoisonError::into_inner);
+            match mutated.as_mut() {
+                Some(paths) if paths.len() < 4096 => paths.push(roots::normalize(path)),
+                _ => *mutated = None,
+            }
         }
         self.invalidator().is_some_and(|invalidator| {
             if notify {
@@ -485,8 +498,20 @@ impl LocalProvider {
         }
         let healthy = self.observe_roots(project.as_ref(), &roots);
         // Only a healthy watcher vouches for what it did not report.
-        let changes = match self.observer() {
-            Some(o) if healthy && !self.is_closed() => Some(o.take_changes()),
+        let mutated = self
+            .mutated
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .replace(Vec::new());
+        let changes = match (self.observer(), mutated) {
+            (Some(o), mutated) if healthy && !self.is_closed() => match (o.take_changes(), mutated)
+            {
+                (Changes::Paths(mut paths), Some(more)) => {
+                    paths.extend(more);
+                    Some(Changes::Paths(paths))
+                }
+                _ => Some(Changes::All),
+            },
             _ => None,
         };
         let collected = self.live.collect(

@@ -6,7 +6,8 @@
 //! entries that appeared or went away, or the root as a whole when it
 //! appeared, vanished or its links lead elsewhere; a project evicted from the
 //! watched set notes its roots (unwatched, they are listed again when next
-//! used). What cannot be placed (an overflowing event queue, an error event,
+//! used). Files being written (held until closed) are read again by every
+//! discovery until then, as a full discovery would. What cannot be placed (an overflowing event queue, an error event,
 //! watching that is or was unhealthy) makes the next [`Inner::take_changes`]
 //! answer [`Changes::All`]. So does every backend but Linux inotify: polling
 //! compares listings and times, and other platforms report events under the
@@ -86,7 +87,12 @@ impl Inner {
         let changes = if state.touched_all {
             Changes::All
         } else {
-            Changes::Paths(state.touched.drain().collect())
+            // A file still being written is not a completed change, but a
+            // discovery reads the disk as it is: read again each time until
+            // it is published.
+            let mut paths: Vec<PathBuf> = state.touched.drain().collect();
+            paths.extend(state.pending.keys().cloned());
+            Changes::Paths(paths)
         };
         state.touched_all = false;
         state.touched.clear();
