@@ -80,6 +80,16 @@ pub(super) struct State {
     unwatchable: HashSet<PathBuf>,
     /// Roots to rescan at the next flush.
     dirty: HashSet<PathBuf>,
+    /// Entries of roots created, removed or renamed: only they are looked at
+    /// again at the next flush (see `rescan_entries`), unless their root is
+    /// rescanned as a whole.
+    entry_dirty: HashMap<PathBuf, HashSet<OsString>>,
+    /// The watch set must be brought in line with every root's scan (see
+    /// [`Inner::apply`]); otherwise only the bundle directories below came or
+    /// went.
+    resync: bool,
+    bundles_added: Vec<PathBuf>,
+    bundles_removed: Vec<PathBuf>,
     dirty_all: bool,
     /// Where changes were noted since the provider last took them (see
     /// `changes.rs`).
@@ -213,6 +223,10 @@ impl Inner {
                 failed: HashMap::new(),
                 unwatchable: HashSet::new(),
                 dirty: HashSet::new(),
+                entry_dirty: HashMap::new(),
+                resync: true,
+                bundles_added: Vec::new(),
+                bundles_removed: Vec::new(),
                 dirty_all: false,
                 touched: HashSet::new(),
                 touched_all: false,
@@ -446,6 +460,7 @@ impl Inner {
             drop(std::mem::take(&mut state.failed));
             drop(std::mem::take(&mut state.unwatchable));
             drop(std::mem::take(&mut state.touched));
+            drop(std::mem::take(&mut state.entry_dirty));
             backend
         };
         // Dropping the OS watcher stops its own thread.
@@ -543,6 +558,14 @@ impl State {
             })
             .map(|(path, _)| path.clone())
             .collect()
+    }
+
+    /// The entry `name` of the root at `root` was created, removed or renamed.
+    fn dirty_entry(&mut self, root: &Path, name: &std::ffi::OsStr) {
+        self.entry_dirty
+            .entry(root.to_path_buf())
+            .or_default()
+            .insert(name.to_os_string());
     }
 
     fn drop_watch(&mut self, path: &Path) {
