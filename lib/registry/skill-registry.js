@@ -286,7 +286,8 @@ class SkillRegistry {
 
   /**
    * Listen for catalog changes (registrations, disposals, runtime skills,
-   * invalidations). Listeners are called synchronously during the mutation;
+   * invalidations). Listeners are called synchronously during the mutation
+   * (one registration's invalidations are coalesced: see `#invalidate`);
    * errors and rejections are logged and contained.
    * @param {() => unknown} listener
    * @returns {() => void}
