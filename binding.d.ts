@@ -727,9 +727,11 @@ export declare function renderSkillContentNative(name: string, provider: string,
 
 /**
  * The skill names of the `/name` gestures in a user's text, first occurrence
- * order, each once.
+ * order, each once, joined by single spaces (skill names hold none): one
+ * string crosses the boundary however many names there are, and JS splits it
+ * (a million names as a million Node-API strings cost seconds).
  */
-export declare function scanSkillGestures(text: string): Array<string>
+export declare function scanSkillGestures(text: string): string
 
 /**
  * Digest of structured entries given packed like skills (names need not be
