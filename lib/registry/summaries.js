@@ -153,11 +153,19 @@ function summaryAt(entry, position) {
   const { sources, winners, rewritten } = entry
   const summary = winners[4 * position] === KIND_NATIVE ? copyNativeSummary(sources[position]) : copySummary(sources[position])
   if (rewritten !== undefined) {
-    for (let i = 0; i < rewritten.length; i += 2) {
-      if (rewritten[i] === position) summary.invocation = rewrittenPolicy(rewritten[i + 1])
-    }
+    // Position → rewrite code, made once per entry (a search may ask for many).
+    entry.rewrites ??= rewriteCodes(rewritten)
+    const code = entry.rewrites.get(position)
+    if (code !== undefined) summary.invocation = rewrittenPolicy(code)
   }
   return summary
+}
+
+/** `position, code` pairs as a map (the last pair of a position decides). */
+function rewriteCodes(rewritten) {
+  const codes = new Map()
+  for (let i = 0; i < rewritten.length; i += 2) codes.set(rewritten[i], rewritten[i + 1])
+  return codes
 }
 
 /** The native catalog of an entry with every description supplied. */
@@ -209,6 +217,7 @@ function catalogSource(entry) {
  *   rewritten: number[] | undefined,
  *   source?: { catalog: object, summaries: readonly object[] },
  *   natives: object[] | undefined,
+ *   rewrites?: Map<number, number>,
  * }} CatalogEntry
  */
 
@@ -238,7 +247,7 @@ function buildEntry(finished, hosts, runtime, previous) {
     }
   }
   const rewritten = finished.rewritten.length > 0 ? finished.rewritten : undefined
-  return { catalog, complete: finished.complete, winners, sources, hosts, runtime, rewritten, source: undefined, natives }
+  return { catalog, complete: finished.complete, winners, sources, hosts, runtime, rewritten, source: undefined, rewrites: undefined, natives }
 }
 
 /**
