@@ -147,6 +147,7 @@ fn bench_incremental(c: &mut Criterion) {
         let ctx = LookupContext::new(None);
         for (label, watch) in [("watched", true), ("unwatched", false)] {
             let provider = provider_with(dir.path(), watch);
+            provider.keep_listings(watch);
             assert_eq!(provider.discover(&ctx).observation.candidates.len(), count);
             let mut n = 0u64;
             group.bench_with_input(BenchmarkId::new(label, count), &count, |b, &count| {

@@ -108,13 +108,20 @@ fn file_bytes(file: &File) -> usize {
 
 /// A kept root: its listing (absent while a discovery works on it, or
 /// until the root is listed again) and what changed in it since.
+///
+/// Discoveries may run at once: each takes the listing out (with the names
+/// noted dirty for it), or lists the root itself when the listing is out;
+/// the first to put one back keeps it. Names noted while the listing is out
+/// stay noted (they apply to whichever listing is put back: at worst read
+/// twice), and a listing made before the root changed as a whole (`epoch`)
+/// is never put back.
 #[derive(Debug, Default)]
 struct Slot {
     listing: Option<Listing>,
     /// Names of entries to read again.
     dirty: HashSet<String>,
-    /// The root changed as a whole since its listing was taken out.
-    stale: bool,
+    /// Times the root changed as a whole.
+    epoch: u64,
 }
 
 /// The kept listings of one provider.
@@ -169,7 +176,7 @@ impl Live {
                 for (_, slot) in slots.iter_mut() {
                     slot.listing = None;
                     slot.dirty.clear();
-                    slot.stale = true;
+                    slot.epoch += 1;
                 }
                 return;
             }
@@ -189,7 +196,7 @@ impl Live {
                     Some(None) | None if root.starts_with(path) || path.starts_with(root) => {
                         slot.listing = None;
                         slot.dirty.clear();
-                        slot.stale = true;
+                        slot.epoch += 1;
                     }
                     _ => {}
                 }
@@ -198,9 +205,9 @@ impl Live {
     }
 
     /// Discover `roots` (in rank order) for the provider named `provider`.
-    /// `changes`: what the watcher noted since the last call, or `None` when
-    /// nothing vouches for the kept listings (then every root is listed and
-    /// nothing is kept).
+    /// `changes` takes what the watcher noted since the last call, or `None`
+    /// when nothing vouches for the kept listings (then every root is listed
+    /// and nothing is kept).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn collect(
         &self,
@@ -210,23 +217,31 @@ impl Live {
         cap: u64,
         cache: &ParseCache,
         cancel: &CancelToken,
-        changes: Option<Changes>,
+        changes: impl FnOnce() -> Option<Changes>,
     ) -> Collected {
-        let Some(changes) = changes else {
-            self.clear();
-            let scan = discover::scan(fs, roots, cap, cache, cancel);
-            return Collected::of_scan(provider, scan);
-        };
-        // Take the kept listings out, with what changed in them.
+        // Take the kept listings out, with what changed in them. The changes
+        // are taken from the watcher under the same lock: a discovery that
+        // starts after a change was taken (and invalidated for) finds it
+        // noted, or the listing out with whoever took it.
         let mut taken: Vec<Option<(Listing, HashSet<String>)>> = Vec::with_capacity(roots.len());
+        let mut epochs = Vec::with_capacity(roots.len());
         {
             let mut slots = self.lock();
+            let Some(changes) = changes() else {
+                *slots = LruCache::unbounded();
+                drop(slots);
+                let scan = discover::scan(fs, roots, cap, cache, cancel);
+                return Collected::of_scan(provider, scan);
+            };
             Self::note(&mut slots, &changes);
             for root in roots {
                 let slot = slots.get_or_insert_mut(root.path.clone(), Slot::default);
-                slot.stale = false;
-                let dirty = std::mem::take(&mut slot.dirty);
-                taken.push(slot.listing.take().map(|l| (l, dirty)));
+                epochs.push(slot.epoch);
+                taken.push(
+                    slot.listing
+                        .take()
+                        .map(|l| (l, std::mem::take(&mut slot.dirty))),
+                );
             }
         }
         // Keep a listing only for the root it was made for, in the directory
@@ -317,18 +332,14 @@ impl Live {
         }
         {
             let mut slots = self.lock();
-            for (root, listing) in roots.iter().zip(keep) {
+            for ((root, listing), epoch) in roots.iter().zip(keep).zip(epochs) {
                 let Some(listing) = listing else { continue };
                 // Evicted meanwhile (what changed in it since is unknown), or
                 // changed as a whole: listed again next time.
                 let Some(slot) = slots.get_mut(&root.path) else {
                     continue;
                 };
-                if slot.stale {
-                    slot.stale = false;
-                    continue;
-                }
-                if slot.listing.is_none() {
+                if slot.epoch == epoch && slot.listing.is_none() {
                     slot.listing = Some(listing);
                 }
             }

@@ -187,6 +187,7 @@ fn seed() -> u64 {
 fn run(seed: u64, steps: usize) {
     let world = World::new();
     let live = world.env.provider_with(world.options(true));
+    live.keep_listings(true);
     assert!(LocalWatcher::install(&live));
     let lookup = ctx(Some(&world.project));
     let mut rng = Rng(seed);
@@ -240,6 +241,7 @@ fn a_change_costs_the_entries_it_touched() {
         bundle(&root, &format!("b{i:02}"), &format!("b{i:02}"));
     }
     let live = world.env.provider_with(world.options(true));
+    live.keep_listings(true);
     assert!(LocalWatcher::install(&live));
     let lookup = ctx(None);
     assert_eq!(live.discover(&lookup).observation.candidates.len(), 100);
