@@ -150,26 +150,27 @@ const PLAIN: [bool; 256] = {
 /// Bytes of a description taken at once inside a run of plain ASCII.
 const BLOCK: usize = 32;
 
-/// Whether the [`BLOCK`] bytes at the start of `window` (which holds one more
-/// byte, the one after them) continue a run of plain ASCII as the byte-wise
-/// loop would: printable ASCII (`0x20..=0x7e`) but no `&`, `<` or `>`, and
-/// each space followed by a non-space printable byte (so no run of
-/// whitespace, and no trailing space, is copied). Called only inside a run,
-/// after a plain byte, so a space first is an inner space. Written without
-/// early exits, so that it compiles to a few vector instructions.
+/// How many of the (at most [`BLOCK`]) bytes at the start of `window`
+/// (which holds one more byte, the one after them) continue a run of plain
+/// ASCII as the byte-wise loop would: printable ASCII (`0x20..=0x7e`) but no
+/// `&`, `<` or `>`, and each space followed by a non-space printable byte (so
+/// no run of whitespace, and no trailing space, is taken). Called only inside
+/// a run, after a plain byte, so a space first is an inner space. The test of
+/// each byte is written without early exits, so that a block compiles to a
+/// few vector instructions and one mask.
 #[inline]
-fn plain_block(window: &[u8]) -> bool {
+fn plain_prefix(window: &[u8]) -> usize {
     let (Some(block), Some(next)) = (window.get(..BLOCK), window.get(1..=BLOCK)) else {
-        return false;
+        return 0;
     };
-    let mut ok = true;
-    for (&b, &n) in block.iter().zip(next) {
+    let mut bad = 0u32;
+    for (k, (&b, &n)) in block.iter().zip(next).enumerate() {
         let printable = b.wrapping_sub(0x20) < 0x5f;
         let escaped = (b == b'&') | (b == b'<') | (b == b'>');
         let lone_space = (b != b' ') | (n.wrapping_sub(0x21) < 0x5e);
-        ok &= printable & !escaped & lone_space;
+        bad |= u32::from(!(printable & !escaped & lone_space)) << k;
     }
-    ok
+    bad.trailing_zeros() as usize
 }
 
 /// Cut state of one description: UTF-16 units written so far (of the
@@ -245,13 +246,14 @@ pub fn push_description(out: &mut String, description: &str, max_len: usize) {
             let run_start = i;
             i += 1;
             while i < bytes.len() {
-                // Whole blocks of printable ASCII first (see `plain_block`);
-                // the bytes around and between them one at a time.
+                // Whole blocks of printable ASCII first (see `plain_prefix`),
+                // up to the first byte that needs a closer look.
                 while let Some(window) = bytes.get(i..i + BLOCK + 1) {
-                    if !plain_block(window) {
+                    let taken = plain_prefix(window);
+                    i += taken;
+                    if taken < BLOCK {
                         break;
                     }
-                    i += BLOCK;
                 }
                 if i >= bytes.len() {
                     break;
