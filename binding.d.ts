@@ -91,6 +91,10 @@ export declare class NativeCollection {
    * registration order, the nearest layer first).
    */
   hostSlots(): Array<number>
+  /** Ids of the runtime skills of the plan (its view's alone). */
+  runtimeIds(): Array<number>
+  /** Slots of the native providers of the plan. */
+  nativeSlots(): Array<number>
   /** Whether the plan has native providers (see [`Self::list_native`]). */
   get hasNative(): boolean
   /**
@@ -269,6 +273,11 @@ export declare class NativeRegistry {
   registerRuntime(skill: PackedRecords, layer?: number | undefined | null, label?: string | undefined | null): Array<number> | null
   /** Remove a runtime skill; `false` if already removed. */
   unregisterRuntime(id: number): boolean
+  /**
+   * Ids of the catalogs dropped from the cache since the last call (or
+   * the last [`NativeCollection::finish`]): JS lets go of their entries.
+   */
+  takeEvicted(): Array<number>
   /**
    * Id of the cached complete catalog for `cwd` and the chain `scope`
    * (layer ids nearest first, `null` for no scope), or -1.
@@ -718,9 +727,11 @@ export declare function renderSkillContentNative(name: string, provider: string,
 
 /**
  * The skill names of the `/name` gestures in a user's text, first occurrence
- * order, each once.
+ * order, each once, joined by single spaces (skill names hold none): one
+ * string crosses the boundary however many names there are, and JS splits it
+ * (a million names as a million Node-API strings cost seconds).
  */
-export declare function scanSkillGestures(text: string): Array<string>
+export declare function scanSkillGestures(text: string): string
 
 /**
  * Digest of structured entries given packed like skills (names need not be

@@ -499,4 +499,74 @@ describe('/name gestures', () => {
     expect(custom.map((i) => i.name)).toEqual(['lint'])
     await expect(catalog.collectSkillInvocations({ skills: {} as never, messages: [] })).rejects.toThrow(/list\(options\) and get/)
   })
+  it('skip a message whose reading throws, and keep the others', async () => {
+    const registry = await registryWith()
+    const throwing = {
+      role: 'user',
+      get content(): string {
+        throw new Error('content getter')
+      },
+    }
+    const proxy = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('proxy trap')
+        },
+      },
+    )
+    // The block list itself throws while it is read: the whole message is
+    // unreadable, including the gesture read before the throw.
+    const halfRead = {
+      role: 'user',
+      content: [
+        { type: 'text', text: '/lint' },
+        {
+          type: 'text',
+          get text(): string {
+            throw new Error('block getter')
+          },
+        },
+      ],
+    }
+    const messages = [throwing, proxy, halfRead, { role: 'user', content: '/deploy' }]
+    const invoked = await catalog.collectSkillInvocations({ skills: registry, messages: messages as never })
+    expect(invoked.map((i) => i.name)).toEqual(['deploy'])
+    // A custom reader that throws for one message skips only that one.
+    const custom = await catalog.collectSkillInvocations<{ text: string }>({
+      skills: registry,
+      messages: [{ text: '/lint' }, { text: '/deploy' }],
+      textsOf: (m) => {
+        if (m.text === '/lint') throw new Error('reader')
+        return [m.text]
+      },
+    })
+    expect(custom.map((i) => i.name)).toEqual(['deploy'])
+  })
+
+  it('scan a pasted text of many distinct gestures in one pass', async () => {
+    // 100,000 distinct names, then all of them again in reverse: first
+    // occurrence order, each once. (The scan was quadratic in the number of
+    // distinct names: this text took about 13 s.)
+    const count = 100_000
+    const forward = Array.from({ length: count }, (_, i) => '/s' + i).join(' ')
+    const backward = Array.from({ length: count }, (_, i) => '/s' + (count - 1 - i)).join('\n')
+    const names = catalog.scanSkillGestures(forward + ' ' + backward)
+    expect(names.length).toBe(count)
+    expect(names[0]).toBe('s0')
+    expect(names[count - 1]).toBe('s' + (count - 1))
+    expect(names.every((name, i) => name === 's' + i)).toBe(true)
+    // Across messages too: the repeats of later messages add nothing.
+    const skills = { list: vi.fn(async () => []), get: vi.fn(async () => undefined) }
+    const invoked = await catalog.collectSkillInvocations({
+      skills,
+      messages: [
+        { role: 'user', content: forward },
+        { role: 'user', content: backward },
+      ],
+    })
+    expect(invoked).toEqual([])
+    expect(skills.list).toHaveBeenCalledTimes(1)
+    expect(skills.get).not.toHaveBeenCalled()
+  })
 })

@@ -21,7 +21,13 @@ function scanSkillGestures(text) {
   if (typeof text !== 'string') {
     throw new TypeError(`scanSkillGestures: text must be a string (got ${describe(text)})`)
   }
-  return native.scanSkillGestures(text)
+  return scan(text)
+}
+
+/** `native.scanSkillGestures` answers with the names joined by single spaces. */
+function scan(text) {
+  const joined = native.scanSkillGestures(text)
+  return joined === '' ? [] : joined.split(' ')
 }
 
 /**
@@ -41,12 +47,24 @@ function userTextBlocks(message) {
   return texts
 }
 
+/** The gesture names of one message's texts (non-strings ignored), in order. */
+function gesturesOf(texts) {
+  if (texts === undefined || texts === null) return []
+  const found = []
+  for (const text of texts) {
+    if (typeof text !== 'string') continue
+    for (const name of scan(text)) found.push(name)
+  }
+  return found
+}
+
 /**
  * The skills a user invoked with `/name` in `messages`, loaded and rendered:
  * only the text blocks `textsOf` gives (by default those of `role: 'user'`
  * messages) are scanned; repeated gestures count once; names that are not
  * skills, or skills that are not user-invocable in `skills.list({ cwd, signal,
- * scope })`, stay prose; each recognised skill is loaded with
+ * scope })`, stay prose; a message whose reading throws (a getter, a proxy,
+ * `textsOf` itself) is skipped; each recognised skill is loaded with
  * `skills.get(name, { cwd, signal, scope })` (one that is gone by then, or
  * no longer user-invocable, is skipped) and rendered with the current
  * release's `renderSkillContent` (`./content.js`: one blank line before
@@ -68,16 +86,21 @@ async function collectSkillInvocations(input) {
   if (typeof textsOf !== 'function') {
     throw new TypeError(`${fn}: textsOf must be a function (got ${describe(textsOf)})`)
   }
-  const names = []
-  for (let i = 0; i < messages.length; i++) {
-    const texts = textsOf(messages[i], i)
-    if (texts === undefined || texts === null) continue
-    for (const text of texts) {
-      if (typeof text !== 'string') continue
-      for (const name of native.scanSkillGestures(text)) if (!names.includes(name)) names.push(name)
+  // A message whose reading throws (a getter, a proxy, a throwing `textsOf`)
+  // is unreadable and skipped whole, as `planStructuredCatalogStep` skips one.
+  const seen = new Set()
+  const count = messages.length
+  for (let i = 0; i < count; i++) {
+    let found
+    try {
+      found = gesturesOf(textsOf(messages[i], i))
+    } catch {
+      continue
     }
+    for (const name of found) seen.add(name)
   }
-  if (names.length === 0) return []
+  if (seen.size === 0) return []
+  const names = [...seen]
   const options = {}
   if (cwd !== undefined) options.cwd = cwd
   if (signal !== undefined) options.signal = signal

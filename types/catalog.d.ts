@@ -452,7 +452,8 @@ export interface SkillInvocationInput<M = UserChatMessage> extends SkillGestureL
   /**
    * The text blocks of a user-sourced message (`undefined` or `[]` for any
    * other). Default: `content` (a string, or its `{ type: 'text' }` blocks) of
-   * messages with `role: 'user'`.
+   * messages with `role: 'user'`. A message whose reading throws (here or in
+   * a getter of the message) is skipped as unreadable.
    */
   readonly textsOf?: ((message: M, index: number) => readonly string[] | undefined) | undefined
 }
@@ -472,10 +473,10 @@ export interface SkillInvocation {
 
 /**
  * The skills a user invoked with `/name` in `messages`: only the text blocks
- * of user-sourced messages are scanned, repeated gestures count once, names
- * that are not user-invocable skills in `list({ cwd, signal, scope })` stay
- * prose, and each recognised skill is loaded with `get(name, { cwd, signal,
- * scope })` (skipped when it is gone by then) and rendered with
- * {@link renderSkillContent}. In gesture order.
+ * of user-sourced messages are scanned (an unreadable one is skipped),
+ * repeated gestures count once, names that are not user-invocable skills in
+ * `list({ cwd, signal, scope })` stay prose, and each recognised skill is
+ * loaded with `get(name, { cwd, signal, scope })` (skipped when it is gone by
+ * then) and rendered with {@link renderSkillContent}. In gesture order.
  */
 export declare function collectSkillInvocations<M = UserChatMessage>(input: SkillInvocationInput<M>): Promise<SkillInvocation[]>

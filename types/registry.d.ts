@@ -213,6 +213,7 @@ export declare class SkillRegistry {
    * Invalidate completed catalogs on behalf of `provider` (the exact object its
    * factory returned) and notify listeners, while that registration is active;
    * anything else is ignored. Providers usually call `control.invalidate()`.
+   * Notifications of a burst are coalesced (see `onChange`).
    */
   invalidateProvider(provider: SkillProvider): void
   /** `snapshot(options).skills`. */
@@ -266,7 +267,14 @@ export declare class SkillRegistry {
    * load. Invalid rules throw and leave the rules in force.
    */
   setOverrides(rules: readonly SkillOverrideRule[], options?: SkillOverridesOptions): void
-  /** Listen for catalog changes; returns an unsubscribe function. */
+  /**
+   * Listen for catalog changes; returns an unsubscribe function. Listeners
+   * are called synchronously during a mutation, except that the
+   * invalidations of one registration (`control.invalidate()`,
+   * `invalidateProvider`) are coalesced: the first after a quiet turn of the
+   * event loop notifies at once, those that follow within that turn once on
+   * the next turn (and so on, once per turn while they go on).
+   */
   onChange(listener: SkillChangeListener): () => void
 }
 

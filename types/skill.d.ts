@@ -172,6 +172,11 @@ export interface SkillProvider {
 export interface SkillProviderControl {
   /** Aborts if registration fails or when the exact provider registration is disposed. */
   readonly signal: AbortSignal
-  /** Invalidate completed catalogs and notify consumers only while the exact registration remains active. */
+  /**
+   * Invalidate completed catalogs and notify consumers only while the exact
+   * registration remains active. The catalogs are dropped on every call;
+   * notifications are coalesced per burst (the first at once, the rest once
+   * per turn of the event loop: see `SkillRegistry.onChange`).
+   */
   readonly invalidate: () => void
 }

@@ -17,6 +17,7 @@ const {
 
 const { packRules, packListing, packOrThrow } = require('./pack.js')
 const { checkQuery, searchLimit, searchEntry } = require('./search.js')
+const { Deliveries } = require('./deliveries.js')
 const { checkResolver, defaultResolver, scopeOption, overridesOption, isScopeKey, chainOf, keyName, describe } = require('./scopes.js')
 const {
   KIND_RUNTIME,
@@ -98,6 +99,8 @@ class SkillRegistry {
   #flights = new Map()
   /** @type {Set<() => unknown>} */
   #listeners = new Set()
+  /** Hands out the summaries of a burst of lookups turn by turn (see `deliveries.js`). */
+  #deliveries = new Deliveries()
   /** The `scopes` option; `undefined` until the default is needed. */
   #scopes
   /** scope key → the id of its layer (maybe dropped since: the native side knows) */
@@ -207,6 +210,7 @@ class SkillRegistry {
   #setOverrides(rules) {
     const { tag, rules: packed } = packRules(rules)
     this.#native.setOverrides(tag, packed)
+    this.#forgetEvicted()
   }
 
   /**
@@ -217,6 +221,7 @@ class SkillRegistry {
   #setScopeOverrides(scope, rules) {
     const { tag, rules: packed } = packRules(rules)
     const layer = this.#native.setScopeOverrides(tag, packed, ...this.#layerArgs(scope))
+    this.#forgetEvicted()
     if (layer >= 0) this.#layers.set(scope, layer)
     else this.#layers.delete(scope)
     this.#ruleOwners.delete(scope)
@@ -281,7 +286,8 @@ class SkillRegistry {
 
   /**
    * Listen for catalog changes (registrations, disposals, runtime skills,
-   * invalidations). Listeners are called synchronously during the mutation;
+   * invalidations). Listeners are called synchronously during the mutation
+   * (one registration's invalidations are coalesced: see `#invalidate`);
    * errors and rejections are logged and contained.
    * @param {() => unknown} listener
    * @returns {() => void}
@@ -308,7 +314,7 @@ class SkillRegistry {
     const invalidate = () => {
       const record = this.#providers.get(slot)
       if (record === undefined || record.controller !== controller) return
-      if (this.#native.invalidate(slot)) this.#emit()
+      this.#invalidate(slot, record)
     }
     const control = Object.freeze({ signal: controller.signal, invalidate })
     let provider
@@ -337,7 +343,7 @@ class SkillRegistry {
       slot = registered
       if (scope !== undefined) this.#layers.set(scope, layer)
       if (owned !== undefined) registeredHandles.add(owned)
-      this.#providers.set(slot, { provider, name: provider.name, controller, handle, owned, scope, waiters: new Set() })
+      this.#providers.set(slot, { provider, name: provider.name, controller, handle, owned, scope, waiters: new Set(), burst: false, trailing: false })
       if (rules !== undefined) owner = this.#ownRules(scope, rules)
       // Only once registered: a failed attempt must not touch a live registration.
       provider[kAttach]?.(control)
@@ -359,11 +365,55 @@ class SkillRegistry {
     }
   }
 
+  /**
+   * Invalidate on behalf of the registration in `slot` (`record`, active):
+   * its catalogs are dropped at once; listeners are told once per burst.
+   * The first invalidation after a quiet turn of the event loop notifies at
+   * once, as any mutation; those that follow within that turn join one
+   * notification on the next turn, and so on, one per turn, while they go
+   * on. So an invalidation always has a notification after it, and N of
+   * them in one turn cost two.
+   */
+  #invalidate(slot, record) {
+    if (!this.#native.invalidate(slot)) return
+    this.#forgetEvicted()
+    if (record.burst) {
+      record.trailing = true
+      return
+    }
+    record.burst = true
+    setImmediate(() => this.#endOfTurn(slot, record))
+    this.#emit()
+  }
+
+  /** A turn with invalidations of `record` ended: the one notification for those made after its first. */
+  #endOfTurn(slot, record) {
+    if (!record.trailing || this.#providers.get(slot) !== record) {
+      // Quiet again (or disposed, which notified by itself, later).
+      record.burst = false
+      record.trailing = false
+      return
+    }
+    record.trailing = false
+    setImmediate(() => this.#endOfTurn(slot, record))
+    this.#emit()
+  }
+
+  /**
+   * Let go of the entries of catalogs the native cache dropped (a change
+   * made them stale): what they hold (the runtime registrations and JS
+   * listings they merged) goes with them, not at the next lookup.
+   */
+  #forgetEvicted() {
+    for (const id of this.#native.takeEvicted()) this.#catalogs.delete(id)
+  }
+
   #unregister(slot) {
     const record = this.#providers.get(slot)
     this.#providers.delete(slot)
     if (record?.owned !== undefined) registeredHandles.delete(record.owned)
     this.#native.unregister(slot)
+    this.#forgetEvicted()
     // Release every lookup still waiting on this provider.
     if (record !== undefined) {
       record.released = true
@@ -423,6 +473,7 @@ class SkillRegistry {
     return () => {
       if (!this.#runtime.delete(id)) return
       this.#native.unregisterRuntime(id)
+      this.#forgetEvicted()
       this.#releaseRules(scope, owner)
       this.#emit()
     }
@@ -437,7 +488,7 @@ class SkillRegistry {
   invalidateProvider(provider) {
     for (const [slot, record] of this.#providers) {
       if (record.provider !== provider) continue
-      if (this.#native.invalidate(slot)) this.#emit()
+      this.#invalidate(slot, record)
       return
     }
   }
@@ -450,6 +501,8 @@ class SkillRegistry {
   /** @param {{ cwd?: string, signal?: AbortSignal, scope?: object }} [options] */
   async snapshot(options) {
     const entry = await this.#collect(options, this.#viewOf(options))
+    const turn = this.#deliveries.admit(entry.sources.length)
+    if (turn !== undefined) await turn
     const skills = freshSummaries(entry)
     returnedArrays.set(skills, entry)
     return { skills, complete: entry.complete }
@@ -468,6 +521,8 @@ class SkillRegistry {
     const limit = searchLimit(options)
     const entry = await this.#collect(options, this.#viewOf(options))
     throwIfAborted(options?.signal)
+    const turn = this.#deliveries.admit(Math.min(limit, entry.sources.length))
+    if (turn !== undefined) await turn
     return searchEntry(entry, query, limit)
   }
 
@@ -582,7 +637,7 @@ class SkillRegistry {
 
   /** A loaded definition no longer has the catalog's name: re-discover. */
   #stale(slot, record) {
-    if (this.#providers.get(slot) === record && this.#native.invalidate(slot)) this.#emit()
+    if (this.#providers.get(slot) === record) this.#invalidate(slot, record)
     return undefined
   }
 
@@ -698,8 +753,11 @@ class SkillRegistry {
       // gone), along the same chain.
       const collection = this.#native.collect(cwd, attempt, this.#layerIds(chain))
       const external = collection.hostSlots()
-      const hasNative = collection.hasNative
-      const runtime = new Map(this.#runtime)
+      const nativeSlots = collection.nativeSlots()
+      const hasNative = nativeSlots.length > 0
+      // The runtime registrations of this view alone (not every layer's).
+      const runtime = new Map()
+      for (const id of collection.runtimeIds()) runtime.set(id, this.#runtime.get(id))
       if (external.length > 0 && lookup.signal?.aborted) {
         // A retry would hand providers an aborted signal.
         this.#abandon(flight)
@@ -709,7 +767,7 @@ class SkillRegistry {
       const calls = external.map((slot) => this.#listExternal(slot, lookup, flight))
       const nativeList = hasNative ? collection.listNative() : NO_WARNINGS
       const [nativeWarnings, ...outcomes] = await Promise.all([nativeList, ...calls])
-      if (hasNative) this.#syncNativeMemory()
+      if (hasNative) this.#syncNativeMemory(nativeSlots)
       if (flight.abandoned) return ABANDONED
       for (const { slot, message } of nativeWarnings) {
         safeWarn(this.#providers.get(slot)?.provider[kLogger] ?? this.#logger, message)
@@ -740,8 +798,8 @@ class SkillRegistry {
    * Tell V8 what the native providers hold now (external memory): their
    * caches grow when a lookup through this registry reads the disk.
    */
-  #syncNativeMemory() {
-    for (const record of this.#providers.values()) record.handle?.syncMemory()
+  #syncNativeMemory(slots) {
+    for (const slot of slots) this.#providers.get(slot)?.handle?.syncMemory()
   }
 
   /** One JS provider's `list()` for a flight; resolves to its outcome. */

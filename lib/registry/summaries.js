@@ -153,11 +153,19 @@ function summaryAt(entry, position) {
   const { sources, winners, rewritten } = entry
   const summary = winners[4 * position] === KIND_NATIVE ? copyNativeSummary(sources[position]) : copySummary(sources[position])
   if (rewritten !== undefined) {
-    for (let i = 0; i < rewritten.length; i += 2) {
-      if (rewritten[i] === position) summary.invocation = rewrittenPolicy(rewritten[i + 1])
-    }
+    // Position → rewrite code, made once per entry (a search may ask for many).
+    entry.rewrites ??= rewriteCodes(rewritten)
+    const code = entry.rewrites.get(position)
+    if (code !== undefined) summary.invocation = rewrittenPolicy(code)
   }
   return summary
+}
+
+/** `position, code` pairs as a map (the last pair of a position decides). */
+function rewriteCodes(rewritten) {
+  const codes = new Map()
+  for (let i = 0; i < rewritten.length; i += 2) codes.set(rewritten[i], rewritten[i + 1])
+  return codes
 }
 
 /** The native catalog of an entry with every description supplied. */
@@ -208,6 +216,7 @@ function catalogSource(entry) {
  *   runtime: Map<number, { definition: object, template: object }>,
  *   rewritten: number[] | undefined,
  *   source?: { catalog: object, summaries: readonly object[] },
+ *   rewrites?: Map<number, number>,
  * }} CatalogEntry
  */
 
@@ -237,7 +246,7 @@ function buildEntry(finished, hosts, runtime) {
     }
   }
   const rewritten = finished.rewritten.length > 0 ? finished.rewritten : undefined
-  return { catalog, complete: finished.complete, winners, sources, hosts, runtime, rewritten, source: undefined }
+  return { catalog, complete: finished.complete, winners, sources, hosts, runtime, rewritten, source: undefined, rewrites: undefined }
 }
 
 /** A fresh copy of a runtime skill's definition, defaults applied. */

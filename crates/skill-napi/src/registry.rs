@@ -303,6 +303,17 @@ impl NativeRegistry {
         self.core.unregister_runtime(slot_id(id))
     }
 
+    /// Ids of the catalogs dropped from the cache since the last call (or
+    /// the last [`NativeCollection::finish`]): JS lets go of their entries.
+    #[napi(catch_unwind)]
+    pub fn take_evicted(&self) -> Vec<f64> {
+        self.core
+            .take_evicted()
+            .into_iter()
+            .map(|id| id as f64)
+            .collect()
+    }
+
     /// Id of the cached complete catalog for `cwd` and the chain `scope`
     /// (layer ids nearest first, `null` for no scope), or -1.
     #[napi(catch_unwind)]
@@ -460,6 +471,28 @@ impl NativeCollection {
                 c.providers
                     .iter()
                     .filter(|p| p.native.is_none())
+                    .map(|p| p.slot as f64)
+                    .collect()
+            })
+    }
+
+    /// Ids of the runtime skills of the plan (its view's alone).
+    #[napi(catch_unwind)]
+    pub fn runtime_ids(&self) -> Vec<f64> {
+        locked(&self.collection)
+            .as_ref()
+            .map_or_else(Vec::new, |c| c.runtime_ids().map(|id| id as f64).collect())
+    }
+
+    /// Slots of the native providers of the plan.
+    #[napi(catch_unwind)]
+    pub fn native_slots(&self) -> Vec<f64> {
+        locked(&self.collection)
+            .as_ref()
+            .map_or_else(Vec::new, |c| {
+                c.providers
+                    .iter()
+                    .filter(|p| p.native.is_some())
                     .map(|p| p.slot as f64)
                     .collect()
             })

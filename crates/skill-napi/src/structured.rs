@@ -310,13 +310,12 @@ pub fn structured_digest(chunks: Vec<Utf16String>, lengths: Uint32Array) -> napi
 }
 
 /// The skill names of the `/name` gestures in a user's text, first occurrence
-/// order, each once.
+/// order, each once, joined by single spaces (skill names hold none): one
+/// string crosses the boundary however many names there are, and JS splits it
+/// (a million names as a million Node-API strings cost seconds).
 #[napi(catch_unwind, js_name = "scanSkillGestures")]
-pub fn scan_skill_gestures(text: String) -> Vec<String> {
-    scan_gestures(&text)
-        .into_iter()
-        .map(str::to_string)
-        .collect()
+pub fn scan_skill_gestures(text: String) -> String {
+    scan_gestures(&text).join(" ")
 }
 
 #[cfg(test)]

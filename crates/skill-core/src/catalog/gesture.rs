@@ -8,18 +8,27 @@
 //! `(/name)`) are prose. Whether a gesture names a skill the user may invoke is
 //! for the caller to decide.
 
+use std::collections::HashSet;
+
 use super::is_js_whitespace;
 use crate::model::is_skill_name;
 
 /// The names of the `/name` gestures of `text`, first occurrence order, each
-/// name once.
+/// name once. Linear in the length of the text: repeats are found with a hash
+/// set, so a pasted text of a million distinct gestures costs what reading it
+/// costs.
 pub fn scan_gestures(text: &str) -> Vec<&str> {
     let mut names: Vec<&str> = Vec::new();
+    // Sized for the gestures the text can hold (one per `/`), up to a bound a
+    // text of slashes alone cannot inflate; past it the set grows as usual.
+    let slashes = memchr::memchr_iter(b'/', text.as_bytes()).count();
+    let mut seen: HashSet<&str, foldhash::fast::RandomState> =
+        HashSet::with_capacity_and_hasher(slashes.min(1 << 16), Default::default());
     for token in text.split(is_js_whitespace) {
         let Some(name) = token.strip_prefix('/') else {
             continue;
         };
-        if is_skill_name(name) && !names.contains(&name) {
+        if is_skill_name(name) && seen.insert(name) {
             names.push(name);
         }
     }
@@ -62,6 +71,26 @@ mod tests {
             ("\u{200b}/deploy", vec![]),
         ] {
             assert_eq!(scan_gestures(text), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn many_distinct_gestures_keep_first_occurrence_order() {
+        // 200,000 distinct names, each repeated later in reverse order: the
+        // first pass decides the order, the second adds nothing. (The scan was
+        // quadratic in the number of distinct names: this took minutes.)
+        let count = 200_000;
+        let mut text = String::new();
+        for i in 0..count {
+            text.push_str(&format!("/s{i} "));
+        }
+        for i in (0..count).rev() {
+            text.push_str(&format!("x /s{i}\n"));
+        }
+        let names = scan_gestures(&text);
+        assert_eq!(names.len(), count);
+        for (i, name) in names.iter().enumerate() {
+            assert_eq!(*name, format!("s{i}"));
         }
     }
 }

@@ -58,6 +58,12 @@ impl Collection {
         &self.registry
     }
 
+    /// Ids of the runtime skills this collection merges (its view's, each
+    /// layer's in registration order, the nearest layer first).
+    pub fn runtime_ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.runtime.iter().map(|r| r.id)
+    }
+
     /// Merge the outcomes (one per planned provider, same order): the nearest
     /// layer holding a name wins it; within one layer, rank, then provider
     /// order (runtime first), then the provider's own order, and the later

@@ -20,6 +20,7 @@
 use crate::model::RuntimeSkill;
 use crate::overrides::Overrides;
 use crate::provider::NativeProvider;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 /// Id of a registry layer.
@@ -71,10 +72,14 @@ pub(super) struct Layer {
     pub(super) label: Option<String>,
     /// Set from the registry's epoch at every change of this layer.
     pub(super) generation: u64,
-    /// Providers in registration order.
-    pub(super) providers: Vec<Slot>,
-    /// Runtime skills in registration order.
-    pub(super) runtime: Vec<RuntimeSlot>,
+    /// Providers by slot id: registration order, ids only growing.
+    pub(super) providers: BTreeMap<u64, Slot>,
+    /// The names of [`Layer::providers`] (unique per layer).
+    pub(super) provider_names: HashSet<String>,
+    /// Runtime skills by id: registration order, ids only growing.
+    pub(super) runtime: BTreeMap<u64, RuntimeSlot>,
+    /// The names of [`Layer::runtime`] (first wins per layer).
+    pub(super) runtime_names: HashSet<String>,
     /// The layer's own override rules (none for the global layer, whose
     /// rules are the registry's).
     pub(super) overrides: Arc<Overrides>,
@@ -86,8 +91,10 @@ impl Layer {
             id,
             label,
             generation,
-            providers: Vec::new(),
-            runtime: Vec::new(),
+            providers: BTreeMap::new(),
+            provider_names: HashSet::new(),
+            runtime: BTreeMap::new(),
+            runtime_names: HashSet::new(),
             overrides: Arc::default(),
         }
     }

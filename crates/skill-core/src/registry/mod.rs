@@ -270,36 +270,30 @@ impl Registry {
         }
         let registered = {
             let mut state = lock(&self.shared);
-            if let Some(native) = &native {
-                let registered = state.layers().flat_map(|l| &l.providers);
-                if registered
-                    .filter_map(|p| p.native.as_ref())
-                    .any(|other| Arc::ptr_eq(other, native))
-                {
-                    return Err(RegistryError::AlreadyRegistered(name.to_string()));
-                }
+            if native.as_ref().is_some_and(|n| state.holds_native(n)) {
+                return Err(RegistryError::AlreadyRegistered(name.to_string()));
             }
             let existing = existing_layer(&state, target);
-            if let Some(layer) = existing.and_then(|id| state.layer(id)) {
-                if layer.providers.iter().any(|p| p.name == name) {
-                    return Err(match &layer.label {
-                        None => RegistryError::DuplicateName(name.to_string()),
-                        Some(scope) => RegistryError::DuplicateNameInScope {
-                            name: name.to_string(),
-                            scope: scope.clone(),
-                        },
-                    });
-                }
+            if let Some(id) = existing.filter(|&id| state.has_provider_named(id, name)) {
+                let label = state.layer(id).and_then(|l| l.label.clone());
+                return Err(match label {
+                    None => RegistryError::DuplicateName(name.to_string()),
+                    Some(scope) => RegistryError::DuplicateNameInScope {
+                        name: name.to_string(),
+                        scope,
+                    },
+                });
             }
             let layer = layer_to_file(&mut state, existing, target);
             let id = state.fresh_id();
-            if let Some(l) = state.layer_mut(layer) {
-                l.providers.push(Slot {
+            state.add_provider(
+                layer,
+                Slot {
                     id,
                     name: name.to_string(),
                     native: native.clone(),
-                });
-            }
+                },
+            );
             state.touch(layer);
             Registered { id, layer }
         };
@@ -317,18 +311,14 @@ impl Registry {
     pub fn unregister_provider(&self, slot: u64) -> bool {
         let removed = {
             let mut state = lock(&self.shared);
-            let Some(layer) = state.provider_layer(slot) else {
+            let Some((layer, removed)) = state.remove_provider(slot) else {
                 return false;
             };
-            let removed = state.layer_mut(layer).and_then(|l| {
-                let pos = l.providers.iter().position(|p| p.id == slot)?;
-                Some(l.providers.remove(pos))
-            });
             state.touch(layer);
             state.drop_if_empty(layer);
             removed
         };
-        if let Some(native) = removed.and_then(|r| r.native) {
+        if let Some(native) = removed.native {
             native.attach(None);
         }
         true
@@ -358,19 +348,18 @@ impl Registry {
     ) -> Option<Registered> {
         let mut state = lock(&self.shared);
         let existing = existing_layer(&state, target);
-        if let Some(layer) = existing.and_then(|id| state.layer(id)) {
-            if layer.runtime.iter().any(|r| r.skill.name == skill.name) {
-                return None;
-            }
+        if existing.is_some_and(|id| state.has_runtime_named(id, &skill.name)) {
+            return None;
         }
         let layer = layer_to_file(&mut state, existing, target);
         let id = state.fresh_id();
-        if let Some(l) = state.layer_mut(layer) {
-            l.runtime.push(RuntimeSlot {
+        state.add_runtime(
+            layer,
+            RuntimeSlot {
                 id,
                 skill: Arc::new(skill),
-            });
-        }
+            },
+        );
         state.touch(layer);
         Some(Registered { id, layer })
     }
@@ -379,12 +368,9 @@ impl Registry {
     /// `false` if it was already removed.
     pub fn unregister_runtime(&self, id: u64) -> bool {
         let mut state = lock(&self.shared);
-        let Some(layer) = state.runtime_layer(id) else {
+        let Some(layer) = state.remove_runtime(id) else {
             return false;
         };
-        if let Some(l) = state.layer_mut(layer) {
-            l.runtime.retain(|r| r.id != id);
-        }
         state.touch(layer);
         state.drop_if_empty(layer);
         true
@@ -410,7 +396,7 @@ impl Registry {
                 .links
                 .iter()
                 .filter_map(|link| state.layer(link.layer))
-                .flat_map(|l| l.providers.iter().filter_map(|p| p.native.clone()))
+                .flat_map(|l| l.providers.values().filter_map(|p| p.native.clone()))
                 .collect();
             (key, natives)
         };
@@ -458,14 +444,14 @@ impl Registry {
                 continue;
             };
             let depth = u32::try_from(depth).unwrap_or(u32::MAX);
-            providers.extend(layer.providers.iter().map(|p| PlannedProvider {
+            providers.extend(layer.providers.values().map(|p| PlannedProvider {
                 slot: p.id,
                 name: p.name.clone(),
                 native: p.native.clone(),
                 layer: layer.id,
                 depth,
             }));
-            runtime.extend(layer.runtime.iter().map(|r| PlannedRuntime {
+            runtime.extend(layer.runtime.values().map(|r| PlannedRuntime {
                 id: r.id,
                 skill: r.skill.clone(),
                 layer: layer.id,

@@ -1,13 +1,34 @@
 //! The registry's state behind its lock: the layers with their registrations
 //! and generations, the catalog cache, and the override rules.
+//!
+//! Everything a read or a registration touches is found by key, never by a
+//! walk over every layer or registration: layers by id, each registration's
+//! layer by its id, a layer's names in a set. So a scoped read costs the
+//! layers of its own chain, however many other scopes hold registrations,
+//! and a registration or a disposal costs its own layer.
 
 use super::key::CacheKey;
-use super::layers::{Layer, LayerId, Link, View, GLOBAL_LAYER};
+use super::layers::{Layer, LayerId, Link, RuntimeSlot, Slot, View, GLOBAL_LAYER};
 use super::types::Catalog;
 use crate::overrides::Overrides;
+use crate::provider::NativeProvider;
 use lru::LruCache;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::num::NonZeroUsize;
 use std::sync::Arc;
+
+/// What a registration id names, and in which layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Owner {
+    Provider(LayerId),
+    Runtime(LayerId),
+}
+
+/// The identity of a native provider object (its address, which stays while
+/// the registry holds it).
+fn native_key(native: &Arc<dyn NativeProvider>) -> usize {
+    Arc::as_ptr(native).cast::<()>() as usize
+}
 
 pub(super) struct State {
     /// Bumped by every change; a changed layer takes its value as its
@@ -16,8 +37,12 @@ pub(super) struct State {
     /// Last id handed out (slots, runtime skills, layers, catalogs).
     pub(super) next_id: u64,
     pub(super) global: Layer,
-    /// Scoped layers, in creation order.
-    pub(super) scoped: Vec<Layer>,
+    /// Scoped layers by id (ids only grow: creation order).
+    scoped: BTreeMap<LayerId, Layer>,
+    /// Every live registration (provider slot or runtime skill) → its layer.
+    owners: HashMap<u64, Owner>,
+    /// The native provider objects registered (see [`native_key`]).
+    natives: HashSet<usize>,
     /// Scoped layers created so far.
     pub(super) created: u64,
     pub(super) cache: LruCache<CacheKey, Arc<Catalog>>,
@@ -32,7 +57,9 @@ impl State {
             epoch: 0,
             next_id: 0,
             global: Layer::new(GLOBAL_LAYER, None, 0),
-            scoped: Vec::new(),
+            scoped: BTreeMap::new(),
+            owners: HashMap::new(),
+            natives: HashSet::new(),
             created: 0,
             cache: LruCache::new(cap),
             evicted: Vec::new(),
@@ -49,7 +76,7 @@ impl State {
         if id == GLOBAL_LAYER {
             Some(&self.global)
         } else {
-            self.scoped.iter().find(|l| l.id == id)
+            self.scoped.get(&id)
         }
     }
 
@@ -57,26 +84,104 @@ impl State {
         if id == GLOBAL_LAYER {
             Some(&mut self.global)
         } else {
-            self.scoped.iter_mut().find(|l| l.id == id)
+            self.scoped.get_mut(&id)
         }
     }
 
     pub(super) fn layers(&self) -> impl Iterator<Item = &Layer> + '_ {
-        std::iter::once(&self.global).chain(self.scoped.iter())
+        std::iter::once(&self.global).chain(self.scoped.values())
     }
 
     /// The layer holding provider `slot`.
     pub(super) fn provider_layer(&self, slot: u64) -> Option<LayerId> {
-        self.layers()
-            .find(|l| l.providers.iter().any(|p| p.id == slot))
-            .map(|l| l.id)
+        match self.owners.get(&slot) {
+            Some(Owner::Provider(layer)) => Some(*layer),
+            _ => None,
+        }
     }
 
     /// The layer holding runtime skill `id`.
     pub(super) fn runtime_layer(&self, id: u64) -> Option<LayerId> {
-        self.layers()
-            .find(|l| l.runtime.iter().any(|r| r.id == id))
-            .map(|l| l.id)
+        match self.owners.get(&id) {
+            Some(Owner::Runtime(layer)) => Some(*layer),
+            _ => None,
+        }
+    }
+
+    /// Whether the native provider object `native` is registered (in any layer).
+    pub(super) fn holds_native(&self, native: &Arc<dyn NativeProvider>) -> bool {
+        self.natives.contains(&native_key(native))
+    }
+
+    /// Whether layer `layer` has a provider named `name`.
+    pub(super) fn has_provider_named(&self, layer: LayerId, name: &str) -> bool {
+        self.layer(layer)
+            .is_some_and(|l| l.provider_names.contains(name))
+    }
+
+    /// Whether layer `layer` has a runtime skill named `name`.
+    pub(super) fn has_runtime_named(&self, layer: LayerId, name: &str) -> bool {
+        self.layer(layer)
+            .is_some_and(|l| l.runtime_names.contains(name))
+    }
+
+    /// File provider `slot` into the alive layer `layer` (its name checked
+    /// unique there by the caller). Returns `false` when `layer` is gone.
+    pub(super) fn add_provider(&mut self, layer: LayerId, slot: Slot) -> bool {
+        let id = slot.id;
+        let native = slot.native.as_ref().map(native_key);
+        let Some(l) = self.layer_mut(layer) else {
+            return false;
+        };
+        l.provider_names.insert(slot.name.clone());
+        l.providers.insert(id, slot);
+        self.owners.insert(id, Owner::Provider(layer));
+        if let Some(native) = native {
+            self.natives.insert(native);
+        }
+        true
+    }
+
+    /// Take provider `slot` out of its layer (the layer is not touched nor
+    /// dropped here): the layer and the slot, while it was registered.
+    pub(super) fn remove_provider(&mut self, slot: u64) -> Option<(LayerId, Slot)> {
+        let layer = self.provider_layer(slot)?;
+        self.owners.remove(&slot);
+        let removed = self.layer_mut(layer).and_then(|l| {
+            let removed = l.providers.remove(&slot)?;
+            l.provider_names.remove(&removed.name);
+            Some(removed)
+        })?;
+        if let Some(native) = &removed.native {
+            self.natives.remove(&native_key(native));
+        }
+        Some((layer, removed))
+    }
+
+    /// File runtime skill `slot` into the alive layer `layer` (its name
+    /// checked free there by the caller). Returns `false` when `layer` is gone.
+    pub(super) fn add_runtime(&mut self, layer: LayerId, slot: RuntimeSlot) -> bool {
+        let id = slot.id;
+        let Some(l) = self.layer_mut(layer) else {
+            return false;
+        };
+        l.runtime_names.insert(slot.skill.name.clone());
+        l.runtime.insert(id, slot);
+        self.owners.insert(id, Owner::Runtime(layer));
+        true
+    }
+
+    /// Take runtime skill `id` out of its layer (the layer is not touched
+    /// nor dropped here): its layer, while it was registered.
+    pub(super) fn remove_runtime(&mut self, id: u64) -> Option<LayerId> {
+        let layer = self.runtime_layer(id)?;
+        self.owners.remove(&id);
+        if let Some(l) = self.layer_mut(layer) {
+            if let Some(removed) = l.runtime.remove(&id) {
+                l.runtime_names.remove(&removed.skill.name);
+            }
+        }
+        Some(layer)
     }
 
     /// A new, empty scoped layer.
@@ -85,13 +190,15 @@ impl State {
         self.created += 1;
         let generation = self.epoch;
         self.scoped
-            .push(Layer::new(id, Some(label.to_string()), generation));
+            .insert(id, Layer::new(id, Some(label.to_string()), generation));
         id
     }
 
     /// Drop `layer` when it is a scoped layer left without registrations.
     pub(super) fn drop_if_empty(&mut self, layer: LayerId) {
-        self.scoped.retain(|l| l.id != layer || !l.is_droppable());
+        if self.scoped.get(&layer).is_some_and(Layer::is_droppable) {
+            self.scoped.remove(&layer);
+        }
     }
 
     /// `layer` changed: it takes a new generation, and every cached catalog
@@ -125,7 +232,7 @@ impl State {
         self.epoch += 1;
         let epoch = self.epoch;
         self.global.generation = epoch;
-        for l in &mut self.scoped {
+        for l in self.scoped.values_mut() {
             l.generation = epoch;
         }
         self.evict_all();

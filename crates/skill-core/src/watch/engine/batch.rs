@@ -101,6 +101,11 @@ impl Inner {
                 self.fire();
             }
             self.covered(covered);
+            #[cfg(test)]
+            {
+                let mut state = self.lock();
+                state.published_seq = state.published_seq.max(covered);
+            }
         }
     }
 }

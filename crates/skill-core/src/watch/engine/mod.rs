@@ -105,6 +105,12 @@ pub(super) struct State {
     warnings: Vec<String>,
     #[cfg(test)]
     pub(super) triggers: Vec<PathBuf>,
+    /// The change sequence number at which each trigger was last noted.
+    #[cfg(test)]
+    pub(super) noted_at: HashMap<PathBuf, u64>,
+    /// The highest change sequence number a delivered publication covered.
+    #[cfg(test)]
+    pub(super) published_seq: u64,
     #[cfg(test)]
     pub(super) faults: HashMap<PathBuf, fn() -> notify::Error>,
     #[cfg(test)]
@@ -223,6 +229,10 @@ impl Inner {
                 warnings: Vec::new(),
                 #[cfg(test)]
                 triggers: Vec::new(),
+                #[cfg(test)]
+                noted_at: HashMap::new(),
+                #[cfg(test)]
+                published_seq: 0,
                 #[cfg(test)]
                 faults: HashMap::new(),
                 #[cfg(test)]
@@ -489,6 +499,8 @@ impl State {
         self.triggers.push(path.to_path_buf());
         let _ = path;
         self.changed();
+        #[cfg(test)]
+        self.noted_at.insert(path.to_path_buf(), self.seq);
         self.activity(now);
     }
 

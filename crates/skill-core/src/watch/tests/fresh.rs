@@ -180,6 +180,33 @@ fn catching_up_keeps_notifications_coalesced() {
     );
 }
 
+/// `settle` waits for the sentinel's own publication even when an earlier
+/// batch is published between its look at the count and the sentinel's write
+/// (a pause there made `catching_up_keeps_notifications_coalesced` read the
+/// stats before the sentinel was published, every time).
+#[test]
+fn settle_waits_for_the_sentinels_own_publication() {
+    let h = harness(fast_config());
+    let [root] = dirs(&h.base(), ["skills"]);
+    h.watcher.watch_shared(&[RootSpec::plain(&root)]);
+    for round in 0..3 {
+        // A batch pending publication, then a pause longer than its window.
+        write_bundle(&root, &format!("skill-{round}"));
+        assert!(h.catch_up());
+        h.settle_after(&root.join("sentinel.md"), COALESCE_MAX + STORM_QUIET);
+        let stats = h.watcher.stats();
+        let (change, publication) = (
+            stats.last_change.expect("noted"),
+            stats.last_publication.expect("published"),
+        );
+        assert!(
+            publication.monotonic_ns >= change.monotonic_ns,
+            "round {round}: settled with the last publication {} µs older than the sentinel's change",
+            (change.monotonic_ns - publication.monotonic_ns) / 1000
+        );
+    }
+}
+
 #[test]
 fn catch_up_after_close_does_nothing() {
     let h = harness(fast_config());

@@ -80,11 +80,31 @@ impl Harness {
     /// Write `sentinel` (a flat skill) and wait until its publication, so every
     /// event before it has been handled.
     fn settle(&self, sentinel: &Path) {
+        self.settle_after(sentinel, Duration::ZERO);
+    }
+
+    /// [`Self::settle`], with `pause` between looking and writing (a test
+    /// thread preempted there). It waits for the publication that covers the
+    /// sentinel's own change, not just any publication after the call: an
+    /// earlier batch published during the pause, with the sentinel noted but
+    /// not yet published, does not count.
+    fn settle_after(&self, sentinel: &Path, pause: Duration) {
         let before = self.count();
+        // A sentinel used before: wait for this write's note, not the last one.
+        self.watcher.inner.lock().noted_at.remove(sentinel);
+        std::thread::sleep(pause);
         write_skill_file(sentinel, "sentinel");
         wait_until("sentinel published", || {
-            self.count() > before && self.triggers().iter().any(|p| p == sentinel)
+            let state = self.watcher.inner.lock();
+            state
+                .noted_at
+                .get(sentinel)
+                .is_some_and(|&seq| state.published_seq >= seq)
         });
+        assert!(
+            self.count() > before,
+            "the sentinel's publication was delivered"
+        );
     }
 }
 
