@@ -14,16 +14,56 @@ use super::is_js_whitespace;
 use crate::model::is_skill_name;
 
 /// The names of the `/name` gestures of `text`, first occurrence order, each
-/// name once. Linear in the length of the text: repeats are found with a hash
+/// name once. Linear in the length of the text: the scan jumps from `/` to `/`
+/// (`memchr`), reads a name's bytes in place, and finds repeats with a hash
 /// set, so a pasted text of a million distinct gestures costs what reading it
-/// costs.
+/// costs. [`scan_gestures_by_tokens`] is the rule written plainly; the two
+/// agree on every text (tests and the `gesture` fuzz target).
 pub fn scan_gestures(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
     let mut names: Vec<&str> = Vec::new();
     // Sized for the gestures the text can hold (one per `/`), up to a bound a
     // text of slashes alone cannot inflate; past it the set grows as usual.
-    let slashes = memchr::memchr_iter(b'/', text.as_bytes()).count();
+    let slashes = memchr::memchr_iter(b'/', bytes).count();
     let mut seen: HashSet<&str, foldhash::fast::RandomState> =
         HashSet::with_capacity_and_hasher(slashes.min(1 << 16), Default::default());
+    for slash in memchr::memchr_iter(b'/', bytes) {
+        if slash > 0 && !whitespace_before(text, slash) {
+            continue;
+        }
+        let start = slash + 1;
+        let end = start
+            + bytes[start..]
+                .iter()
+                .position(|&b| !matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-'))
+                .unwrap_or(bytes.len() - start);
+        if end < bytes.len() && !whitespace_at(text, end) {
+            continue;
+        }
+        let name = &text[start..end];
+        if is_skill_name(name) && seen.insert(name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// The character that ends just before byte `at` (a char boundary) is JS
+/// whitespace.
+fn whitespace_before(text: &str, at: usize) -> bool {
+    text[..at].chars().next_back().is_some_and(is_js_whitespace)
+}
+
+/// The character that starts at byte `at` (a char boundary) is JS whitespace.
+fn whitespace_at(text: &str, at: usize) -> bool {
+    text[at..].chars().next().is_some_and(is_js_whitespace)
+}
+
+/// [`scan_gestures`] written as the rule reads: split the text at JS
+/// whitespace, keep the tokens that are `/` and a skill name, each once.
+pub fn scan_gestures_by_tokens(text: &str) -> Vec<&str> {
+    let mut names: Vec<&str> = Vec::new();
+    let mut seen: HashSet<&str, foldhash::fast::RandomState> = HashSet::default();
     for token in text.split(is_js_whitespace) {
         let Some(name) = token.strip_prefix('/') else {
             continue;
@@ -71,6 +111,35 @@ mod tests {
             ("\u{200b}/deploy", vec![]),
         ] {
             assert_eq!(scan_gestures(text), expected, "{text:?}");
+            assert_eq!(scan_gestures_by_tokens(text), expected, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_scan_agrees_with_the_rule_on_random_texts() {
+        // Texts from a small alphabet that makes gestures, near-misses and
+        // multi-byte whitespace and letters common.
+        const PIECES: [&str; 16] = [
+            "/", "a", "b", "9", "-", " ", "\n", "\u{a0}", "\u{3000}", "\u{2028}", "é", "\u{85}",
+            "x/", "/de", "--", "\u{feff}",
+        ];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let len = (next() % 24) as usize;
+            let text: String = (0..len)
+                .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                .collect();
+            assert_eq!(
+                scan_gestures(&text),
+                scan_gestures_by_tokens(&text),
+                "{text:?}"
+            );
         }
     }
 

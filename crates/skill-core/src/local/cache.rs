@@ -250,13 +250,19 @@ impl ParseCache {
             None => {}
         }
         self.misses.fetch_add(1, Ordering::Relaxed);
-        let outcome = text_outcome(&text);
+        let mut outcome = text_outcome(&text);
         match stamp {
             Some(stamp) if stamp.settled_before(read_at, self.granularity) => {
                 self.keep(path, stamp, text.as_bytes(), &outcome);
             }
             Some(_) => self.forget(path),
             None => {}
+        }
+        // Discovery holds every file's parse until the scan ends: without the
+        // body it holds a few hundred bytes per file instead of the whole
+        // text, and its worker threads' heaps stay small.
+        if let (false, ReadOutcome::Parsed(parsed)) = (body, &mut outcome) {
+            parsed.body = String::new();
         }
         outcome
     }
@@ -367,6 +373,34 @@ mod tests {
             assert_eq!(&text[range], parsed.body, "{text:?}");
         }
         assert_eq!(body_range(b"abc", "x"), None);
+    }
+
+    #[test]
+    fn discovery_reads_keep_no_body() {
+        let dir = tempfile::TempDir::new().expect("tempdir");
+        let path = dir.path().join("a.md");
+        std::fs::write(&path, "---\nname: a\ndescription: d\n---\n\nBody\n").expect("write");
+        let fs = super::super::fs::StdFs;
+        // Not trusted (granularity): every read parses the file again.
+        let cache = ParseCache::new(16, 1 << 20, Duration::from_secs(3600));
+        let ReadOutcome::Parsed(listed) = cache.read(&fs, &path, 1 << 20) else {
+            panic!("not parsed");
+        };
+        assert_eq!((listed.name.as_str(), listed.body.as_str()), ("a", ""));
+        assert!(listed.fingerprint.is_some());
+        let ReadOutcome::Parsed(loaded) = cache.load(&fs, &path, 1 << 20) else {
+            panic!("not parsed");
+        };
+        assert_eq!(loaded.body, "Body");
+        assert_eq!(without_body(&loaded), listed);
+        // Trusted: the kept parse still finds the body for `load`.
+        let cache = ParseCache::new(16, 1 << 20, Duration::ZERO);
+        cache.read(&fs, &path, 1 << 20);
+        let ReadOutcome::Parsed(loaded) = cache.load(&fs, &path, 1 << 20) else {
+            panic!("not parsed");
+        };
+        assert_eq!(loaded.body, "Body");
+        assert_eq!(cache.stats().0, 1);
     }
 
     #[test]
