@@ -45,6 +45,14 @@ export declare class NativeCatalog {
    */
   nativeSummariesJson(): string
   /**
+   * [`Self::native_summaries_json`] for what changed since `previous`
+   * (an earlier catalog, still alive: candidates are compared by
+   * identity): the native winners that are the same shared candidate as
+   * one of `previous` point at it, the others come as JSON. A lookup after
+   * a one-file change then converts one summary, not the whole catalog.
+   */
+  nativeSummariesReusing(previous: NativeCatalog): NativeSummaries
+  /**
    * `[kind, slot, index, rewrite]` of the winner for `name` (see
    * [`Location`]), or `null`.
    */
@@ -639,6 +647,21 @@ export interface NativeServiceRoot {
   index: number
   /** Root directory. */
   path: string
+}
+
+/** What [`NativeCatalog::native_summaries_reusing`] hands back. */
+export interface NativeSummaries {
+  /**
+   * For each native winner, in catalog order: its position among the
+   * native winners of the previous catalog when it is the very candidate
+   * that won there (same provider listing, nothing re-read), else -1.
+   */
+  reuse: Float64Array
+  /**
+   * The summaries of the others (-1 in `reuse`), in catalog order, as one
+   * JSON array.
+   */
+  json: string
 }
 
 /** A warning from a native provider's discovery, with the provider's slot. */

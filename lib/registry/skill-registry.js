@@ -97,6 +97,12 @@ class SkillRegistry {
   #catalogs = new Map()
   /** flight key (normalised cwd, layers and their generations) → the collection in flight */
   #flights = new Map()
+  /**
+   * cwd and layers of a view → the last entry built for it that had native
+   * winners: the next one converts only the native summaries that changed
+   * (see `nativeSources`). A few views; emptied when a provider goes.
+   */
+  #previous = new Map()
   /** @type {Set<() => unknown>} */
   #listeners = new Set()
   /** Hands out the summaries of a burst of lookups turn by turn (see `deliveries.js`). */
@@ -413,6 +419,8 @@ class SkillRegistry {
     this.#providers.delete(slot)
     if (record?.owned !== undefined) registeredHandles.delete(record.owned)
     this.#native.unregister(slot)
+    // Kept entries hold catalogs, which hold their native providers.
+    this.#previous.clear()
     this.#forgetEvicted()
     // Release every lookup still waiting on this provider.
     if (record !== undefined) {
@@ -788,7 +796,13 @@ class SkillRegistry {
       if (finished === null || finished === undefined) continue
       for (const id of finished.evicted) this.#catalogs.delete(id)
       for (const warning of finished.warnings) safeWarn(this.#logger, warning)
-      const entry = buildEntry(finished, hosts, runtime)
+      const view = previousKey(cwd, this.#layerIds(chain))
+      const entry = buildEntry(finished, hosts, runtime, this.#previous.get(view))
+      if (entry.natives !== undefined) {
+        this.#previous.delete(view)
+        this.#previous.set(view, entry)
+        if (this.#previous.size > PREVIOUS_VIEWS) this.#previous.delete(this.#previous.keys().next().value)
+      }
       if (entry.complete) this.#catalogs.set(finished.id, entry)
       return entry
     }
@@ -828,5 +842,13 @@ class SkillRegistry {
 }
 
 const NO_WARNINGS = Promise.resolve([])
+
+/** Views whose last entry is kept for reuse (see `#previous`). */
+const PREVIOUS_VIEWS = 8
+
+/** The key of a view in `#previous`: its cwd and the layers of its chain. */
+function previousKey(cwd, layers) {
+  return layers === undefined ? `${cwd ?? ''}` : `${cwd ?? ''}\u0000${layers.join(',')}`
+}
 
 module.exports = { SkillRegistry, isSkillName, isModelInvocable, isUserInvocable }

@@ -216,6 +216,7 @@ function catalogSource(entry) {
  *   runtime: Map<number, { definition: object, template: object }>,
  *   rewritten: number[] | undefined,
  *   source?: { catalog: object, summaries: readonly object[] },
+ *   natives: object[] | undefined,
  *   rewrites?: Map<number, number>,
  * }} CatalogEntry
  */
@@ -228,7 +229,7 @@ function catalogSource(entry) {
  * provider's listing and the runtime skills (for `get()` and `explain()`).
  * @returns {CatalogEntry}
  */
-function buildEntry(finished, hosts, runtime) {
+function buildEntry(finished, hosts, runtime, previous) {
   const { catalog, winners } = finished
   const count = winners.length / 4
   const sources = new Array(count)
@@ -241,12 +242,31 @@ function buildEntry(finished, hosts, runtime) {
     } else if (kind === KIND_RUNTIME) {
       sources[i] = runtime.get(index).template
     } else {
-      natives ??= JSON.parse(catalog.nativeSummariesJson())
+      natives ??= nativeSources(catalog, previous)
       sources[i] = natives[index]
     }
   }
   const rewritten = finished.rewritten.length > 0 ? finished.rewritten : undefined
-  return { catalog, complete: finished.complete, winners, sources, hosts, runtime, rewritten, source: undefined, rewrites: undefined }
+  return { catalog, complete: finished.complete, winners, sources, hosts, runtime, rewritten, source: undefined, rewrites: undefined, natives }
+}
+
+/**
+ * The objects the native winners' summaries are built from, in catalog
+ * order. Those that are the very candidate a previous entry of the same view
+ * had (a provider that read nothing again for them) are that entry's
+ * objects; only the others cross as JSON. The objects are never handed out
+ * (summaries are copies), so entries may share them.
+ * @param {CatalogEntry | undefined} previous
+ */
+function nativeSources(catalog, previous) {
+  if (previous?.natives === undefined) return JSON.parse(catalog.nativeSummariesJson())
+  const { reuse, json } = catalog.nativeSummariesReusing(previous.catalog)
+  const fresh = JSON.parse(json)
+  const kept = previous.natives
+  const out = new Array(reuse.length)
+  let next = 0
+  for (let i = 0; i < reuse.length; i++) out[i] = reuse[i] >= 0 ? kept[reuse[i]] : fresh[next++]
+  return out
 }
 
 /** A fresh copy of a runtime skill's definition, defaults applied. */

@@ -130,10 +130,65 @@ fn bench_watched_discovery(c: &mut Criterion) {
     group.finish();
 }
 
+/// A watched discovery after one file changed (the incremental path: only
+/// the changed entry is read again, the rest of the listing is kept), next
+/// to the same discovery unwatched (everything read again through the parse
+/// cache), and to a watched discovery with nothing changed. The write is not
+/// timed.
+fn bench_incremental(c: &mut Criterion) {
+    let mut group = c.benchmark_group("local_after_one_change");
+    for count in [1_000usize, 5_000] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        generate(dir.path(), count);
+        // The parse cache trusts files whose times are 2 s old.
+        std::thread::sleep(std::time::Duration::from_millis(2_100));
+        let edited = dir.path().join(".dsh/skills/skill-00000/SKILL.md");
+        group.sample_size(if count >= 5_000 { 20 } else { 50 });
+        let ctx = LookupContext::new(None);
+        for (label, watch) in [("watched", true), ("unwatched", false)] {
+            let provider = provider_with(dir.path(), watch);
+            provider.keep_listings(watch);
+            assert_eq!(provider.discover(&ctx).observation.candidates.len(), count);
+            let mut n = 0u64;
+            group.bench_with_input(BenchmarkId::new(label, count), &count, |b, &count| {
+                b.iter_batched(
+                    || {
+                        n += 1;
+                        let text = skill_text("skill-00000")
+                            .replace("platform-team", &format!("team-{n}"));
+                        std::fs::write(&edited, text).expect("write");
+                    },
+                    |()| {
+                        let d = provider.discover(&ctx);
+                        assert_eq!(d.observation.candidates.len(), count);
+                        d
+                    },
+                    BatchSize::PerIteration,
+                )
+            });
+            if watch {
+                group.bench_with_input(
+                    BenchmarkId::new("watched, nothing changed", count),
+                    &count,
+                    |b, &count| {
+                        b.iter(|| {
+                            let d = provider.discover(&ctx);
+                            assert_eq!(d.observation.candidates.len(), count);
+                            d
+                        })
+                    },
+                );
+            }
+        }
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     bench_frontmatter,
     bench_discovery,
-    bench_watched_discovery
+    bench_watched_discovery,
+    bench_incremental
 );
 criterion_main!(benches);

@@ -139,8 +139,9 @@ pub struct SkillDefinition {
 /// A provider's answer to `list()`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Observation {
-    /// Candidates in the provider's own order.
-    pub candidates: Vec<Candidate>,
+    /// Candidates in the provider's own order (shared: a provider that keeps
+    /// its listing between lookups hands out the same candidates).
+    pub candidates: Vec<std::sync::Arc<Candidate>>,
     /// Whether discovery was authoritative (cacheable).
     pub complete: bool,
 }

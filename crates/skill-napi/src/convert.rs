@@ -169,7 +169,7 @@ enum LocatorJson<'a> {
 /// Serialise candidates to a JSON array (off the JS thread); the JS side turns
 /// it into objects with one `JSON.parse`, far cheaper than building every
 /// property through Node-API. Non-finite ranks become `null`.
-pub fn candidates_to_json(candidates: &[Candidate]) -> serde_json::Result<String> {
+pub fn candidates_to_json(candidates: &[std::sync::Arc<Candidate>]) -> serde_json::Result<String> {
     let view: Vec<CandidateJson<'_>> = candidates
         .iter()
         .map(|c| CandidateJson {

@@ -415,6 +415,18 @@ fn list_head(head: &[f64]) -> ListHead {
 const LISTED: u8 = 0;
 const RELEASED: u8 = 2;
 
+/// What [`NativeCatalog::native_summaries_reusing`] hands back.
+#[napi(object, object_from_js = false)]
+pub struct NativeSummaries {
+    /// For each native winner, in catalog order: its position among the
+    /// native winners of the previous catalog when it is the very candidate
+    /// that won there (same provider listing, nothing re-read), else -1.
+    pub reuse: Float64Array,
+    /// The summaries of the others (-1 in `reuse`), in catalog order, as one
+    /// JSON array.
+    pub json: String,
+}
+
 /// What [`NativeCollection::finish`] hands back.
 #[napi(object, object_from_js = false)]
 pub struct FinishedCollection {
@@ -795,6 +807,46 @@ impl NativeCatalog {
     pub fn native_summaries_json(&self) -> Result<String> {
         let summaries: Vec<_> = self.catalog.native_summaries().collect();
         serde_json::to_string(&summaries).map_err(failure)
+    }
+
+    /// [`Self::native_summaries_json`] for what changed since `previous`
+    /// (an earlier catalog, still alive: candidates are compared by
+    /// identity): the native winners that are the same shared candidate as
+    /// one of `previous` point at it, the others come as JSON. A lookup after
+    /// a one-file change then converts one summary, not the whole catalog.
+    #[napi(catch_unwind)]
+    pub fn native_summaries_reusing(&self, previous: &NativeCatalog) -> Result<NativeSummaries> {
+        fn natives(catalog: &Catalog) -> impl Iterator<Item = &Arc<skill_core::model::Candidate>> {
+            catalog.entries().iter().filter_map(|e| match &e.winner {
+                Winner::Native { candidate, .. } => Some(candidate),
+                _ => None,
+            })
+        }
+        let old: Vec<&Arc<skill_core::model::Candidate>> = natives(&previous.catalog).collect();
+        let mut reuse = Vec::with_capacity(old.len());
+        let mut fresh = Vec::new();
+        // Both in name order: one walk, mostly comparing pointers.
+        let mut j = 0;
+        for candidate in natives(&self.catalog) {
+            let same = |j: usize| old.get(j).is_some_and(|o| Arc::ptr_eq(o, candidate));
+            if !same(j) {
+                let name = candidate.summary.name.as_str();
+                while j < old.len() && old[j].summary.name.as_str() < name {
+                    j += 1;
+                }
+            }
+            if same(j) {
+                reuse.push(j as f64);
+                j += 1;
+            } else {
+                reuse.push(-1.0);
+                fresh.push(&candidate.summary);
+            }
+        }
+        Ok(NativeSummaries {
+            reuse: Float64Array::new(reuse),
+            json: serde_json::to_string(&fresh).map_err(failure)?,
+        })
     }
 
     /// `[kind, slot, index, rewrite]` of the winner for `name` (see

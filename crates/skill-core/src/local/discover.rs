@@ -262,14 +262,23 @@ pub(crate) fn same_failure(a: &std::io::Error, b: &std::io::Error) -> bool {
 /// The note added to a failure that repeated on a second attempt.
 pub(crate) const REPEATED: &str = "the same on a second attempt";
 
-/// List one root into `items`.
-fn list_root(fs: &dyn SkillFs, index: usize, root: &RootSpec, items: &mut Vec<Item>) -> RootStatus {
+/// The direct entries of a root, as one listing gives them: the entries whose
+/// name is not UTF-8 (only those that could be skills: a `.md` name or
+/// anything but a regular file), in listing order, then the others sorted by
+/// name, each with its kind (links not followed) and path.
+pub(crate) struct RootListing {
+    pub(crate) raw: Vec<PathBuf>,
+    pub(crate) named: Vec<(String, EntryKind, PathBuf)>,
+}
+
+/// List one root (one level), or what became of it when it cannot be listed.
+pub(crate) fn read_root(fs: &dyn SkillFs, root: &RootSpec) -> Result<RootListing, RootStatus> {
     let entries = match fs.read_dir(&root.path) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => {
             // The root itself, or a directory above it, is not a directory:
             // only the first is worth a warning.
-            return match fs.metadata(&root.path) {
+            return Err(match fs.metadata(&root.path) {
                 Ok(meta) if meta.kind != EntryKind::Dir => {
                     RootStatus::NotDirectory(match meta.kind {
                         EntryKind::File => "a file",
@@ -277,90 +286,117 @@ fn list_root(fs: &dyn SkillFs, index: usize, root: &RootSpec, items: &mut Vec<It
                     })
                 }
                 _ => RootStatus::Missing,
-            };
+            });
         }
-        Err(e) if is_gone(&e) => return RootStatus::Missing,
+        Err(e) if is_gone(&e) => return Err(RootStatus::Missing),
         Err(e) if cannot_be_named(&e) => {
-            return RootStatus::Unusable(format!(
+            return Err(RootStatus::Unusable(format!(
                 "skill root {} cannot be used: {e}",
                 root.path.display()
-            ))
+            )))
         }
         Err(e) => {
-            return RootStatus::Failed(format!(
+            return Err(RootStatus::Failed(format!(
                 "cannot list skill root {}: {e}",
                 root.path.display()
-            ))
+            )))
         }
     };
+    let mut raw = Vec::new();
     let mut named = Vec::with_capacity(entries.len());
     for entry in entries {
         let path = root.path.join(&entry.name);
         match entry.name.into_string() {
             Ok(name) => named.push((name, entry.kind, path)),
-            Err(raw) => {
-                let md = raw.as_encoded_bytes().ends_with(b".md");
+            Err(name) => {
+                let md = name.as_encoded_bytes().ends_with(b".md");
                 if md || entry.kind != EntryKind::File {
-                    items.push(Item {
-                        root: index,
-                        path,
-                        base: root.path.clone(),
-                        layout: None,
-                        decided: skipped("file name is not valid UTF-8", true),
-                    });
+                    raw.push(path);
                 }
             }
         }
     }
     sort_by_name(&mut named, |(name, _, _)| name.as_str());
-    for (name, kind, path) in named {
-        if let Some(item) = reserved(index, root, &name, &path) {
-            items.push(item);
-            continue;
-        }
-        let kind = if kind == EntryKind::Symlink {
-            match fs.metadata(&path) {
-                Ok(m) => m.kind,
-                Err(e) => {
-                    let outcome = if is_gone(&e) {
-                        skipped("broken symbolic link", true)
-                    } else if is_loop(&e) {
-                        skipped("symbolic link loop", true)
-                    } else if cannot_be_named(&e) {
-                        skipped(format!("cannot follow symbolic link: {e}"), true)
-                    } else {
-                        match fs.metadata(&path) {
-                            Ok(m) => {
-                                items.extend(classify(index, root, &name, m.kind, path));
-                                continue;
-                            }
-                            // The same failure twice: skipped, not a reason
-                            // to call every discovery incomplete.
-                            Err(again) if may_persist(&e) && same_failure(&e, &again) => skipped(
-                                format!("cannot follow symbolic link: {again} ({REPEATED})"),
-                                true,
-                            ),
-                            Err(again) => Some(FileOutcome::Failed(format!(
-                                "cannot follow symbolic link: {again}"
-                            ))),
-                        }
-                    };
-                    items.push(Item {
-                        root: index,
-                        path,
-                        base: root.path.clone(),
-                        layout: None,
-                        decided: outcome,
-                    });
-                    continue;
-                }
-            }
-        } else {
-            kind
-        };
-        items.extend(classify(index, root, &name, kind, path));
+    Ok(RootListing { raw, named })
+}
+
+/// The item for an entry of `root` whose name is not UTF-8.
+pub(crate) fn raw_item(index: usize, root: &RootSpec, path: PathBuf) -> Item {
+    Item {
+        root: index,
+        path,
+        base: root.path.clone(),
+        layout: None,
+        decided: skipped("file name is not valid UTF-8", true),
+    }
+}
+
+/// List one root into `items`.
+fn list_root(fs: &dyn SkillFs, index: usize, root: &RootSpec, items: &mut Vec<Item>) -> RootStatus {
+    let listing = match read_root(fs, root) {
+        Ok(listing) => listing,
+        Err(status) => return status,
+    };
+    items.extend(
+        listing
+            .raw
+            .into_iter()
+            .map(|path| raw_item(index, root, path)),
+    );
+    for (name, kind, path) in listing.named {
+        items.extend(entry_item(fs, index, root, &name, kind, path));
     }
     RootStatus::Scanned
+}
+
+/// The item for the entry `name` of `root` whose kind (links not followed) is
+/// `kind`, if it can be a skill: reserved names, links followed (a broken
+/// link or a loop is skipped), then [`classify`].
+pub(crate) fn entry_item(
+    fs: &dyn SkillFs,
+    index: usize,
+    root: &RootSpec,
+    name: &str,
+    kind: EntryKind,
+    path: PathBuf,
+) -> Option<Item> {
+    if let Some(item) = reserved(index, root, name, &path) {
+        return Some(item);
+    }
+    if kind != EntryKind::Symlink {
+        return classify(index, root, name, kind, path);
+    }
+    let e = match fs.metadata(&path) {
+        Ok(m) => return classify(index, root, name, m.kind, path),
+        Err(e) => e,
+    };
+    let outcome = if is_gone(&e) {
+        skipped("broken symbolic link", true)
+    } else if is_loop(&e) {
+        skipped("symbolic link loop", true)
+    } else if cannot_be_named(&e) {
+        skipped(format!("cannot follow symbolic link: {e}"), true)
+    } else {
+        match fs.metadata(&path) {
+            Ok(m) => return classify(index, root, name, m.kind, path),
+            // The same failure twice: skipped, not a reason to call every
+            // discovery incomplete.
+            Err(again) if may_persist(&e) && same_failure(&e, &again) => skipped(
+                format!("cannot follow symbolic link: {again} ({REPEATED})"),
+                true,
+            ),
+            Err(again) => Some(FileOutcome::Failed(format!(
+                "cannot follow symbolic link: {again}"
+            ))),
+        }
+    };
+    Some(Item {
+        root: index,
+        path,
+        base: root.path.clone(),
+        layout: None,
+        decided: outcome,
+    })
 }
 
 /// The item for an entry skipped by name alone (`.system` under the user DSH
@@ -415,7 +451,7 @@ pub(crate) fn classify(
     }
 }
 
-fn process(fs: &dyn SkillFs, item: &Item, cap: u64, cache: &ParseCache) -> FileOutcome {
+pub(crate) fn process(fs: &dyn SkillFs, item: &Item, cap: u64, cache: &ParseCache) -> FileOutcome {
     if let Some(decided) = &item.decided {
         return decided.clone();
     }

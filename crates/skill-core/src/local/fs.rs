@@ -140,6 +140,28 @@ pub trait SkillFs: Send + Sync {
     /// reading more than `cap + 1` bytes and never blocking on a FIFO.
     fn read_file(&self, path: &Path, cap: u64) -> io::Result<FileRead>;
 
+    /// The kind of the entry at `path` itself (links not followed, as
+    /// [`read_dir`](Self::read_dir) reports it), `None` when nothing is
+    /// there. The default lists the parent directory.
+    fn entry_kind(&self, path: &Path) -> io::Result<Option<EntryKind>> {
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return Ok(None);
+        };
+        match self.read_dir(parent) {
+            Ok(entries) => Ok(entries.into_iter().find(|e| e.name == name).map(|e| e.kind)),
+            Err(e) if is_gone(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// What identifies the directory (or file) at `path`, links followed:
+    /// its device and inode, where the platform has them (`None` otherwise,
+    /// and when nothing is there). The default knows none.
+    fn identity(&self, path: &Path) -> io::Result<Option<(u64, u64)>> {
+        let _ = path;
+        Ok(None)
+    }
+
     /// [`read_file`](Self::read_file), except that the stamp of the opened
     /// regular file is first offered to `known`: when it returns `true`, the
     /// file is not read. The default reads without a stamp.
@@ -191,6 +213,28 @@ impl SkillFs for StdFs {
             });
         }
         Ok(out)
+    }
+
+    fn entry_kind(&self, path: &Path) -> io::Result<Option<EntryKind>> {
+        match std::fs::symlink_metadata(path) {
+            Ok(m) => Ok(Some(kind_of(m.file_type()))),
+            Err(e) if is_gone(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn identity(&self, path: &Path) -> io::Result<Option<(u64, u64)>> {
+        match std::fs::metadata(path) {
+            #[cfg(unix)]
+            Ok(m) => {
+                use std::os::unix::fs::MetadataExt;
+                Ok(Some((m.dev(), m.ino())))
+            }
+            #[cfg(not(unix))]
+            Ok(_) => Ok(None),
+            Err(e) if is_gone(&e) => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     fn metadata(&self, path: &Path) -> io::Result<FileMeta> {

@@ -1,14 +1,15 @@
 //! What a finished scan tells the caller: the discovery `list()` returns (with
 //! each distinct problem warned once) and the diagnosis `doctor` prints.
 
-use super::discover::Scan;
+use super::collected::{Collected, Outcome};
 use super::warn::Scope;
-use super::{candidate, path_string, FileOutcome, Layout, LocalProvider, RootStatus};
+use super::{path_string, Layout, LocalProvider, RootStatus};
 use crate::model::Observation;
 use crate::same::{compare_files, Fingerprint, Sameness};
 use serde::Serialize;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// Result of [`LocalProvider::discover`].
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -109,7 +110,7 @@ pub struct Diagnosis {
 impl LocalProvider {
     /// The discovery of a finished scan. Warnings already logged for the same
     /// problem are left out (see `warn.rs`).
-    pub(super) fn report(&self, scan: Scan, healthy: bool, cancelled: bool) -> Discovery {
+    pub(super) fn report(&self, scan: Collected, healthy: bool, cancelled: bool) -> Discovery {
         let mut warnings: Vec<(Scope, String)> = Vec::new();
         let mut candidates = Vec::with_capacity(scan.files.len());
         let scope = |root: usize| Scope::Root(scan.roots[root].0.path.clone());
@@ -129,14 +130,14 @@ impl LocalProvider {
                 _ => {}
             }
         }
-        for file in &scan.files {
+        for (root, file) in &scan.files {
             match &file.outcome {
-                FileOutcome::Skipped { reason, warn: true } => warnings.push((
-                    scope(file.root),
+                Outcome::Skipped { reason, warn: true } => warnings.push((
+                    scope(*root),
                     format!("skill file {} skipped: {reason}", file.path.display()),
                 )),
-                FileOutcome::Failed(reason) => warnings.push((
-                    scope(file.root),
+                Outcome::Failed(reason) => warnings.push((
+                    scope(*root),
                     format!(
                         "skill file {}: {reason}; skill discovery is incomplete",
                         file.path.display()
@@ -158,16 +159,9 @@ impl LocalProvider {
             // The watcher reports each of its problems once by itself.
             warnings.extend(o.take_warnings());
         }
-        for file in scan.files {
-            if let FileOutcome::Parsed(parsed) = file.outcome {
-                let root = &scan.roots[file.root].0;
-                candidates.push(candidate(
-                    &self.config.provider_name,
-                    root,
-                    &file.path,
-                    &file.base,
-                    parsed,
-                ));
+        for (_, file) in &scan.files {
+            if let Outcome::Parsed(candidate) = &file.outcome {
+                candidates.push(Arc::clone(candidate));
             }
         }
         Discovery {
@@ -184,7 +178,7 @@ impl LocalProvider {
         &self,
         cwd: Option<&Path>,
         project: Option<&Path>,
-        scan: Scan,
+        scan: Collected,
         healthy: bool,
     ) -> Diagnosis {
         let mut warnings = Vec::new();
@@ -221,8 +215,8 @@ impl LocalProvider {
         let mut winners: HashMap<String, (WinnerRef, Option<Fingerprint>, Option<PathBuf>)> =
             HashMap::new();
         let mut files = Vec::with_capacity(scan.files.len());
-        for file in scan.files {
-            let spec = &scan.roots[file.root].0;
+        for (root, file) in &scan.files {
+            let spec = &scan.roots[*root].0;
             let path = path_string(&file.path);
             let mut report = FileReport {
                 path: path.clone(),
@@ -236,11 +230,12 @@ impl LocalProvider {
                 same: None,
             };
             let bundle = (file.layout == Some(Layout::Bundle)).then(|| file.base.clone());
-            match file.outcome {
-                FileOutcome::Parsed(parsed) => {
-                    if let Some((winner, print, base)) = winners.get(&parsed.name) {
+            match &file.outcome {
+                Outcome::Parsed(candidate) => {
+                    let name = &candidate.summary.name;
+                    if let Some((winner, print, base)) = winners.get(name) {
                         let same = compare_files(
-                            parsed.fingerprint,
+                            candidate.fingerprint,
                             bundle.as_deref(),
                             *print,
                             base.as_deref(),
@@ -267,28 +262,28 @@ impl LocalProvider {
                     } else {
                         report.outcome = "loaded";
                         winners.insert(
-                            parsed.name.clone(),
+                            name.clone(),
                             (
                                 WinnerRef {
-                                    name: parsed.name.clone(),
+                                    name: name.clone(),
                                     source: spec.source.as_str(),
                                     rank: spec.rank(),
                                     path,
                                 },
-                                parsed.fingerprint,
+                                candidate.fingerprint,
                                 bundle,
                             ),
                         );
                     }
-                    report.name = Some(parsed.name);
+                    report.name = Some(name.clone());
                 }
-                FileOutcome::Skipped { reason, warn } => {
-                    if warn {
+                Outcome::Skipped { reason, warn } => {
+                    if *warn {
                         warnings.push(format!("skill file {} skipped: {reason}", report.path));
                     }
-                    report.reason = Some(reason);
+                    report.reason = Some(reason.clone());
                 }
-                FileOutcome::Failed(reason) => {
+                Outcome::Failed(reason) => {
                     warnings.push(format!(
                         "skill file {}: {reason}; skill discovery is incomplete",
                         report.path

@@ -379,6 +379,7 @@ impl LocalProvider {
         cancel: &CancelToken,
     ) -> super::Discovery {
         let (_, scan, healthy) = self.service_scan(scan, reads, self.fs.as_ref(), cancel);
+        let scan = super::collected::Collected::of_scan(&self.config.provider_name, scan);
         self.report(scan, healthy, cancel.is_cancelled())
     }
 
@@ -391,6 +392,7 @@ impl LocalProvider {
         cancel: &CancelToken,
     ) -> super::Diagnosis {
         let (project, scan, healthy) = self.service_scan(scan, reads, self.fs.as_ref(), cancel);
+        let scan = super::collected::Collected::of_scan(&self.config.provider_name, scan);
         self.explain(cwd, project.as_deref(), scan, healthy)
     }
 

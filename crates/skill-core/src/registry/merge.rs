@@ -203,7 +203,7 @@ pub(super) fn labels<'a>(
 pub(super) fn native_candidate(origin: Origin, listings: &[Listing]) -> Option<&Candidate> {
     match origin {
         Origin::Provider(p, local) => match listings.get(p as usize)? {
-            Listing::Native(candidates) => candidates.get(local as usize)?.as_ref(),
+            Listing::Native(candidates) => candidates.get(local as usize)?.as_deref(),
             _ => None,
         },
         Origin::Runtime(_) => None,
@@ -365,7 +365,12 @@ pub(super) fn build_catalog(
                         ) else {
                             continue;
                         };
-                        candidate.summary.invocation = invocation(candidate.summary.invocation);
+                        let rewritten = invocation(candidate.summary.invocation);
+                        if rewritten != candidate.summary.invocation {
+                            // Copied only when a rule rewrites it: the
+                            // provider's listing keeps its own.
+                            std::sync::Arc::make_mut(&mut candidate).summary.invocation = rewritten;
+                        }
                         Entry {
                             name: span(&mut text, &candidate.summary.name),
                             description: Description::Text(span(
@@ -378,7 +383,7 @@ pub(super) fn build_catalog(
                             winner: Winner::Native {
                                 slot: planned.slot,
                                 provider,
-                                candidate: Box::new(candidate),
+                                candidate,
                             },
                             applied,
                         }

@@ -32,8 +32,8 @@ pub enum Winner {
         slot: u64,
         /// The provider (loads the body).
         provider: Arc<dyn NativeProvider>,
-        /// The winning candidate.
-        candidate: Box<Candidate>,
+        /// The winning candidate (shared with the provider's listing).
+        candidate: Arc<Candidate>,
     },
 }
 
@@ -184,7 +184,7 @@ pub(super) enum Listing {
     None,
     /// A native provider's candidates; a winner moves into its catalog entry
     /// (`None` here from then on).
-    Native(Vec<Option<Candidate>>),
+    Native(Vec<Option<Arc<Candidate>>>),
     /// A JS provider's validated listing.
     Host(HostObservation),
 }

@@ -283,6 +283,15 @@ impl SkillWatcher {
         self.inner.catch_up(invalidate)
     }
 
+    /// What changed in the watched roots since the last call, once every
+    /// change the watcher can know of now is applied (as
+    /// [`catch_up`](Self::catch_up), without invalidating): the paths where
+    /// changes were noted, or [`Changes::All`](crate::local::Changes::All)
+    /// when they cannot be placed (see the local provider's `live.rs`).
+    pub fn take_changes(&self) -> crate::local::Changes {
+        self.inner.take_changes()
+    }
+
     /// `false` while a wanted watch failed to start or failed later (or the
     /// watcher is closed): discovery should then be reported incomplete.
     pub fn healthy(&self) -> bool {

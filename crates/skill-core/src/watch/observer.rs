@@ -156,6 +156,10 @@ impl RootObserver for LocalWatcher {
         });
     }
 
+    fn take_changes(&self) -> local::Changes {
+        self.watcher.take_changes()
+    }
+
     fn take_warnings(&self) -> Vec<String> {
         std::mem::take(&mut *self.warnings.lock().unwrap_or_else(PoisonError::into_inner))
     }

@@ -60,7 +60,7 @@ fn unexpected_io_errors_make_discovery_incomplete() {
         .expect("present");
     assert_eq!(def.summary.name, "open");
     // Loading the unreadable one is an error, not "gone".
-    let mut c = d.observation.candidates[0].clone();
+    let mut c = (*d.observation.candidates[0]).clone();
     c.path = Some(path_string(&unreadable));
     assert!(matches!(provider.load(&c, None), Err(LoadError::Io { .. })));
     assert!(NativeProvider::get(&provider, &c, &ctx(None)).is_err());
@@ -216,7 +216,7 @@ fn an_entry_failing_the_same_way_twice_is_skipped_once_not_incomplete_forever() 
         .expect("reported");
     assert_eq!(file.outcome, "skipped");
     // get() of it: not loadable (with the reason), rather than an I/O error.
-    let mut candidate = first.observation.candidates[0].clone();
+    let mut candidate = (*first.observation.candidates[0]).clone();
     candidate.path = Some(path_string(&broken));
     assert!(matches!(
         provider.load(&candidate, None),

@@ -123,7 +123,7 @@ fn close_releases_the_caches_and_reads_keep_working() {
     assert_eq!(names(&again), names(&d));
     assert!(again.observation.complete);
     assert_eq!(provider.memory().parse_cache_files, 3);
-    let mut candidate = again.observation.candidates[1].clone();
+    let mut candidate = (*again.observation.candidates[1]).clone();
     candidate.path = Some(path_string(&b));
     let loaded = provider
         .load(&candidate, None)

@@ -152,7 +152,7 @@ fn get_loads_only_skill_files_of_a_configured_root() {
         .clone();
     let forged = |path: &Path| Candidate {
         path: Some(path_string(path)),
-        ..c.clone()
+        ..(*c).clone()
     };
     for refused in [
         outside.clone(),

@@ -134,6 +134,8 @@ mod cache;
 mod config;
 mod discovery;
 mod failures;
+#[cfg(target_os = "linux")]
+mod incremental;
 mod lifecycle;
 mod loading;
 mod opt_in_roots;

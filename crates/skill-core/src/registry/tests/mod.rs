@@ -45,7 +45,7 @@ fn cand(name: &str, provider: &str, rank: f64) -> Candidate {
 
 fn listed(cands: Vec<Candidate>) -> ProviderOutcome {
     ProviderOutcome::Listed(Observation {
-        candidates: cands,
+        candidates: cands.into_iter().map(std::sync::Arc::new).collect(),
         complete: true,
     })
 }
@@ -565,7 +565,7 @@ impl NativeProvider for Fake {
         self.lists.fetch_add(1, Ordering::SeqCst);
         (
             Observation {
-                candidates: vec![cand("native", "fake", 1.0)],
+                candidates: vec![std::sync::Arc::new(cand("native", "fake", 1.0))],
                 complete: true,
             },
             vec!["a warning".into()],

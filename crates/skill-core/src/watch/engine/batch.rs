@@ -50,6 +50,8 @@ impl Inner {
         let healthy = state.compute_healthy();
         if !healthy {
             state.log_unhealthy();
+            // Events may be lost meanwhile: nothing kept can be trusted.
+            state.touch_all();
         }
         self.healthy.store(healthy, Ordering::SeqCst);
         if healthy {
@@ -112,7 +114,7 @@ impl Inner {
 
 impl State {
     pub(super) fn rescan_needed(&self) -> bool {
-        self.dirty_all || !self.dirty.is_empty()
+        self.dirty_all || !self.dirty.is_empty() || !self.entry_dirty.is_empty()
     }
 
     pub(super) fn flush_due(&self, now: Instant) -> bool {

@@ -60,11 +60,13 @@ impl Inner {
                 if let Some(path) = path.filter(|p| state.watched.contains_key(p)) {
                     // The watch is in doubt: drop it and retry it (with backoff).
                     state.drop_watch(&path);
+                    state.resync = true;
                     state.failed.insert(path, message.clone());
                 }
                 state.warnings.push(message);
                 // Events may have been lost: rescan and publish.
                 state.dirty_all = true;
+                state.touch_all();
                 state.changed();
                 state.activity(now);
                 return;
@@ -73,6 +75,7 @@ impl Inner {
         if event.need_rescan() {
             tracing::debug!("event queue overflow: rescanning every root");
             state.dirty_all = true;
+            state.touch_all();
             state.changed();
             state.activity(now);
             return;
@@ -91,12 +94,15 @@ impl Inner {
         if matches!(change, Change::Removed | Change::Renamed) {
             if let Some(roles) = state.watched.get(path).cloned() {
                 state.drop_watch(path);
+                if !roles.entry_only() || !roles.targets.is_empty() {
+                    state.resync = true;
+                }
                 if roles.root.is_some() {
                     state.dirty.insert(path.to_path_buf());
                 }
                 if roles.bundle {
-                    if let Some(parent) = path.parent() {
-                        state.dirty.insert(parent.to_path_buf());
+                    if let (Some(parent), Some(name)) = (path.parent(), path.file_name()) {
+                        state.dirty_entry(parent, name);
                     }
                 }
                 if !roles.next.is_empty() || !roles.targets.is_empty() {
@@ -182,14 +188,14 @@ impl Inner {
                     // unknown type).
                     Err(_) => {
                         if md || known != Some(false) {
-                            state.dirty.insert(root.to_path_buf());
+                            state.dirty_entry(root, name);
                             state.publish(path, now);
                         }
                         return;
                     }
                 };
                 if dir || link || known == Some(true) {
-                    state.dirty.insert(root.to_path_buf());
+                    state.dirty_entry(root, name);
                     state.publish(path, now);
                 } else if md {
                     // Wait for the writer to close it.
@@ -210,7 +216,7 @@ impl Inner {
                         .map_or(true, |m| m.is_dir() || m.file_type().is_symlink());
                 if md || known || now_entry {
                     state.pending.remove(path);
-                    state.dirty.insert(root.to_path_buf());
+                    state.dirty_entry(root, name);
                     state.publish(path, now);
                 }
             }
@@ -244,13 +250,18 @@ impl Inner {
             change,
             Change::Created(_) | Change::Removed | Change::Renamed
         );
+        let owners: Vec<PathBuf> = state
+            .roots
+            .iter()
+            .filter(|(_, root)| root.targets.iter().any(|(d, n)| d == dir && n == name))
+            .map(|(p, _)| p.clone())
+            .collect();
+        // The entry that leads here is not known by name: its roots are
+        // listed again (see `changes.rs`).
+        for owner in &owners {
+            state.touch(owner);
+        }
         if relink {
-            let owners: Vec<PathBuf> = state
-                .roots
-                .iter()
-                .filter(|(_, root)| root.targets.iter().any(|(d, n)| d == dir && n == name))
-                .map(|(p, _)| p.clone())
-                .collect();
             state.dirty.extend(owners);
         }
         match change {

@@ -2,6 +2,7 @@
 //! classification, coalescing, stability deadlines, retries, and the event thread.
 
 mod batch;
+mod changes;
 mod events;
 mod fresh;
 mod scan;
@@ -79,7 +80,22 @@ pub(super) struct State {
     unwatchable: HashSet<PathBuf>,
     /// Roots to rescan at the next flush.
     dirty: HashSet<PathBuf>,
+    /// Entries of roots created, removed or renamed: only they are looked at
+    /// again at the next flush (see `rescan_entries`), unless their root is
+    /// rescanned as a whole.
+    entry_dirty: HashMap<PathBuf, HashSet<OsString>>,
+    /// The watch set must be brought in line with every root's scan (see
+    /// [`Inner::apply`]); otherwise only the bundle directories below came or
+    /// went.
+    resync: bool,
+    bundles_added: Vec<PathBuf>,
+    bundles_removed: Vec<PathBuf>,
     dirty_all: bool,
+    /// Where changes were noted since the provider last took them (see
+    /// `changes.rs`).
+    touched: HashSet<PathBuf>,
+    /// A change was noted whose place is not known.
+    touched_all: bool,
     /// A catalog change is waiting to be published.
     change: bool,
     /// Catalog changes noted so far (see [`State::changed`]).
@@ -213,7 +229,13 @@ impl Inner {
                 failed: HashMap::new(),
                 unwatchable: HashSet::new(),
                 dirty: HashSet::new(),
+                entry_dirty: HashMap::new(),
+                resync: true,
+                bundles_added: Vec::new(),
+                bundles_removed: Vec::new(),
                 dirty_all: false,
+                touched: HashSet::new(),
+                touched_all: false,
                 change: false,
                 seq: 0,
                 applied: 0,
@@ -309,7 +331,13 @@ impl Inner {
             if !known {
                 let roots: Vec<RootSpec> = roots.iter().map(normalize_spec).collect();
                 evicted = match state.projects.push(project_root.clone(), roots) {
-                    Some((old, _)) if old != project_root => Some(old),
+                    Some((old, roots)) if old != project_root => {
+                        // Unwatched from now on: listed again when next used.
+                        for root in &roots {
+                            state.touch(&root.path);
+                        }
+                        Some(old)
+                    }
                     _ => None,
                 };
                 tracing::debug!(project = %project_root.display(), "project watched");
@@ -441,6 +469,8 @@ impl Inner {
             drop(std::mem::take(&mut state.pending));
             drop(std::mem::take(&mut state.failed));
             drop(std::mem::take(&mut state.unwatchable));
+            drop(std::mem::take(&mut state.touched));
+            drop(std::mem::take(&mut state.entry_dirty));
             backend
         };
         // Dropping the OS watcher stops its own thread.
@@ -497,7 +527,7 @@ impl State {
     fn publish(&mut self, path: &Path, now: Instant) {
         #[cfg(test)]
         self.triggers.push(path.to_path_buf());
-        let _ = path;
+        self.touch(path);
         self.changed();
         #[cfg(test)]
         self.noted_at.insert(path.to_path_buf(), self.seq);
@@ -540,6 +570,14 @@ impl State {
             })
             .map(|(path, _)| path.clone())
             .collect()
+    }
+
+    /// The entry `name` of the root at `root` was created, removed or renamed.
+    fn dirty_entry(&mut self, root: &Path, name: &std::ffi::OsStr) {
+        self.entry_dirty
+            .entry(root.to_path_buf())
+            .or_default()
+            .insert(name.to_os_string());
     }
 
     fn drop_watch(&mut self, path: &Path) {

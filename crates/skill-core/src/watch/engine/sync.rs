@@ -38,6 +38,8 @@ impl Inner {
         let healthy = state.compute_healthy();
         if !healthy {
             state.log_unhealthy();
+            // Events may be lost meanwhile: nothing kept can be trusted.
+            state.touch_all();
         }
         self.healthy.store(healthy, Ordering::SeqCst);
         if !healthy && state.retry_at.is_none() {
@@ -71,6 +73,7 @@ impl Inner {
                 .or_insert(spec.kind);
         }
         state.roots.retain(|path, _| wanted.contains_key(path));
+        state.resync = true;
         for (path, kind) in wanted {
             let rescan = state.roots.get(&path).is_none_or(|root| root.kind != kind);
             if rescan {
@@ -144,8 +147,26 @@ impl Inner {
                 .collect()
         };
         state.dirty.clear();
-        state.dirty_all = false;
+        let entries = std::mem::take(&mut state.entry_dirty);
+        let all = std::mem::replace(&mut state.dirty_all, false);
         let mut changed = false;
+        let mut paths = paths;
+        if !all {
+            // Entries created, removed or renamed in a root: only they are
+            // looked at again, unless the root needs a whole rescan.
+            for (root, names) in entries {
+                if paths.contains(&root) || !state.roots.contains_key(&root) {
+                    continue;
+                }
+                match self.rescan_entries(state, &root, names) {
+                    Some(found) => changed |= found,
+                    None => paths.push(root),
+                }
+            }
+        }
+        if !paths.is_empty() {
+            state.resync = true;
+        }
         for path in paths {
             let Some(kind) = state.roots.get(&path).map(|old| old.kind) else {
                 continue;
@@ -160,9 +181,87 @@ impl Inner {
             {
                 changed = true;
             }
+            if let Some(old) = state.roots.remove(&path) {
+                state.touch_rescan(&path, &old, &scanned);
+            }
             state.roots.insert(path, scanned);
         }
         changed
+    }
+
+    /// Look again at the entries `names` of the root at `root` (created,
+    /// removed or renamed there), as [`scan_root`] would see them, noting
+    /// bundle directories that came or went for [`Self::apply`]. Returns
+    /// whether the root's entries changed, or `None` when the root needs a
+    /// whole rescan (it is missing or was unreadable, an entry cannot be
+    /// inspected, or a flat link is involved: its targets are followed).
+    fn rescan_entries(
+        &self,
+        state: &mut State,
+        root: &Path,
+        names: std::collections::HashSet<std::ffi::OsString>,
+    ) -> Option<bool> {
+        let follow = self.config.follow_symlinks;
+        let r = state.roots.get(root)?;
+        if !r.exists || r.error.is_some() || !r.targets.is_empty() {
+            return None;
+        }
+        let kind = r.kind;
+        let mut changed = false;
+        for name in names {
+            if kind == RootKind::UserDsh && name == super::scan::SYSTEM_DIR {
+                continue;
+            }
+            let path = root.join(&name);
+            let (entry, bundle) = match std::fs::symlink_metadata(&path) {
+                Err(e) if super::scan::is_missing(&e) => (false, false),
+                Err(_) => return None,
+                Ok(m) if m.is_dir() => (true, true),
+                Ok(m) if m.file_type().is_symlink() => {
+                    if !follow {
+                        (true, false)
+                    } else if std::fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
+                        (true, true)
+                    } else if super::scan::is_md(&name) {
+                        return None;
+                    } else {
+                        (true, false)
+                    }
+                }
+                Ok(_) => (super::scan::is_md(&name), false),
+            };
+            let r = state.roots.get_mut(root)?;
+            let was_entry = r.entries.contains(&name);
+            let had = r.bundles.iter().position(|b| *b == path);
+            if entry != was_entry || bundle != had.is_some() {
+                changed = true;
+            }
+            if entry {
+                r.entries.insert(name);
+            } else {
+                r.entries.remove(&name);
+            }
+            match (bundle, had) {
+                (true, None) => {
+                    r.bundles.push(path.clone());
+                    state.bundles_added.push(path.clone());
+                }
+                (false, Some(at)) => {
+                    r.bundles.swap_remove(at);
+                    state.bundles_removed.push(path.clone());
+                }
+                // Still a bundle, but its watch went with the directory
+                // that stood here before.
+                (true, Some(_)) if !state.watched.contains_key(&path) => {
+                    state.bundles_added.push(path.clone());
+                }
+                _ => {}
+            }
+            if entry != was_entry {
+                state.touch(&path);
+            }
+        }
+        Some(changed)
     }
 
     /// Bring the OS watches in line with what the roots' scans want. Returns
@@ -180,6 +279,12 @@ impl Inner {
     /// watched) may pass: it is warned about once, retried with backoff, and
     /// keeps watching unhealthy (lookups incomplete) until the watch starts.
     pub(super) fn apply(&self, state: &mut State) -> bool {
+        if !state.resync && state.failed.is_empty() && state.backend.is_some() {
+            return self.apply_bundles(state);
+        }
+        state.resync = false;
+        state.bundles_added.clear();
+        state.bundles_removed.clear();
         let size = state
             .roots
             .values()
@@ -230,8 +335,6 @@ impl Inner {
         if state.backend.is_none() && !wanted.is_empty() {
             self.create_backend(state);
         }
-        let mut missing = false;
-        let mut vanished = false;
         let mut new = Vec::new();
         for (path, roles) in wanted {
             match state.watched.get_mut(&path) {
@@ -244,6 +347,62 @@ impl Inner {
                 None => new.push((path, roles)),
             }
         }
+        self.watch_new(state, new)
+    }
+
+    /// [`Self::apply`] when only bundle directories came or went since the
+    /// last one (entry-level rescans, see `rescan_entries`): watch the new
+    /// ones, unwatch the old ones, without going over every root.
+    fn apply_bundles(&self, state: &mut State) -> bool {
+        let added = std::mem::take(&mut state.bundles_added);
+        let removed = std::mem::take(&mut state.bundles_removed);
+        for path in removed {
+            if added.contains(&path) {
+                continue;
+            }
+            let Some(roles) = state.watched.get_mut(&path) else {
+                state.unwatchable.remove(&path);
+                continue;
+            };
+            roles.bundle = false;
+            if roles.root.is_none() && roles.next.is_empty() && roles.targets.is_empty() {
+                state.watched.remove(&path);
+                state.os.remove(&path);
+                if let Some(backend) = state.backend.as_mut() {
+                    let _ = backend.unwatch(&path);
+                }
+                tracing::debug!(path = %path.display(), "unwatched");
+            }
+        }
+        let mut new = Vec::new();
+        for path in added {
+            match state.watched.get_mut(&path) {
+                Some(have) => have.bundle = true,
+                None if state.unwatchable.contains(&path) => {}
+                None if unnameable(&path) => {
+                    tracing::debug!(path = %path.display(), "path cannot be named: not watched");
+                    state.unwatchable.insert(path);
+                }
+                None => new.push((
+                    path,
+                    Roles {
+                        bundle: true,
+                        ..Roles::default()
+                    },
+                )),
+            }
+        }
+        self.watch_new(state, new)
+    }
+
+    /// Watch each of `new` (a directory and what it is wanted for); returns
+    /// whether one had vanished (its roots are marked dirty).
+    fn watch_new(&self, state: &mut State, new: Vec<(PathBuf, Roles)>) -> bool {
+        if new.is_empty() {
+            return false;
+        }
+        let mut missing = false;
+        let mut vanished = false;
         let Some(results) = state.try_watch_all(&new, self.config.follow_symlinks) else {
             return false;
         };

@@ -1,0 +1,281 @@
+//! A watched provider reads again only what changed (`live.rs`): after any
+//! sequence of changes, its discovery and diagnosis are those of a fresh
+//! provider reading everything.
+
+use super::*;
+use crate::watch::LocalWatcher;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+const ENTRIES: [&str; 6] = ["a", "b", "c", "d", "Ea", "zz-9"];
+const NAMES: [&str; 4] = ["alpha", "beta", "gamma", "delta"];
+
+struct World {
+    env: Env,
+    project: PathBuf,
+    custom: PathBuf,
+    outside: PathBuf,
+    roots: Vec<PathBuf>,
+    counter: AtomicU64,
+}
+
+impl World {
+    fn new() -> Self {
+        let env = Env::new();
+        let project = env.root().join("project");
+        fs::create_dir_all(project.join(".git")).expect("mkdir");
+        let custom = env.root().join("custom");
+        let outside = env.root().join("outside");
+        fs::create_dir_all(&outside).expect("mkdir");
+        let roots = vec![
+            env.user_dsh(),
+            env.user_agents(),
+            custom.clone(),
+            project.join(".dsh/skills"),
+            project.join(".agents/skills"),
+        ];
+        for root in &roots {
+            fs::create_dir_all(root).expect("mkdir");
+        }
+        Self {
+            env,
+            project,
+            custom,
+            outside,
+            roots,
+            counter: AtomicU64::new(0),
+        }
+    }
+
+    fn options(&self, watch: bool) -> LocalOptions {
+        LocalOptions {
+            custom_skill_dirs: Some(vec![path_string(&self.custom)]),
+            watch: Some(watch),
+            ..self.env.options()
+        }
+    }
+
+    fn text(&self, rng: &mut Rng) -> String {
+        let n = self.counter.fetch_add(1, Ordering::Relaxed);
+        let name = rng.pick(&NAMES);
+        match rng.below(10) {
+            0 => String::new(),
+            1 => "no frontmatter at all\n".into(),
+            2 => format!("---\nname: Not A Name\ndescription: d{n}\n---\nBody\n"),
+            3 => format!("---\nname: {name}\n---\nno description\n"),
+            _ => skill(name, &format!("{name} version {n}")),
+        }
+    }
+
+    /// One random change; returns what it did.
+    fn change(&self, rng: &mut Rng) -> String {
+        let root = rng.pick(&self.roots).clone();
+        let entry = *rng.pick(&ENTRIES);
+        let flat = root.join(format!("{entry}.md"));
+        let dir = root.join(entry);
+        match rng.below(14) {
+            0 | 1 => {
+                let text = self.text(rng);
+                write(&flat, &text);
+                format!("write {}", flat.display())
+            }
+            2 | 3 => {
+                let text = self.text(rng);
+                write(&dir.join("SKILL.md"), &text);
+                format!("write {}/SKILL.md", dir.display())
+            }
+            4 => {
+                let _ = fs::remove_file(&flat);
+                format!("remove {}", flat.display())
+            }
+            5 => {
+                let _ = fs::remove_dir_all(&dir);
+                format!("remove dir {}", dir.display())
+            }
+            6 => {
+                let _ = fs::remove_file(dir.join("SKILL.md"));
+                format!("remove {}/SKILL.md", dir.display())
+            }
+            7 => {
+                let to = rng.pick(&self.roots).join(rng.pick(&ENTRIES));
+                let moved = fs::rename(&dir, &to).is_ok();
+                format!("rename {} -> {} ({moved})", dir.display(), to.display())
+            }
+            8 => {
+                let _ = fs::create_dir_all(&dir);
+                format!("mkdir {}", dir.display())
+            }
+            9 => {
+                write(&root.join(format!("{entry}.txt")), "not a skill");
+                write(
+                    &self.env.user_dsh().join(".system/SKILL.md"),
+                    &self.text(rng),
+                );
+                format!("write non-skill files in {}", root.display())
+            }
+            10 => {
+                let _ = fs::remove_dir_all(&root);
+                format!("remove root {}", root.display())
+            }
+            11 => {
+                // The root replaced: moved away, another directory in its place.
+                let n = self.counter.fetch_add(1, Ordering::Relaxed);
+                let aside = self.outside.join(format!("old-{n}"));
+                let _ = fs::rename(&root, &aside);
+                let _ = fs::create_dir_all(&root);
+                let text = self.text(rng);
+                write(&root.join(format!("{entry}.md")), &text);
+                format!("replace root {}", root.display())
+            }
+            12 => {
+                // A flat entry that is a link to a file outside every root.
+                let target = self.outside.join(format!("{entry}.md"));
+                let text = self.text(rng);
+                write(&target, &text);
+                if fs::symlink_metadata(&flat).is_err() && dir.exists() {
+                    return format!("edit link target {}", target.display());
+                }
+                let _ = fs::remove_file(&flat);
+                let linked = std::os::unix::fs::symlink(&target, &flat).is_ok();
+                format!("link {} -> {} ({linked})", flat.display(), target.display())
+            }
+            _ => {
+                // Several writes of one file in a row.
+                for _ in 0..3 {
+                    let text = self.text(rng);
+                    write(&flat, &text);
+                }
+                format!("rewrite {} thrice", flat.display())
+            }
+        }
+    }
+}
+
+fn seed() -> u64 {
+    std::env::var("SKILL_LIVE_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(1, |d| d.as_nanos() as u64)
+                | 1
+        })
+}
+
+fn run(seed: u64, steps: usize) {
+    let world = World::new();
+    let live = world.env.provider_with(world.options(true));
+    live.keep_listings(true);
+    assert!(LocalWatcher::install(&live));
+    let lookup = ctx(Some(&world.project));
+    let mut rng = Rng(seed);
+    let mut log: Vec<String> = Vec::new();
+    for step in 0..steps {
+        for _ in 0..=rng.below(3) {
+            log.push(world.change(&mut rng));
+        }
+        // A lookup now and then reads what changed in between; a discovery
+        // and a diagnosis both read through the kept listings.
+        if rng.below(4) == 0 && step + 1 < steps {
+            continue;
+        }
+        let fresh = world.env.provider_with(world.options(false));
+        let context = || {
+            format!(
+                "seed {seed} (SKILL_LIVE_SEED={seed} to replay), step {step}, changes:\n  {}",
+                log.join("\n  ")
+            )
+        };
+        let got = live.discover(&lookup);
+        let want = fresh.discover(&lookup);
+        assert_eq!(got.observation, want.observation, "{}", context());
+        let got = live.diagnose(&lookup);
+        let want = fresh.diagnose(&lookup);
+        assert_eq!(got, want, "{}", context());
+    }
+    live.close();
+}
+
+#[test]
+fn a_watched_discovery_reads_what_changed_and_finds_what_a_fresh_one_finds() {
+    let first = seed();
+    for n in 0..3 {
+        run(first.wrapping_add(n * 0x9E37_79B9), 120);
+    }
+}
+
+/// Files read (from disk or the parse cache) so far.
+fn reads(provider: &LocalProvider) -> u64 {
+    let (hits, misses) = provider.parse_cache().stats();
+    hits + misses
+}
+
+#[test]
+fn a_change_costs_the_entries_it_touched() {
+    let world = World::new();
+    let root = world.env.user_agents();
+    for i in 0..50 {
+        flat(&root, &format!("s{i:02}.md"), &format!("s{i:02}"));
+        bundle(&root, &format!("b{i:02}"), &format!("b{i:02}"));
+    }
+    let live = world.env.provider_with(world.options(true));
+    live.keep_listings(true);
+    assert!(LocalWatcher::install(&live));
+    let lookup = ctx(None);
+    assert_eq!(live.discover(&lookup).observation.candidates.len(), 100);
+    let before = reads(&live);
+    let unchanged = live.discover(&lookup);
+    assert_eq!(reads(&live), before, "nothing changed: nothing read");
+
+    write(&root.join("s07.md"), &skill("s07", "edited"));
+    bundle(&root, "new", "new");
+    let d = live.discover(&lookup);
+    assert_eq!(
+        reads(&live) - before,
+        2,
+        "the edited file and the new bundle"
+    );
+    assert_eq!(d.observation.candidates.len(), 101);
+    // What did not change is handed out as it was, not copied.
+    let kept = |name: &str, d: &Discovery| {
+        d.observation
+            .candidates
+            .iter()
+            .find(|c| c.summary.name == name)
+            .cloned()
+            .expect("listed")
+    };
+    assert!(Arc::ptr_eq(&kept("b30", &d), &kept("b30", &unchanged)));
+    assert_eq!(kept("s07", &d).summary.description, "edited");
+
+    // Unwatched, every discovery after a change reads every file.
+    let unwatched = world.env.provider_with(world.options(false));
+    unwatched.discover(&lookup);
+    let before = reads(&unwatched);
+    write(&root.join("s08.md"), &skill("s08", "edited"));
+    unwatched.discover(&lookup);
+    assert_eq!(reads(&unwatched) - before, 101);
+    live.close();
+}
