@@ -16,8 +16,9 @@ use crate::model::is_skill_name;
 /// The names of the `/name` gestures of `text`, first occurrence order, each
 /// name once. Linear in the length of the text: the scan jumps from `/` to `/`
 /// (`memchr`), reads a name's bytes in place, and finds repeats with a hash
-/// set, so a pasted text of a million distinct gestures costs what reading it
-/// costs. [`scan_gestures_by_tokens`] is the rule written plainly; the two
+/// set, so a pasted text of a million distinct gestures costs time in
+/// proportion to its length, not to the square of its names.
+/// [`scan_gestures_by_tokens`] is the rule written plainly; the two
 /// agree on every text (tests and the `gesture` fuzz target).
 pub fn scan_gestures(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
