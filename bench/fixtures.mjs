@@ -2,6 +2,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { performance } from 'node:perf_hooks'
 
 /** A realistic skill file: ~200-character description, whenToUse, metadata, ~2 KB body. */
 export function skillText(name, description) {
@@ -66,3 +67,35 @@ export function stats(samples) {
     mean: sorted.reduce((a, b) => a + b, 0) / sorted.length,
   }
 }
+
+/** Time `op` until onChange fired and `visible(snapshot)` holds. */
+export async function visibleLatency(registry, cwd, op, visible) {
+  let fired = 0
+  let wake = () => {}
+  const off = registry.onChange(() => {
+    fired++
+    wake()
+  })
+  try {
+    const start = performance.now()
+    op()
+    const deadline = start + 10_000
+    let seen = 0
+    for (;;) {
+      if (fired === seen) {
+        await new Promise((resolve) => {
+          wake = resolve
+          setTimeout(resolve, 50)
+        })
+        if (performance.now() > deadline) throw new Error('change not visible within 10 s')
+        if (fired === seen) continue
+      }
+      seen = fired
+      const snapshot = await registry.snapshot({ cwd })
+      if (snapshot.complete && visible(snapshot.skills)) return performance.now() - start
+    }
+  } finally {
+    off()
+  }
+}
+

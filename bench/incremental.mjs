@@ -25,7 +25,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
-import { skillText } from './fixtures.mjs'
+import { skillText, visibleLatency } from './fixtures.mjs'
 
 const require = createRequire(import.meta.url)
 const args = process.argv.slice(2)
@@ -77,37 +77,6 @@ async function open(build, fx) {
   return { registry, provider }
 }
 
-/** From `op()` until onChange fired and a snapshot shows `visible`. */
-async function notified(registry, cwd, op, visible) {
-  let fired = 0
-  let wake = () => {}
-  const off = registry.onChange(() => {
-    fired++
-    wake()
-  })
-  try {
-    const start = performance.now()
-    op()
-    const deadline = start + 10_000
-    let seen = 0
-    for (;;) {
-      if (fired === seen) {
-        await new Promise((resolve) => {
-          wake = resolve
-          setTimeout(resolve, 50)
-        })
-        if (performance.now() > deadline) throw new Error('change not visible within 10 s')
-        if (fired === seen) continue
-      }
-      seen = fired
-      const snapshot = await registry.snapshot({ cwd })
-      if (snapshot.complete && visible(snapshot.skills)) return performance.now() - start
-    }
-  } finally {
-    off()
-  }
-}
-
 async function main() {
   const rows = []
   for (const count of COUNTS) {
@@ -135,7 +104,7 @@ async function main() {
         const cwd = fx.project
         const added = `added-${b}-${n++}`
         cases['visible after adding a skill (notified)'][b].push(
-          await notified(
+          await visibleLatency(
             registry,
             cwd,
             () => writeBundle(fx.agents, added),

@@ -30,6 +30,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+import { visibleLatency } from './fixtures.mjs'
 
 const require = createRequire(import.meta.url)
 
@@ -135,37 +136,6 @@ async function catalog(count, { SkillRegistry }) {
       await customProvider.dispose()
       fs.rmSync(base, { recursive: true, force: true })
     },
-  }
-}
-
-/** Time `op` until onChange fired and `visible(snapshot)` holds. */
-async function visibleLatency(registry, cwd, op, visible) {
-  let fired = 0
-  let wake = () => {}
-  const off = registry.onChange(() => {
-    fired++
-    wake()
-  })
-  try {
-    const start = performance.now()
-    op()
-    const deadline = start + 10_000
-    let seen = 0
-    for (;;) {
-      if (fired === seen) {
-        await new Promise((resolve) => {
-          wake = resolve
-          setTimeout(resolve, 50)
-        })
-        if (performance.now() > deadline) throw new Error('change not visible within 10 s')
-        if (fired === seen) continue
-      }
-      seen = fired
-      const snapshot = await registry.snapshot({ cwd })
-      if (snapshot.complete && visible(snapshot.skills)) return performance.now() - start
-    }
-  } finally {
-    off()
   }
 }
 

@@ -17,7 +17,6 @@ use super::scan::RootState;
 use super::{Inner, State};
 use crate::local::Changes;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 /// Paths noted at most before the next take answers [`Changes::All`].
 const MAX_TOUCHED: usize = 4096;
@@ -71,16 +70,7 @@ impl Inner {
         if self.is_closed() {
             return Changes::All;
         }
-        let took = self.take_queued(&mut state);
-        let rescan = state.rescan_needed();
-        if rescan {
-            if self.rescan_dirty(&mut state) {
-                state.changed();
-                state.activity(Instant::now());
-            }
-            let vanished = self.apply(&mut state);
-            self.settle_vanished(&mut state, vanished);
-        }
+        let (took, rescan) = self.apply_pending(&mut state);
         if !state.compute_healthy() {
             state.touch_all();
         }

@@ -30,16 +30,7 @@ impl Inner {
         if self.is_closed() {
             return false;
         }
-        let took = self.take_queued(&mut state);
-        let rescan = state.rescan_needed();
-        if rescan {
-            if self.rescan_dirty(&mut state) {
-                state.changed();
-                state.activity(Instant::now());
-            }
-            let vanished = self.apply(&mut state);
-            self.settle_vanished(&mut state, vanished);
-        }
+        let (took, rescan) = self.apply_pending(&mut state);
         let target = state.seq;
         let stale = target > state.applied;
         if stale {
@@ -57,6 +48,24 @@ impl Inner {
             self.covered(target);
         }
         stale
+    }
+
+    /// Classify the queued events and rescan what they left dirty, on the
+    /// caller's thread (a lookup catching up). Returns whether events were
+    /// taken and whether a rescan ran: either way the event thread's
+    /// deadlines need a [`finish_sync`](Self::finish_sync).
+    pub(super) fn apply_pending(&self, state: &mut super::State) -> (bool, bool) {
+        let took = self.take_queued(state);
+        let rescan = state.rescan_needed();
+        if rescan {
+            if self.rescan_dirty(state) {
+                state.changed();
+                state.activity(Instant::now());
+            }
+            let vanished = self.apply(state);
+            self.settle_vanished(state, vanished);
+        }
+        (took, rescan)
     }
 
     /// Classify the events the backend queued (see `Backend::drain`).
