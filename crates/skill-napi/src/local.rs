@@ -242,6 +242,11 @@ impl NativeLocalProvider {
         let options: LocalOptions = config.unwrap_or_default().into();
         let config = options.resolve_with(&|_| None).map_err(invalid_arg)?;
         let provider = LocalProvider::new(config);
+        // Diagnostics: `DSH_SKILL_KEEP_LISTINGS=0` lists every root on every
+        // discovery (docs/known-problems.md).
+        if std::env::var_os("DSH_SKILL_KEEP_LISTINGS").is_some_and(|v| v == "0") {
+            provider.keep_listings(false);
+        }
         // Hot refresh (unless `watch: false`): every lookup's roots get watched.
         let watcher = LocalWatcher::installed(&provider);
         let external = External::new();

@@ -26,7 +26,7 @@ use super::roots::{unnameable, RootSpec};
 use crate::cancel::CancelToken;
 use lru::LruCache;
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -109,17 +109,26 @@ fn file_bytes(file: &File) -> usize {
 /// A kept root: its listing (absent while a discovery works on it, or
 /// until the root is listed again) and what changed in it since.
 ///
-/// Discoveries may run at once: each takes the listing out (with the names
-/// noted dirty for it), or lists the root itself when the listing is out;
-/// the first to put one back keeps it. Names noted while the listing is out
-/// stay noted (they apply to whichever listing is put back: at worst read
-/// twice), and a listing made before the root changed as a whole (`epoch`)
-/// is never put back.
+/// Every name noted gets the next number of the slot (`noted`), and a
+/// listing is as new as the last number noted when its discovery started
+/// (`seen`): it shows every change noted up to then. Discoveries may run at
+/// once: each takes the listing out (and reads again the names noted after
+/// it), or lists the root itself when the listing is out. A listing is put
+/// back only when no newer one was, and then the names it shows stop being
+/// noted: whichever order concurrent discoveries end in, the kept listing
+/// and the names still noted cover every change. A listing made before the
+/// root changed as a whole (`epoch`) is never put back.
 #[derive(Debug, Default)]
 struct Slot {
     listing: Option<Listing>,
-    /// Names of entries to read again.
-    dirty: HashSet<String>,
+    /// What the newest listing put back shows (kept, or taken out since):
+    /// every name noted up to this number.
+    seen: u64,
+    /// Names of entries to read again, each with the number it was last
+    /// noted under.
+    dirty: HashMap<String, u64>,
+    /// The last number given to a name noted.
+    noted: u64,
     /// Times the root changed as a whole.
     epoch: u64,
 }
@@ -163,7 +172,7 @@ impl Live {
             .map(|(path, slot)| {
                 96 + path.as_os_str().len()
                     + slot.listing.as_ref().map_or(0, |l| l.bytes)
-                    + slot.dirty.iter().map(|n| n.len() + 32).sum::<usize>()
+                    + slot.dirty.keys().map(|n| n.len() + 40).sum::<usize>()
             })
             .sum();
         (slots.len(), bytes)
@@ -189,7 +198,8 @@ impl Live {
             for path in paths {
                 match entry_name(root, path) {
                     Some(Some(name)) => {
-                        slot.dirty.insert(name.to_string());
+                        slot.noted += 1;
+                        slot.dirty.insert(name.to_string(), slot.noted);
                     }
                     // The root itself or one of its ancestors, or an entry
                     // whose name is not UTF-8: list it again.
@@ -224,6 +234,7 @@ impl Live {
         // starts after a change was taken (and invalidated for) finds it
         // noted, or the listing out with whoever took it.
         let mut taken: Vec<Option<(Listing, HashSet<String>)>> = Vec::with_capacity(roots.len());
+        // Per root: (epoch, the last number noted) when this discovery started.
         let mut epochs = Vec::with_capacity(roots.len());
         {
             let mut slots = self.lock();
@@ -236,11 +247,13 @@ impl Live {
             Self::note(&mut slots, &changes);
             for root in roots {
                 let slot = slots.get_or_insert_mut(root.path.clone(), Slot::default);
-                epochs.push(slot.epoch);
+                epochs.push((slot.epoch, slot.noted));
+                // The names stay noted until a listing showing them is put
+                // back (this one may lose to a newer one).
                 taken.push(
                     slot.listing
                         .take()
-                        .map(|l| (l, std::mem::take(&mut slot.dirty))),
+                        .map(|l| (l, slot.dirty.keys().cloned().collect())),
                 );
             }
         }
@@ -257,7 +270,10 @@ impl Live {
                 {
                     Plan::Keep(listing, dirty)
                 }
-                (_, identity) => Plan::List(identity.ok().flatten()),
+                (_, identity) => {
+                    tracing::trace!(root = %root.path.display(), "root listed again");
+                    Plan::List(identity.ok().flatten())
+                }
             };
             plans.push(plan);
         }
@@ -332,16 +348,25 @@ impl Live {
         }
         {
             let mut slots = self.lock();
-            for ((root, listing), epoch) in roots.iter().zip(keep).zip(epochs) {
+            for ((root, listing), (epoch, seen)) in roots.iter().zip(keep).zip(epochs) {
                 let Some(listing) = listing else { continue };
                 // Evicted meanwhile (what changed in it since is unknown), or
                 // changed as a whole: listed again next time.
                 let Some(slot) = slots.get_mut(&root.path) else {
                     continue;
                 };
-                if slot.epoch == epoch && slot.listing.is_none() {
-                    slot.listing = Some(listing);
+                if slot.epoch != epoch {
+                    continue;
                 }
+                // A listing of a discovery that started before the newest
+                // one put back (kept, or taken out since) shows less: the
+                // names it misses are no longer noted.
+                if seen < slot.seen || (seen == slot.seen && slot.listing.is_some()) {
+                    continue;
+                }
+                slot.listing = Some(listing);
+                slot.seen = seen;
+                slot.dirty.retain(|_, noted| *noted > seen);
             }
             while slots.len() > self.max_roots {
                 slots.pop_lru();
@@ -432,6 +457,7 @@ fn refresh(
     if listing.spec.skips_system() {
         dirty.insert(SYSTEM.to_string());
     }
+    tracing::trace!(root = %listing.spec.path.display(), ?dirty, "kept listing read again");
     if dirty.is_empty() {
         return true;
     }

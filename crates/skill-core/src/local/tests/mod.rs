@@ -137,5 +137,6 @@ mod failures;
 #[cfg(target_os = "linux")]
 mod incremental;
 mod lifecycle;
+mod live_order;
 mod loading;
 mod opt_in_roots;

@@ -31,6 +31,7 @@ impl State {
             self.touch_all();
             return;
         }
+        tracing::trace!(path = %path.display(), "change noted for discovery");
         self.touched.insert(path.to_path_buf());
     }
 
@@ -84,6 +85,7 @@ impl Inner {
             paths.extend(state.pending.keys().cloned());
             Changes::Paths(paths)
         };
+        tracing::trace!(?changes, "changes taken by a discovery");
         state.touched_all = false;
         state.touched.clear();
         if took || rescan {

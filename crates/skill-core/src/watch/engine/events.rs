@@ -45,7 +45,10 @@ impl Inner {
         }
         let now = Instant::now();
         let event = match event {
-            Ok(event) => event,
+            Ok(event) => {
+                tracing::trace!(kind = ?event.kind, paths = ?event.paths, "watch event");
+                event
+            }
             Err(e) => {
                 tracing::debug!(error = %e, paths = ?e.paths, "watch error event");
                 if is_missing_error(&e) {

@@ -316,6 +316,12 @@ impl Inner {
         let mut evicted = None;
         if let Some(shared) = shared {
             if state.shared != shared || !healthy {
+                // Roots watched from now on were not before.
+                for root in &shared {
+                    if !state.shared.iter().any(|have| have.path == root.path) {
+                        state.touch(&root.path);
+                    }
+                }
                 state.shared = shared;
                 sync = true;
             }
@@ -330,6 +336,11 @@ impl Inner {
             });
             if !known {
                 let roots: Vec<RootSpec> = roots.iter().map(normalize_spec).collect();
+                // Not watched until now (new, evicted earlier, or its roots
+                // changed): what a discovery kept of them is not vouched for.
+                for root in &roots {
+                    state.touch(&root.path);
+                }
                 evicted = match state.projects.push(project_root.clone(), roots) {
                     Some((old, roots)) if old != project_root => {
                         // Unwatched from now on: listed again when next used.

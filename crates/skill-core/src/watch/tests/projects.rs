@@ -129,3 +129,64 @@ fn shared_roots_are_watched_once() {
         write_bundle(&custom, "d");
     });
 }
+
+/// A project watched again after an eviction was not watched meanwhile: the
+/// next `take_changes` names its roots, whoever took the eviction's own note
+/// (a concurrent discovery may have taken it, and kept a listing made while
+/// the project was being evicted).
+#[cfg(target_os = "linux")]
+#[test]
+fn a_project_watched_again_names_its_roots() {
+    use crate::local::Changes;
+    let h = harness(WatchConfig {
+        max_projects: NonZeroUsize::new(1).expect("nonzero"),
+        ..fast_config()
+    });
+    let mk = |name: &str| {
+        let p = h.base().join(name);
+        fs::create_dir_all(p.join(".agents/skills")).expect("mkdir");
+        (p.clone(), [RootSpec::plain(p.join(".agents/skills"))])
+    };
+    let (p1, r1) = mk("p1");
+    let (p2, r2) = mk("p2");
+    let names = |changes: Changes| match changes {
+        Changes::Paths(paths) => paths,
+        Changes::All => panic!("expected paths, got All"),
+    };
+    h.watcher.observe_project(&p1, &r1);
+    let first = names(h.watcher.take_changes());
+    assert!(first.contains(&r1[0].path), "newly watched: {first:?}");
+    h.watcher.observe_project(&p2, &r2); // evicts p1
+    let evicted = names(h.watcher.take_changes());
+    assert!(evicted.contains(&r1[0].path), "evicted: {evicted:?}");
+    // Changed while unwatched: no event can tell.
+    write_skill_file(&r1[0].path.join("unseen.md"), "unseen");
+    h.watcher.observe_project(&p1, &r1); // watched again, evicts p2
+    let again = names(h.watcher.take_changes());
+    assert!(again.contains(&r1[0].path), "watched again: {again:?}");
+    // Observing a watched project again changes nothing kept.
+    h.watcher.observe_project(&p1, &r1);
+    let same = names(h.watcher.take_changes());
+    assert!(!same.contains(&r1[0].path), "still watched: {same:?}");
+}
+
+/// Shared roots that become watched are named by the next `take_changes`.
+#[cfg(target_os = "linux")]
+#[test]
+fn shared_roots_watched_from_now_on_are_named() {
+    use crate::local::Changes;
+    let h = harness(fast_config());
+    let [a, b] = dirs(&h.base(), ["a", "b"]);
+    let names = |changes: Changes| match changes {
+        Changes::Paths(paths) => paths,
+        Changes::All => panic!("expected paths, got All"),
+    };
+    h.watcher.observe(Some(&[RootSpec::plain(a.clone())]), None);
+    assert!(names(h.watcher.take_changes()).contains(&a));
+    h.watcher.observe(
+        Some(&[RootSpec::plain(a.clone()), RootSpec::plain(b.clone())]),
+        None,
+    );
+    let next = names(h.watcher.take_changes());
+    assert!(next.contains(&b) && !next.contains(&a), "{next:?}");
+}
