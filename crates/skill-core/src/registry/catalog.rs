@@ -53,9 +53,12 @@ impl Catalog {
 
     /// Description of `entry` (one of [`Catalog::entries`]); `None` for a
     /// host-held description not supplied yet.
-    pub fn description<'a>(&'a self, entry: &Entry) -> Option<&'a str> {
+    pub fn description<'a>(&'a self, entry: &'a Entry) -> Option<&'a str> {
         match entry.description {
-            Description::Text(span) => Some(span.of(&self.text)),
+            Description::Native => match &entry.winner {
+                Winner::Native { candidate, .. } => Some(&candidate.summary.description),
+                _ => None,
+            },
             Description::Host(i) => {
                 let supplied = self.supplied.get()?;
                 supplied.spans.get(i as usize).map(|s| s.of(&supplied.text))

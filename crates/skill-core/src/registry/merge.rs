@@ -283,6 +283,31 @@ pub(super) fn merge(
     (won, warnings)
 }
 
+/// The bytes of the names [`build_catalog`] copies.
+fn text_len(considered: &Considered, order: &[Origin]) -> usize {
+    order
+        .iter()
+        .map(|origin| match *origin {
+            Origin::Runtime(i) => considered
+                .runtime
+                .get(i as usize)
+                .map_or(0, |r| r.skill.name.len()),
+            Origin::Provider(p, local) => match considered.listings.get(p as usize) {
+                Some(Listing::Host(obs)) => obs
+                    .listing
+                    .candidates
+                    .get(local as usize)
+                    .map_or(0, |c| c.name.of(&obs.text).len()),
+                Some(Listing::Native(candidates)) => candidates
+                    .get(local as usize)
+                    .and_then(Option::as_ref)
+                    .map_or(0, |c| c.summary.name.len()),
+                Some(Listing::None) | None => 0,
+            },
+        })
+        .sum()
+}
+
 pub(super) fn build_catalog(
     id: u64,
     generation: u64,
@@ -292,7 +317,8 @@ pub(super) fn build_catalog(
     order: &[Origin],
     decisions: &Decisions,
 ) -> Catalog {
-    let mut text = String::new();
+    // The winners' names, in one buffer sized once.
+    let mut text = String::with_capacity(text_len(&considered, order));
     let mut entries = Vec::with_capacity(order.len());
     let mut host_held = 0u32;
     let span = |text: &mut String, s: &str| {
@@ -373,10 +399,7 @@ pub(super) fn build_catalog(
                         }
                         Entry {
                             name: span(&mut text, &candidate.summary.name),
-                            description: Description::Text(span(
-                                &mut text,
-                                &candidate.summary.description,
-                            )),
+                            description: Description::Native,
                             invocation: candidate.summary.invocation,
                             rank: candidate.rank,
                             depth: planned.depth,

@@ -56,12 +56,13 @@ impl std::fmt::Debug for Winner {
     }
 }
 
-/// Where a winner's description is: in the catalog's own text (native
-/// winners), or held by the host (runtime and JS-provider winners, whose
-/// objects stay in JS) until it supplies it ([`Catalog::supply_descriptions`]).
+/// Where a winner's description is: in its candidate (native winners,
+/// [`Winner::Native`]), or held by the host (runtime and JS-provider winners,
+/// whose objects stay in JS) until it supplies it
+/// ([`Catalog::supply_descriptions`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Description {
-    Text(Span),
+    Native,
     /// Position among the host-held descriptions.
     Host(u32),
 }
