@@ -391,6 +391,12 @@ export interface FinishedCollection {
 }
 
 /**
+ * Whether a user's text holds a `/name` gesture (internal: lets
+ * `collectSkillInvocations` skip the skill listing when there is none).
+ */
+export declare function hasSkillGesture(text: string): boolean
+
+/**
  * Whether `name` is a kebab-case skill name (`^[a-z0-9]+(?:-[a-z0-9]+)*$`);
  * `false` for anything that is not a string.
  */
@@ -755,6 +761,14 @@ export declare function renderSkillContentNative(name: string, provider: string,
  * (a million names as a million Node-API strings cost seconds).
  */
 export declare function scanSkillGestures(text: string): string
+
+/**
+ * The `/name` gestures of `texts` (in order, as one text) whose name is one
+ * of `names`, first occurrence order, each once, joined by single spaces
+ * (internal: `collectSkillInvocations` passes the user-invocable skills, so
+ * the names that cannot be skills are never built).
+ */
+export declare function scanSkillGesturesAmong(texts: Array<string>, names: Array<string>): string
 
 /**
  * Digest of structured entries given packed like skills (names need not be

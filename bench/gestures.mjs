@@ -16,13 +16,20 @@
 // a scanner that is quadratic in the number of distinct names takes minutes
 // there.
 //
+// Then `collectSkillInvocations` of one user message of 1,000,000 distinct
+// `/name` tokens against a registry-like `skills` object of 1,000 invocable
+// skills (named like every thousandth token, the last at the end of the text),
+// next to the previous path (kept below: scan every name, then filter by the
+// listing in JS), same bound.
+//
 // node bench/gestures.mjs [--baseline DIR] [--baseline-max N] [--rounds N]
 import { createRequire } from 'node:module'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 
 const require = createRequire(import.meta.url)
-const { scanSkillGestures } = require('../lib/gestures.js')
+const { scanSkillGestures, collectSkillInvocations } = require('../lib/gestures.js')
+const { renderSkillContent } = require('../lib/content.js')
 
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(name)
@@ -83,5 +90,57 @@ for (const [tokens, n] of [
   const mb = `${(text.length / 1e6).toFixed(2)} MB`
   console.log(`  ${tokens.toLocaleString('en-US').padEnd(10)} ${n.toLocaleString('en-US').padStart(10)} ${mb.padStart(9)} ${fmt('native').padStart(9)} ${fmt('plain').padStart(9)} ${fmt('before').padStart(10)} ${fmt('floor').padStart(13)}`)
   if (tokens === BOUND_AT && median(times.native) > BOUND_MS) failed = true
+}
+
+// The previous `collectSkillInvocations` (argument checks left out): every
+// gesture name of every text, then the listing's invocable ones.
+async function previousCollect({ skills, messages }) {
+  const seen = new Set()
+  for (const message of messages) {
+    const found = []
+    for (const name of scanSkillGestures(message.content)) found.push(name)
+    for (const name of found) seen.add(name)
+  }
+  if (seen.size === 0) return []
+  const listed = await skills.list({})
+  const invocable = new Set()
+  for (const summary of listed) if (summary?.invocation?.userInvocable === true) invocable.add(summary.name)
+  const out = []
+  for (const name of seen) {
+    if (!invocable.has(name)) continue
+    const definition = await skills.get(name, {})
+    if (definition?.invocation?.userInvocable !== true) continue
+    out.push({ name, text: renderSkillContent(definition), source: { kind: 'skill-invocation', name, form: 'instructions' } })
+  }
+  return out
+}
+{
+  const tokens = 1_000_000
+  const skillCount = 1_000
+  const text = Array.from({ length: tokens }, (_, i) => '/s' + i).join(' ')
+  const definitions = new Map()
+  for (let i = 0; i < skillCount; i++) {
+    const name = 's' + (tokens - 1 - i * (tokens / skillCount))
+    definitions.set(name, { name, description: 'About ' + name, content: 'Steps of ' + name, provider: 'runtime', invocation: { userInvocable: true, modelInvocable: true } })
+  }
+  const summaries = [...definitions.values()].map(({ name, description, provider, invocation }) => ({ name, description, provider, invocation }))
+  const skills = { list: async () => summaries, get: async (name) => definitions.get(name) }
+  const messages = [{ role: 'user', content: text }]
+  const variants = { after: () => collectSkillInvocations({ skills, messages }), before: () => previousCollect({ skills, messages }) }
+  const a = await variants.after()
+  const b = await variants.before()
+  if (a.length !== skillCount || JSON.stringify(a) !== JSON.stringify(b)) throw new Error('collectSkillInvocations: results differ')
+  const times = { after: [], before: [] }
+  for (let r = 0; r < rounds; r++) {
+    for (const [name, run] of Object.entries(variants)) {
+      const start = performance.now()
+      await run()
+      times[name].push(performance.now() - start)
+    }
+  }
+  console.log(`collectSkillInvocations, one message of ${tokens.toLocaleString('en-US')} distinct /name tokens (${(text.length / 1e6).toFixed(2)} MB), ${skillCount.toLocaleString('en-US')} invocable skills: ms per call`)
+  console.log(`  ${'this build'.padStart(10)} ${'previous path'.padStart(14)}`)
+  console.log(`  ${median(times.after).toFixed(2).padStart(10)} ${median(times.before).toFixed(2).padStart(14)}`)
+  if (median(times.after) > BOUND_MS) failed = true
 }
 console.log(failed ? `bound NOT met: ${BOUND_AT.toLocaleString('en-US')} tokens took more than ${BOUND_MS} ms` : 'bound met')

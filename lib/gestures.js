@@ -47,15 +47,12 @@ function userTextBlocks(message) {
   return texts
 }
 
-/** The gesture names of one message's texts (non-strings ignored), in order. */
-function gesturesOf(texts) {
-  if (texts === undefined || texts === null) return []
-  const found = []
-  for (const text of texts) {
-    if (typeof text !== 'string') continue
-    for (const name of scan(text)) found.push(name)
-  }
-  return found
+/** The strings among one message's texts (others ignored), in order. */
+function stringsOf(texts) {
+  const strings = []
+  if (texts === undefined || texts === null) return strings
+  for (const text of texts) if (typeof text === 'string') strings.push(text)
+  return strings
 }
 
 /**
@@ -88,29 +85,41 @@ async function collectSkillInvocations(input) {
   }
   // A message whose reading throws (a getter, a proxy, a throwing `textsOf`)
   // is unreadable and skipped whole, as `planStructuredCatalogStep` skips one.
-  const seen = new Set()
+  // Each message is read once; its texts are kept for the scan below.
+  const texts = []
+  let gesture = false
   const count = messages.length
   for (let i = 0; i < count; i++) {
-    let found
+    let strings
     try {
-      found = gesturesOf(textsOf(messages[i], i))
+      strings = stringsOf(textsOf(messages[i], i))
     } catch {
       continue
     }
-    for (const name of found) seen.add(name)
+    for (const text of strings) {
+      texts.push(text)
+      if (!gesture) gesture = native.hasSkillGesture(text)
+    }
   }
-  if (seen.size === 0) return []
-  const names = [...seen]
+  if (!gesture) return []
   const options = {}
   if (cwd !== undefined) options.cwd = cwd
   if (signal !== undefined) options.signal = signal
   if (scope !== undefined) options.scope = scope
   const listed = await skills.list(options)
-  const invocable = new Set()
-  for (const summary of listed) if (invocableByUser(summary)) invocable.add(summary.name)
+  const invocable = []
+  for (const summary of listed) {
+    if (!invocableByUser(summary)) continue
+    const name = summary.name
+    if (typeof name === 'string') invocable.push(name)
+  }
+  // Only the gestures that name a user-invocable skill, first occurrence
+  // order across the messages, each once: the names that cannot be skills are
+  // never built (a pasted text of a million distinct `/name` tokens).
+  const joined = invocable.length === 0 ? '' : native.scanSkillGesturesAmong(texts, invocable)
+  const names = joined === '' ? [] : joined.split(' ')
   const out = []
   for (const name of names) {
-    if (!invocable.has(name)) continue
     const definition = await skills.get(name, options)
     // Gone, or no longer user-invocable, since it was listed: prose after all.
     if (!invocableByUser(definition)) continue

@@ -21,7 +21,7 @@ use crate::registry::NativeCatalog;
 use crate::util::invalid_arg;
 use napi::bindgen_prelude::{ClassInstance, ToNapiValue, Uint32Array, Utf16String};
 use napi_derive::napi;
-use skill_core::catalog::gesture::scan_gestures;
+use skill_core::catalog::gesture::{has_gesture, scan_gestures, scan_gestures_among};
 use skill_core::catalog::structured::{
     json, plan_structured_step, Queued, Structured, StructuredCatalog, StructuredSkill,
     StructuredStep,
@@ -316,6 +316,23 @@ pub fn structured_digest(chunks: Vec<Utf16String>, lengths: Uint32Array) -> napi
 #[napi(catch_unwind, js_name = "scanSkillGestures")]
 pub fn scan_skill_gestures(text: String) -> String {
     scan_gestures(&text).join(" ")
+}
+
+/// Whether a user's text holds a `/name` gesture (internal: lets
+/// `collectSkillInvocations` skip the skill listing when there is none).
+#[napi(catch_unwind, js_name = "hasSkillGesture")]
+pub fn has_skill_gesture(text: String) -> bool {
+    has_gesture(&text)
+}
+
+/// The `/name` gestures of `texts` (in order, as one text) whose name is one
+/// of `names`, first occurrence order, each once, joined by single spaces
+/// (internal: `collectSkillInvocations` passes the user-invocable skills, so
+/// the names that cannot be skills are never built).
+#[napi(catch_unwind, js_name = "scanSkillGesturesAmong")]
+pub fn scan_skill_gestures_among(texts: Vec<String>, names: Vec<String>) -> String {
+    let candidates: Vec<&str> = names.iter().map(String::as_str).collect();
+    scan_gestures_among(&texts, &candidates).join(" ")
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 //! `(/name)`) are prose. Whether a gesture names a skill the user may invoke is
 //! for the caller to decide.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::is_js_whitespace;
 use crate::model::is_skill_name;
@@ -21,16 +21,67 @@ use crate::model::is_skill_name;
 /// [`scan_gestures_by_tokens`] is the rule written plainly; the two
 /// agree on every text (tests and the `gesture` fuzz target).
 pub fn scan_gestures(text: &str) -> Vec<&str> {
-    let bytes = text.as_bytes();
     let mut names: Vec<&str> = Vec::new();
     // Sized for the gestures the text can hold (one per `/`), up to a bound a
     // text of slashes alone cannot inflate; past it the set grows as usual.
-    let slashes = memchr::memchr_iter(b'/', bytes).count();
+    let slashes = memchr::memchr_iter(b'/', text.as_bytes()).count();
     let mut seen: HashSet<&str, foldhash::fast::RandomState> =
         HashSet::with_capacity_and_hasher(slashes.min(1 << 16), Default::default());
-    for slash in memchr::memchr_iter(b'/', bytes) {
+    for name in gestures(text) {
+        if seen.insert(name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// Whether `text` holds at least one `/name` gesture (stops at the first).
+pub fn has_gesture(text: &str) -> bool {
+    gestures(text).next().is_some()
+}
+
+/// The `/name` gestures of `texts` (read as one text: a gesture never spans
+/// two) whose name is one of `candidates`, first occurrence order, each once:
+/// what [`scan_gestures`] gives for the texts with the other names left out.
+/// The cost per gesture is one look-up among the candidates, however many
+/// distinct names the texts hold; the scan stops once every candidate is found.
+pub fn scan_gestures_among<'t, T: AsRef<str>>(texts: &'t [T], candidates: &[&str]) -> Vec<&'t str> {
+    let mut index: HashMap<&str, usize, foldhash::fast::RandomState> =
+        HashMap::with_capacity_and_hasher(candidates.len(), Default::default());
+    for name in candidates {
+        if is_skill_name(name) {
+            let next = index.len();
+            index.entry(name).or_insert(next);
+        }
+    }
+    let mut found = vec![false; index.len()];
+    let mut names: Vec<&str> = Vec::new();
+    for text in texts {
+        if names.len() == index.len() {
+            break;
+        }
+        for name in gestures(text.as_ref()) {
+            if let Some(&at) = index.get(name) {
+                if !found[at] {
+                    found[at] = true;
+                    names.push(name);
+                    if names.len() == index.len() {
+                        break;
+                    }
+                }
+            }
+        }
+    }
+    names
+}
+
+/// Every `/name` gesture of `text` in order, repeats included: the boundary
+/// rule, shared by the scans above.
+fn gestures(text: &str) -> impl Iterator<Item = &str> {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'/', bytes).filter_map(move |slash| {
         if slash > 0 && !whitespace_before(text, slash) {
-            continue;
+            return None;
         }
         let start = slash + 1;
         let end = start
@@ -39,14 +90,11 @@ pub fn scan_gestures(text: &str) -> Vec<&str> {
                 .position(|&b| !matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-'))
                 .unwrap_or(bytes.len() - start);
         if end < bytes.len() && !whitespace_at(text, end) {
-            continue;
+            return None;
         }
         let name = &text[start..end];
-        if is_skill_name(name) && seen.insert(name) {
-            names.push(name);
-        }
-    }
-    names
+        is_skill_name(name).then_some(name)
+    })
 }
 
 /// The character that ends just before byte `at` (a char boundary) is JS
@@ -140,6 +188,53 @@ mod tests {
                 scan_gestures(&text),
                 scan_gestures_by_tokens(&text),
                 "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_filtered_scan_and_the_check_agree_with_the_scan_on_random_texts() {
+        const PIECES: [&str; 14] = [
+            "/", "a", "b", "ab", "-", " ", "\n", "\u{a0}", "\u{3000}", "é", "x/", "/a", "/b", "/ab",
+        ];
+        const CANDIDATES: [&str; 7] = ["a", "b", "ab", "a-b", "A", "a b", ""];
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..20_000 {
+            let texts: Vec<String> = (0..(next() % 4))
+                .map(|_| {
+                    (0..(next() % 12))
+                        .map(|_| PIECES[(next() % PIECES.len() as u64) as usize])
+                        .collect()
+                })
+                .collect();
+            let candidates: Vec<&str> = CANDIDATES
+                .iter()
+                .copied()
+                .filter(|_| next() % 2 == 0)
+                .collect();
+            let mut expected: Vec<&str> = Vec::new();
+            for text in &texts {
+                assert_eq!(
+                    has_gesture(text),
+                    !scan_gestures(text).is_empty(),
+                    "{text:?}"
+                );
+                for name in scan_gestures(text) {
+                    if candidates.contains(&name) && !expected.contains(&name) {
+                        expected.push(name);
+                    }
+                }
+            }
+            assert_eq!(
+                scan_gestures_among(&texts, &candidates),
+                expected,
+                "{texts:?} {candidates:?}"
             );
         }
     }
