@@ -125,24 +125,35 @@ function oracleRun(n, rounds, batch) {
   // Same answer from both sides before timing anything.
   if (catalog.catalogDigest(skills) !== jsDigest(jsEntries(skills))) throw new Error('digest mismatch')
   const step = { snapshot: { skills, complete: true }, published: true, visibleDigest: 'x' }
-  measure(
-    `${n.toLocaleString('en-US')} summaries`,
-    {
-      'js oracle: entries + createHash': () => jsDigest(jsEntries(skills)),
-      'addon: renderCatalog (entries + digest, one call)': () => catalog.renderCatalog(skills),
-      'addon: renderCatalogEntries + catalogDigest (two calls)': () => {
-        catalog.renderCatalogEntries(skills)
-        return catalog.catalogDigest(skills)
-      },
-      'addon: catalogDigest only': () => catalog.catalogDigest(skills),
-      'js oracle: replacement message + digest': () => {
-        const entries = jsEntries(skills)
-        return [jsUpdate(entries), jsDigest(entries)]
-      },
-      'addon: planCatalogStep (replacement message + digest)': () => catalog.planCatalogStep(step),
+  const variants = {
+    'js oracle: entries + createHash': () => jsDigest(jsEntries(skills)),
+    'addon: renderCatalog (entries + digest, one call)': () => catalog.renderCatalog(skills),
+    'addon: renderCatalogEntries + catalogDigest (two calls)': () => {
+      catalog.renderCatalogEntries(skills)
+      return catalog.catalogDigest(skills)
     },
-    { rounds, batch },
-  )
+    'addon: catalogDigest only': () => catalog.catalogDigest(skills),
+    'js oracle: replacement message + digest': () => {
+      const entries = jsEntries(skills)
+      return [jsUpdate(entries), jsDigest(entries)]
+    },
+    'addon: planCatalogStep (replacement message + digest)': () => catalog.planCatalogStep(step),
+  }
+  if (baseline) {
+    // The same plain arrays through the baseline build, interleaved with the
+    // variants above (same answers first).
+    const expected = catalog.renderCatalog(skills)
+    const old = baseline.renderCatalog(skills)
+    if (old.digest !== expected.digest || old.entries !== expected.entries || baseline.catalogDigest(skills) !== expected.digest) {
+      throw new Error('baseline output mismatch')
+    }
+    Object.assign(variants, {
+      'baseline: renderCatalog (entries + digest, one call)': () => baseline.renderCatalog(skills),
+      'baseline: catalogDigest only': () => baseline.catalogDigest(skills),
+      'baseline: planCatalogStep (replacement message + digest)': () => baseline.planCatalogStep(step),
+    })
+  }
+  measure(`${n.toLocaleString('en-US')} summaries`, variants, { rounds, batch })
 }
 
 // --- 2. budgets ------------------------------------------------------------

@@ -52,22 +52,110 @@ const BLOCK: usize = 32;
 /// ASCII as the byte-wise loop would: printable ASCII (`0x20..=0x7e`) but no
 /// `&`, `<` or `>`, and each space followed by a non-space printable byte (so
 /// no run of whitespace, and no trailing space, is taken). Called only inside
-/// a run, after a plain byte, so a space first is an inner space. The test of
-/// each byte is written without early exits, so that a block compiles to a
-/// few vector instructions and one mask.
+/// a run, after a plain byte, so a space first is an inner space.
 #[inline]
-fn plain_prefix(window: &[u8]) -> usize {
-    let (Some(block), Some(next)) = (window.get(..BLOCK), window.get(1..=BLOCK)) else {
-        return 0;
+fn plain_prefix(window: &[u8; BLOCK + 1]) -> usize {
+    blocked(window).trailing_zeros() as usize
+}
+
+/// One bit per byte of the block at the start of `window` that stops a run
+/// (see [`plain_prefix`]): SSE2, which every x86-64 processor has, 16 bytes
+/// per step.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn blocked(window: &[u8; BLOCK + 1]) -> u32 {
+    // SAFETY: SSE2 is part of the x86-64 baseline: every x86-64 processor has it.
+    unsafe { blocked_sse2(window) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+#[inline]
+fn blocked_sse2(window: &[u8; BLOCK + 1]) -> u32 {
+    use core::arch::x86_64::{
+        __m128i, _mm_and_si128, _mm_cmpeq_epi8, _mm_cmpgt_epi8, _mm_cmplt_epi8, _mm_loadu_si128,
+        _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
+    /// The 16 bytes of `window` from `at` (0, 1, 16 or 17).
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    fn load(window: &[u8; BLOCK + 1], at: usize) -> __m128i {
+        debug_assert!(at + 16 <= window.len());
+        // SAFETY: `at + 16 <= BLOCK + 1` for every caller below, so the 16
+        // bytes are inside `window`; the load is unaligned.
+        unsafe { _mm_loadu_si128(window.as_ptr().add(at).cast()) }
+    }
+    // Signed byte compares: bytes of 0x80 and above are negative, so they fail
+    // `> 0x1f` and count as not printable.
+    let half = |at: usize| {
+        let b = load(window, at);
+        let n = load(window, at + 1);
+        let printable = _mm_and_si128(
+            _mm_cmpgt_epi8(b, _mm_set1_epi8(0x1f)),
+            _mm_cmplt_epi8(b, _mm_set1_epi8(0x7f)),
+        );
+        let escaped = _mm_or_si128(
+            _mm_cmpeq_epi8(b, _mm_set1_epi8(b'&' as i8)),
+            _mm_or_si128(
+                _mm_cmpeq_epi8(b, _mm_set1_epi8(b'<' as i8)),
+                _mm_cmpeq_epi8(b, _mm_set1_epi8(b'>' as i8)),
+            ),
+        );
+        // A space is taken when the next byte is printable and not a space.
+        let next_word = _mm_and_si128(
+            _mm_cmpgt_epi8(n, _mm_set1_epi8(0x20)),
+            _mm_cmplt_epi8(n, _mm_set1_epi8(0x7f)),
+        );
+        let space = _mm_cmpeq_epi8(b, _mm_set1_epi8(b' ' as i8));
+        // Stops: not printable, escaped, or a space before no word.
+        let stop = _mm_or_si128(
+            _mm_cmpeq_epi8(printable, _mm_set1_epi8(0)),
+            _mm_or_si128(
+                escaped,
+                _mm_and_si128(space, _mm_cmpeq_epi8(next_word, _mm_set1_epi8(0))),
+            ),
+        );
+        _mm_movemask_epi8(stop) as u32 & 0xffff
+    };
+    half(0) | (half(16) << 16)
+}
+
+/// [`blocked`] without vector instructions: each byte tested without early
+/// exits, so that the compiler may vectorise it.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn blocked(window: &[u8; BLOCK + 1]) -> u32 {
     let mut bad = 0u32;
-    for (k, (&b, &n)) in block.iter().zip(next).enumerate() {
+    for k in 0..BLOCK {
+        let (b, n) = (window[k], window[k + 1]);
         let printable = b.wrapping_sub(0x20) < 0x5f;
         let escaped = (b == b'&') | (b == b'<') | (b == b'>');
         let lone_space = (b != b' ') | (n.wrapping_sub(0x21) < 0x5e);
         bad |= u32::from(!(printable & !escaped & lone_space)) << k;
     }
-    bad.trailing_zeros() as usize
+    bad
+}
+
+/// The window of [`plain_prefix`] at `i`: the bytes themselves, or near the
+/// end a copy in `padded` filled up with NUL (which stops a run, as the end
+/// does).
+#[inline]
+fn window_at<'a>(
+    bytes: &'a [u8],
+    i: usize,
+    padded: &'a mut [u8; BLOCK + 1],
+) -> Option<&'a [u8; BLOCK + 1]> {
+    let rest = bytes.get(i..)?;
+    if let Some(window) = rest.first_chunk::<{ BLOCK + 1 }>() {
+        return Some(window);
+    }
+    if rest.len() < 2 {
+        // Nothing a block would take that the byte-wise loop does not.
+        return None;
+    }
+    padded.fill(0);
+    padded[..rest.len()].copy_from_slice(rest);
+    Some(padded)
 }
 
 /// Cut state of one description: UTF-16 units written so far (of the
@@ -133,6 +221,7 @@ pub fn push_description(out: &mut String, description: &str, max_len: usize) {
         },
     };
     let mut pending_space = false;
+    let mut padded = [0u8; BLOCK + 1];
     let bytes = description.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -145,7 +234,7 @@ pub fn push_description(out: &mut String, description: &str, max_len: usize) {
             while i < bytes.len() {
                 // Whole blocks of printable ASCII first (see `plain_prefix`),
                 // up to the first byte that needs a closer look.
-                while let Some(window) = bytes.get(i..i + BLOCK + 1) {
+                while let Some(window) = window_at(bytes, i, &mut padded) {
                     let taken = plain_prefix(window);
                     i += taken;
                     if taken < BLOCK {
