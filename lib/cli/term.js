@@ -94,6 +94,12 @@ function output(stream, env, colorMode) {
     text: (value) => stream.write(escapeControls(value)),
     /** Write one line: a line break or tab inside `value` is escaped too, so a name cannot start a line of its own. */
     line: (value) => stream.write(`${escapeLine(value)}\n`),
+    /**
+     * Several lines (each as {@link line} writes it), then `tail` as
+     * {@link text} writes it, in one write: a reader of a pipe never sees
+     * half of a report.
+     */
+    lines: (values, tail = '') => stream.write(`${values.map((value) => `${escapeLine(value)}\n`).join('')}${escapeControls(tail)}`),
     /** One line in a colour. */
     styled: (value, format) => stream.write(`${paint(escapeLine(value), format)}\n`),
     warning: (message) => stream.write(`dsh-skills: ${paint('warning:', 'yellow')} ${escapeLine(message)}\n`),

@@ -113,13 +113,15 @@ async function run(session) {
         if (options.json) {
           io.stdout.write(`${JSON.stringify({ kind, digest, ...changes })}\n`)
         } else {
+          const lines = []
           if (publishes) {
             const visible = snapshot.skills.filter((skill) => skill.invocation.modelInvocable).length
-            io.out.line(`# ${plan.kind} catalog, digest ${digest} (${visible === 1 ? '1 skill' : `${visible} skills`})`)
+            lines.push(`# ${plan.kind} catalog, digest ${digest} (${visible === 1 ? '1 skill' : `${visible} skills`})`)
           }
           // One line each: a name or path cannot start a line of its own.
-          if (plan.kind !== 'initial') for (const line of changeLines(changes)) io.out.line(line)
-          if (publishes && options.catalog) io.out.text(`${plan.text}\n\n`)
+          if (plan.kind !== 'initial') lines.push(...changeLines(changes))
+          // The whole report in one write: a reader never sees its header without its lines.
+          io.out.lines(lines, publishes && options.catalog ? `${plan.text}\n\n` : '')
         }
         if (publishes) {
           published = true
