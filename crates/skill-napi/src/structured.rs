@@ -21,7 +21,7 @@ use crate::registry::NativeCatalog;
 use crate::util::invalid_arg;
 use napi::bindgen_prelude::{ClassInstance, ToNapiValue, Uint32Array, Utf16String};
 use napi_derive::napi;
-use skill_core::catalog::gesture::{has_gesture, scan_gestures, scan_gestures_among};
+use skill_core::catalog::gesture::{has_gesture, scan_gestures_among, scan_gestures_joined};
 use skill_core::catalog::structured::{
     json, plan_structured_step, Queued, Structured, StructuredCatalog, StructuredSkill,
     StructuredStep,
@@ -315,7 +315,7 @@ pub fn structured_digest(chunks: Vec<Utf16String>, lengths: Uint32Array) -> napi
 /// (a million names as a million Node-API strings cost seconds).
 #[napi(catch_unwind, js_name = "scanSkillGestures")]
 pub fn scan_skill_gestures(text: String) -> String {
-    scan_gestures(&text).join(" ")
+    scan_gestures_joined(&text)
 }
 
 /// Whether a user's text holds a `/name` gesture (internal: lets
