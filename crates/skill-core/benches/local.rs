@@ -4,9 +4,12 @@ use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criteri
 use skill_core::frontmatter;
 use skill_core::local::{LocalOptions, LocalProvider};
 use skill_core::provider::LookupContext;
+use skill_core::registry::{Finish, ProviderOutcome, Registry};
 use skill_core::watch::LocalWatcher;
 use std::hint::black_box;
 use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// A realistic skill file: ~200-character description, a small metadata map
 /// and a ~2 KB body.
@@ -184,11 +187,76 @@ fn bench_incremental(c: &mut Criterion) {
     group.finish();
 }
 
+/// A registry lookup after one file changed, through the native local
+/// provider with its watcher (the untimed setup writes the file and waits
+/// for the watcher to invalidate the registration); then its two halves: the
+/// provider's discovery with its kept listing, and the registry's merge of
+/// the listing into a catalog (`Collection::finish`, what runs on the JS
+/// thread in Node).
+fn bench_registry_change(c: &mut Criterion) {
+    let mut group = c.benchmark_group("registry_after_one_change");
+    for count in [1_000usize, 5_000] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        generate(dir.path(), count);
+        std::thread::sleep(Duration::from_millis(2_100));
+        let edited = dir.path().join(".dsh/skills/skill-00000/SKILL.md");
+        group.sample_size(if count >= 5_000 { 20 } else { 40 });
+        let ctx = LookupContext::new(None);
+        let provider = Arc::new(provider_with(dir.path(), true));
+        let registry = Registry::new(8).expect("registry");
+        let slot = registry
+            .register_provider("local", Some(provider.clone()))
+            .expect("register");
+        assert_eq!(registry.snapshot_native(&ctx).0.len(), count);
+        let mut n = 0u64;
+        let mut edit = || {
+            n += 1;
+            let text = skill_text("skill-00000").replace("platform-team", &format!("team-{n}"));
+            std::fs::write(&edited, text).expect("write");
+            // The watcher's coalescing window and its invalidation.
+            std::thread::sleep(Duration::from_millis(25));
+        };
+        group.bench_function(BenchmarkId::new("lookup", count), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    edit();
+                    let start = Instant::now();
+                    let (catalog, _) = registry.snapshot_native(&ctx);
+                    total += start.elapsed();
+                    assert_eq!(catalog.len(), count);
+                }
+                total
+            })
+        });
+        group.bench_function(BenchmarkId::new("merge", count), |b| {
+            b.iter_custom(|iters| {
+                let mut total = Duration::ZERO;
+                for _ in 0..iters {
+                    registry.invalidate(slot);
+                    let collection = registry.collect(None, 0);
+                    let obs = provider.discover(&ctx).observation;
+                    let start = Instant::now();
+                    let done = collection.finish(vec![ProviderOutcome::Listed(obs)]);
+                    total += start.elapsed();
+                    match done {
+                        Finish::Done { catalog, .. } => assert_eq!(black_box(catalog).len(), count),
+                        Finish::Retry => panic!("nothing changed meanwhile"),
+                    }
+                }
+                total
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     bench_frontmatter,
     bench_discovery,
     bench_watched_discovery,
-    bench_incremental
+    bench_incremental,
+    bench_registry_change
 );
 criterion_main!(benches);
