@@ -20,3 +20,6 @@ pub mod scoped_rules;
 pub mod search;
 pub mod usage;
 pub mod watch;
+
+#[cfg(test)]
+mod test_rng;

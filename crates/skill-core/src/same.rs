@@ -73,6 +73,16 @@ pub fn compare(a: &Candidate, b: &Candidate) -> Sameness {
     )
 }
 
+/// Whether [`compare`] of `a` and `b` reads the filesystem (two bundles
+/// with byte-identical skill files: their resources are listed), so that
+/// its answer can change while the candidates do not.
+pub fn reads_files(a: &Candidate, b: &Candidate) -> bool {
+    a.fingerprint.is_some()
+        && a.fingerprint == b.fingerprint
+        && bundle_dir(a).is_some()
+        && bundle_dir(b).is_some()
+}
+
 /// How two skill files compare, each given by its fingerprint and, for a
 /// bundle, its directory (`None` for a flat file).
 pub fn compare_files(

@@ -2,9 +2,10 @@
 //! lookup consults them at one generation per layer, and how their outcomes
 //! are merged, retried and cached.
 
+use super::incremental;
 use super::key::CacheKey;
 use super::layers::{LayerId, View};
-use super::merge::{build_catalog, merge, Decisions};
+use super::merge::{self, build_catalog, merge, Decisions};
 use super::types::{
     Catalog, Considered, Listing, PlannedProvider, PlannedRuntime, ProviderOutcome,
 };
@@ -24,6 +25,15 @@ pub enum Finish {
         /// One line per shadowed duplicate.
         warnings: Vec<String>,
     },
+}
+
+/// How a collection's listings were merged.
+enum Merged {
+    /// The view's previous catalog, patched.
+    Patched(incremental::Patched),
+    /// In full: the merge, the override decisions and the listings'
+    /// identities (for the next patch).
+    Full(merge::Merged, Decisions, Option<Vec<Vec<usize>>>),
 }
 
 /// A catalog being collected for one view, at one generation per layer.
@@ -85,9 +95,33 @@ impl Collection {
                 }
             }
         }
-        let listings: Vec<Listing> = outcomes.into_iter().map(Listing::from).collect();
-        let decisions = Decisions::new(&self.runtime, &self.providers, &listings, &self.overrides);
-        let (order, warnings) = merge(&self.runtime, &self.providers, &listings, &decisions);
+        let mut listings: Vec<Listing> = outcomes.into_iter().map(Listing::from).collect();
+        // The view's previous catalog, if a change dropped one that can be
+        // patched: then only the names whose candidates changed are merged
+        // again.
+        let previous = lock(&self.registry.shared)
+            .previous
+            .peek(&self.key)
+            .cloned();
+        let patched = previous.as_deref().and_then(|previous| {
+            incremental::patch(
+                previous,
+                &self.runtime,
+                &self.providers,
+                &mut listings,
+                &self.overrides,
+            )
+        });
+        let merged = match patched {
+            Some(patched) => Merged::Patched(patched),
+            None => {
+                let decisions =
+                    Decisions::new(&self.runtime, &self.providers, &listings, &self.overrides);
+                let merged = merge(&self.runtime, &self.providers, &listings, &decisions);
+                let identities = merge::identities(&listings);
+                Merged::Full(merged, decisions, identities)
+            }
+        };
 
         let mut state = lock(&self.registry.shared);
         // A released provider was disposed, which changed its layer; checked
@@ -98,6 +132,9 @@ impl Collection {
         }
         complete &= stable;
         let id = state.fresh_id();
+        if matches!(merged, Merged::Patched(_)) {
+            state.patched += 1;
+        }
         drop(state);
         let considered = Considered {
             runtime: self.runtime,
@@ -105,15 +142,22 @@ impl Collection {
             listings,
             overrides: self.overrides,
         };
-        let mut built = build_catalog(
-            id,
-            self.generation,
-            complete,
-            self.view.chain(),
-            considered,
-            &order,
-            &decisions,
-        );
+        let chain = self.view.chain();
+        let (mut built, warnings) = match merged {
+            Merged::Patched(patched) => {
+                patched.into_catalog(id, self.generation, complete, chain, considered)
+            }
+            Merged::Full(merged, decisions, identities) => build_catalog(
+                id,
+                self.generation,
+                complete,
+                chain,
+                considered,
+                merged,
+                &decisions,
+                identities,
+            ),
+        };
         built.derived.view = self.key.usage_view();
         let catalog = Arc::new(built);
         if complete {
@@ -121,6 +165,8 @@ impl Collection {
             // Another change may have happened since the check above: only a
             // catalog of the current view is cached.
             if state.is_current(&self.view) {
+                // Patched or not, the previous catalog is done with.
+                state.previous.pop(&self.key);
                 if let Some((_, old)) = state.cache.push(self.key, catalog.clone()) {
                     if old.id != catalog.id {
                         state.evicted.push(old.id);

@@ -8,8 +8,8 @@
 
 use super::layers::LayerId;
 use super::types::{
-    Catalog, Considered, Description, Entry, Listing, Origin, PlannedProvider, PlannedRuntime,
-    Winner,
+    Catalog, Considered, Description, Entry, Listing, Memo, Origin, PlannedProvider,
+    PlannedRuntime, Winner,
 };
 use crate::model::host::Span;
 use crate::model::{Candidate, InvocationPolicy, RUNTIME_RANK};
@@ -223,6 +223,19 @@ pub(super) fn index(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
 }
 
+/// What a merge decided: the winners' origins sorted by name, one warning
+/// per duplicate shadowed within the winner's layer, and every losing
+/// contender; each warning and loser with the position of the winner (in
+/// `order`) whose name it contended for.
+#[derive(Default)]
+pub(super) struct Merged {
+    pub(super) order: Vec<Origin>,
+    pub(super) warnings: Vec<String>,
+    /// One per warning: its winner's position in `order`.
+    pub(super) warned: Vec<u32>,
+    pub(super) losers: Vec<(u32, Origin)>,
+}
+
 /// The winners' origins sorted by name, and one warning per duplicate
 /// shadowed within the winner's layer (a nearer layer taking a name from a
 /// farther one is what layers are for: no warning; nor is the same skill
@@ -233,7 +246,7 @@ pub(super) fn merge(
     providers: &[PlannedProvider],
     listings: &[Listing],
     decisions: &Decisions,
-) -> (Vec<Origin>, Vec<String>) {
+) -> Merged {
     let total = runtime.len() + listings.iter().map(Listing::len).sum::<usize>();
     let mut contenders: Vec<Contender<'_>> = Vec::with_capacity(total);
     for_each_contender(runtime, providers, listings, |c| contenders.push(c));
@@ -241,46 +254,67 @@ pub(super) fn merge(
         contenders.retain(|c| decisions.keeps(c.origin));
     }
     sort_contenders(&mut contenders);
-    let mut warnings = Vec::new();
-    let mut won: Vec<Origin> = Vec::with_capacity(contenders.len());
-    let mut first: Option<&Contender<'_>> = None;
-    for c in &contenders {
-        match first {
-            Some(f) if f.name == c.name => {
-                // A nearer layer taking the name from a farther one: no
-                // warning, that is what layers are for.
-                if f.depth != c.depth {
-                    continue;
-                }
-                let differ = match sameness(
-                    native_candidate(c.origin, listings),
-                    native_candidate(f.origin, listings),
-                ) {
-                    // One skill in two places: no conflict to warn about.
-                    Sameness::Same => continue,
-                    Sameness::Different => "; the two skill files differ",
-                    Sameness::Unknown => "",
-                };
-                let label = |origin| {
-                    labels(origin, runtime, providers, listings)
-                        .map_or(("", ""), |l| (l.provider, l.source))
-                };
-                let (provider, source) = label(c.origin);
-                let (first_provider, first_source) = label(f.origin);
-                let mut warning = format!(
-                    "skill \"{}\" from provider \"{provider}\" (source {source}, rank {}) is shadowed by provider \"{first_provider}\" (source {first_source}, rank {})",
-                    c.name, c.rank, f.rank
-                );
-                warning.push_str(differ);
-                warnings.push(warning);
-            }
-            _ => {
-                first = Some(c);
-                won.push(c.origin);
-            }
-        }
+    let mut merged = Merged {
+        order: Vec::with_capacity(contenders.len()),
+        ..Merged::default()
+    };
+    let mut rest = contenders.as_slice();
+    while let Some(first) = rest.first() {
+        let len = rest
+            .iter()
+            .position(|c| c.name != first.name)
+            .unwrap_or(rest.len());
+        let (group, after) = rest.split_at(len);
+        resolve_group(group, runtime, providers, listings, &mut merged);
+        rest = after;
     }
-    (won, warnings)
+    merged
+}
+
+/// Decide one name: `group` holds its contenders in merge order (not
+/// empty). The first wins; a later one of the same layer is shadowed, with a
+/// warning unless it is the same skill ([`crate::same`]); one of a farther
+/// layer loses silently (that is what layers are for).
+pub(super) fn resolve_group(
+    group: &[Contender<'_>],
+    runtime: &[PlannedRuntime],
+    providers: &[PlannedProvider],
+    listings: &[Listing],
+    merged: &mut Merged,
+) {
+    let Some((f, others)) = group.split_first() else {
+        return;
+    };
+    let at = index(merged.order.len());
+    merged.order.push(f.origin);
+    for c in others {
+        merged.losers.push((at, c.origin));
+        if f.depth != c.depth {
+            continue;
+        }
+        let differ = match sameness(
+            native_candidate(c.origin, listings),
+            native_candidate(f.origin, listings),
+        ) {
+            // One skill in two places: no conflict to warn about.
+            Sameness::Same => continue,
+            Sameness::Different => "; the two skill files differ",
+            Sameness::Unknown => "",
+        };
+        let label = |origin| {
+            labels(origin, runtime, providers, listings)
+                .map_or(("", ""), |l| (l.provider, l.source))
+        };
+        let (provider, source) = label(c.origin);
+        let (first_provider, first_source) = label(f.origin);
+        let mut warning = format!(
+            "skill \"{}\" from provider \"{provider}\" (source {source}, rank {}) is shadowed by provider \"{first_provider}\" (source {first_source}, rank {})",
+            c.name, c.rank, f.rank
+        );
+        warning.push_str(differ);
+        merged.warnings.push(warning);
+        merged.warned.push(at);
+    }
 }
 
 /// The bytes of the names [`build_catalog`] copies.
@@ -308,51 +342,62 @@ fn text_len(considered: &Considered, order: &[Origin]) -> usize {
         .sum()
 }
 
-pub(super) fn build_catalog(
-    id: u64,
-    generation: u64,
-    complete: bool,
-    chain: Vec<LayerId>,
-    mut considered: Considered,
-    order: &[Origin],
-    decisions: &Decisions,
-) -> Catalog {
-    // The winners' names, in one buffer sized once.
-    let mut text = String::with_capacity(text_len(&considered, order));
-    let mut entries = Vec::with_capacity(order.len());
-    let mut host_held = 0u32;
-    let span = |text: &mut String, s: &str| {
-        let start = u32::try_from(text.len()).unwrap_or(u32::MAX);
-        text.push_str(s);
+/// A catalog's entries and names, built winner by winner in name order.
+pub(super) struct Built {
+    pub(super) text: String,
+    pub(super) entries: Vec<Entry>,
+    pub(super) host_held: u32,
+    /// Where each entry's winner came from.
+    pub(super) origins: Vec<Origin>,
+}
+
+impl Built {
+    pub(super) fn with_capacity(text: usize, entries: usize) -> Self {
+        Built {
+            text: String::with_capacity(text),
+            entries: Vec::with_capacity(entries),
+            host_held: 0,
+            origins: Vec::with_capacity(entries),
+        }
+    }
+
+    /// `name` appended to the names.
+    pub(super) fn span(&mut self, name: &str) -> Span {
+        let start = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
+        self.text.push_str(name);
         Span {
             start,
-            end: u32::try_from(text.len()).unwrap_or(u32::MAX),
+            end: u32::try_from(self.text.len()).unwrap_or(u32::MAX),
         }
-    };
-    let mut held = || {
-        host_held += 1;
-        Description::Host(host_held - 1)
-    };
-    let Considered {
-        runtime,
-        providers,
-        listings,
-        ..
-    } = &mut considered;
-    for origin in order {
-        // The rule deciding about this winner (never `off`: those did not
-        // take part), and the invocation it leaves.
-        let applied = decisions.get(*origin);
+    }
+
+    /// The next host-held description.
+    pub(super) fn held(&mut self) -> Description {
+        self.host_held += 1;
+        Description::Host(self.host_held - 1)
+    }
+
+    /// Add the winner at `origin`, decided by `applied` (never `off`: those
+    /// did not take part); a native winner moves out of its listing.
+    /// Returns whether there was one to add.
+    pub(super) fn push_winner(
+        &mut self,
+        origin: Origin,
+        applied: Option<Decided>,
+        runtime: &[PlannedRuntime],
+        providers: &[PlannedProvider],
+        listings: &mut [Listing],
+    ) -> bool {
         let invocation =
             |declared: InvocationPolicy| applied.map_or(declared, |a| a.effect.apply(declared));
-        let entry = match *origin {
+        let entry = match origin {
             Origin::Runtime(i) => {
                 let Some(r) = runtime.get(i as usize) else {
-                    continue;
+                    return false;
                 };
                 Entry {
-                    name: span(&mut text, &r.skill.name),
-                    description: held(),
+                    name: self.span(&r.skill.name),
+                    description: self.held(),
                     invocation: invocation(r.skill.invocation),
                     rank: RUNTIME_RANK,
                     depth: r.depth,
@@ -363,16 +408,16 @@ pub(super) fn build_catalog(
             Origin::Provider(p, local) => {
                 let (p, local) = (p as usize, local as usize);
                 let Some(planned) = providers.get(p) else {
-                    continue;
+                    return false;
                 };
                 match listings.get_mut(p) {
                     Some(Listing::Host(obs)) => {
                         let Some(c) = obs.listing.candidates.get(local) else {
-                            continue;
+                            return false;
                         };
                         Entry {
-                            name: span(&mut text, c.name.of(&obs.text)),
-                            description: held(),
+                            name: self.span(c.name.of(&obs.text)),
+                            description: self.held(),
                             invocation: invocation(c.invocation),
                             rank: c.rank,
                             depth: planned.depth,
@@ -389,16 +434,11 @@ pub(super) fn build_catalog(
                             candidates.get_mut(local).and_then(Option::take),
                             planned.native.clone(),
                         ) else {
-                            continue;
+                            return false;
                         };
-                        let rewritten = invocation(candidate.summary.invocation);
-                        if rewritten != candidate.summary.invocation {
-                            // Copied only when a rule rewrites it: the
-                            // provider's listing keeps its own.
-                            std::sync::Arc::make_mut(&mut candidate).summary.invocation = rewritten;
-                        }
+                        rewrite(&mut candidate, applied);
                         Entry {
-                            name: span(&mut text, &candidate.summary.name),
+                            name: self.span(&candidate.summary.name),
                             description: Description::Native,
                             invocation: candidate.summary.invocation,
                             rank: candidate.rank,
@@ -411,22 +451,131 @@ pub(super) fn build_catalog(
                             applied,
                         }
                     }
-                    Some(Listing::None) | None => continue,
+                    Some(Listing::None) | None => return false,
                 }
             }
         };
-        entries.push(entry);
+        self.entries.push(entry);
+        self.origins.push(origin);
+        true
     }
-    Catalog {
+}
+
+/// A native winner's candidate with the invocation `applied` leaves: copied
+/// only when a rule rewrites it (the provider's listing keeps its own).
+pub(super) fn rewrite(candidate: &mut std::sync::Arc<Candidate>, applied: Option<Decided>) {
+    let Some(applied) = applied else {
+        return;
+    };
+    let declared = candidate.summary.invocation;
+    let rewritten = applied.effect.apply(declared);
+    if rewritten != declared {
+        std::sync::Arc::make_mut(candidate).summary.invocation = rewritten;
+    }
+}
+
+/// Each listing's candidates' identities (see [`super::types::Memo`]), when
+/// every listing is native (only those catalogs can be patched).
+pub(super) fn identities(listings: &[Listing]) -> Option<Vec<Vec<usize>>> {
+    listings
+        .iter()
+        .map(|listing| match listing {
+            Listing::Native(candidates) => Some(
+                candidates
+                    .iter()
+                    .map(|c| c.as_ref().map_or(0, |c| std::sync::Arc::as_ptr(c) as usize))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Forget the identity of each native winner whose candidate a rule
+/// rewrote: the entry holds a copy, and the original (no longer kept alive
+/// by this catalog) could be freed and its address reused by a different
+/// candidate. A forgotten identity never matches, so that name is merged
+/// again next time.
+pub(super) fn forget_rewritten(
+    identities: &mut [Vec<usize>],
+    entries: &[Entry],
+    origins: &[Origin],
+) {
+    for (entry, origin) in entries.iter().zip(origins) {
+        if let (Winner::Native { candidate, .. }, Origin::Provider(p, i)) = (&entry.winner, *origin)
+        {
+            if let Some(slot) = identities
+                .get_mut(p as usize)
+                .and_then(|l| l.get_mut(i as usize))
+            {
+                if *slot != std::sync::Arc::as_ptr(candidate) as usize {
+                    *slot = 0;
+                }
+            }
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(super) fn build_catalog(
+    id: u64,
+    generation: u64,
+    complete: bool,
+    chain: Vec<LayerId>,
+    mut considered: Considered,
+    merged: Merged,
+    decisions: &Decisions,
+    identities: Option<Vec<Vec<usize>>>,
+) -> (Catalog, Vec<String>) {
+    let Merged {
+        order,
+        warnings,
+        warned,
+        losers,
+    } = merged;
+    // The winners' names, in one buffer sized once.
+    let mut built = Built::with_capacity(text_len(&considered, &order), order.len());
+    let Considered {
+        runtime,
+        providers,
+        listings,
+        ..
+    } = &mut considered;
+    for origin in &order {
+        built.push_winner(
+            *origin,
+            decisions.get(*origin),
+            runtime,
+            providers,
+            listings,
+        );
+    }
+    // Positions in `order` are entry positions only when every winner made
+    // an entry.
+    let memo = match identities {
+        Some(mut identities) if built.entries.len() == order.len() => {
+            forget_rewritten(&mut identities, &built.entries, &built.origins);
+            Some(Memo {
+                identities,
+                origins: std::mem::take(&mut built.origins),
+                losers,
+                warnings: warned.into_iter().zip(warnings.iter().cloned()).collect(),
+            })
+        }
+        _ => None,
+    };
+    let catalog = Catalog {
         id,
         generation,
         complete,
         chain,
-        text,
-        entries,
-        host_held,
+        text: built.text,
+        entries: built.entries,
+        host_held: built.host_held,
         supplied: OnceLock::new(),
         considered,
         derived: Default::default(),
-    }
+        memo,
+    };
+    (catalog, warnings)
 }

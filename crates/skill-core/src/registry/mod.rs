@@ -32,6 +32,7 @@ mod catalog;
 mod collection;
 mod derived;
 mod explain;
+mod incremental;
 mod key;
 pub mod layers;
 mod merge;
@@ -315,6 +316,7 @@ impl Registry {
                 return false;
             };
             state.touch(layer);
+            state.forget_previous();
             state.drop_if_empty(layer);
             removed
         };
@@ -372,6 +374,7 @@ impl Registry {
             return false;
         };
         state.touch(layer);
+        state.forget_previous();
         state.drop_if_empty(layer);
         true
     }
@@ -413,6 +416,13 @@ impl Registry {
     pub fn flight_key(&self, cwd: Option<&str>, scope: Option<&[LayerId]>) -> String {
         let state = lock(&self.shared);
         key::flight_key(cwd, &state.view(scope))
+    }
+
+    /// How many catalogs this registry built by patching the view's
+    /// previous catalog rather than merging in full (for tests and benches).
+    #[doc(hidden)]
+    pub fn patched(&self) -> u64 {
+        lock(&self.shared).patched
     }
 
     /// Ids of catalogs dropped from the cache since the last call.

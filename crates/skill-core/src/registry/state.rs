@@ -46,8 +46,15 @@ pub(super) struct State {
     /// Scoped layers created so far.
     pub(super) created: u64,
     pub(super) cache: LruCache<CacheKey, Arc<Catalog>>,
+    /// The last catalog of each view dropped from the cache by a change,
+    /// kept (as many as the cache holds) so the view's next collection can
+    /// patch it instead of merging again (`incremental.rs`). Only catalogs
+    /// that can be patched are kept, and none past a disposal.
+    pub(super) previous: LruCache<CacheKey, Arc<Catalog>>,
     /// Ids of catalogs dropped from the cache, for the host.
     pub(super) evicted: Vec<u64>,
+    /// How many catalogs were built by patching a previous one.
+    pub(super) patched: u64,
     pub(super) overrides: Arc<Overrides>,
 }
 
@@ -62,7 +69,9 @@ impl State {
             natives: HashSet::new(),
             created: 0,
             cache: LruCache::new(cap),
+            previous: LruCache::new(cap),
             evicted: Vec::new(),
+            patched: 0,
             overrides: Arc::default(),
         }
     }
@@ -222,8 +231,23 @@ impl State {
         for key in stale {
             if let Some(catalog) = self.cache.pop(&key) {
                 self.evicted.push(catalog.id);
+                self.keep_previous(key, catalog);
             }
         }
+    }
+
+    /// Keep `catalog`, just dropped from the cache, as its view's previous
+    /// catalog when it can be patched.
+    fn keep_previous(&mut self, key: CacheKey, catalog: Arc<Catalog>) {
+        if catalog.memo.is_some() {
+            self.previous.push(key, catalog);
+        }
+    }
+
+    /// Forget every previous catalog: a disposed registration's candidates
+    /// go with its disposal, not with a later eviction.
+    pub(super) fn forget_previous(&mut self) {
+        self.previous.clear();
     }
 
     /// Every layer changed (the override rules did): every cached catalog is
@@ -239,9 +263,10 @@ impl State {
     }
 
     fn evict_all(&mut self) {
-        let ids: Vec<u64> = self.cache.iter().map(|(_, c)| c.id).collect();
-        self.evicted.extend(ids);
-        self.cache.clear();
+        while let Some((key, catalog)) = self.cache.pop_lru() {
+            self.evicted.push(catalog.id);
+            self.keep_previous(key, catalog);
+        }
     }
 
     /// The view of a read: the alive layers of `scope` (layer ids nearest

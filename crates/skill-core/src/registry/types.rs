@@ -120,6 +120,27 @@ pub struct Catalog {
     pub(super) considered: Considered,
     /// What is worked out from the catalog on demand and kept with it.
     pub(super) derived: Derived,
+    /// What the next collection of the same view needs to patch this
+    /// catalog instead of merging again (`None` when it cannot).
+    pub(super) memo: Option<Memo>,
+}
+
+/// How a catalog's merge came out, kept so that the next collection of the
+/// same view can redo only the names whose candidates changed
+/// (`incremental.rs`). Kept for catalogs whose every listing is native.
+#[derive(Debug, Default)]
+pub(super) struct Memo {
+    /// Per listing, the identity (address) of each candidate, in listing
+    /// order: a provider that keeps its listing hands out the same
+    /// candidates, so equal addresses mean unchanged candidates.
+    pub(super) identities: Vec<Vec<usize>>,
+    /// Where each entry's winner came from (one per entry, same order).
+    pub(super) origins: Vec<Origin>,
+    /// Every other candidate that took part in the merge, with the entry
+    /// whose name it contended for; sorted by entry, in merge order.
+    pub(super) losers: Vec<(u32, Origin)>,
+    /// The duplicate warnings, with their entry; in merge order.
+    pub(super) warnings: Vec<(u32, String)>,
 }
 
 /// What a [`Catalog`] works out on demand and keeps (so it is never stale

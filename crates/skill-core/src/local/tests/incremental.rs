@@ -6,27 +6,7 @@ use super::*;
 use crate::watch::LocalWatcher;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
+use crate::test_rng::Rng;
 
 const ENTRIES: [&str; 6] = ["a", "b", "c", "d", "Ea", "zz-9"];
 const NAMES: [&str; 4] = ["alpha", "beta", "gamma", "delta"];

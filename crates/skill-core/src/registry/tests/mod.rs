@@ -1,6 +1,7 @@
 //! Unit tests of the registry rules (layers: [`layers`]).
 
 mod derived;
+mod incremental;
 mod layers;
 mod rules;
 
