@@ -47,7 +47,8 @@ pub(super) struct State {
     pub(super) created: u64,
     pub(super) cache: LruCache<CacheKey, Arc<Catalog>>,
     /// The last catalog of each view dropped from the cache by a change,
-    /// kept (as many as the cache holds) so the view's next collection can
+    /// kept (for the [`PREVIOUS_VIEWS`] views changed last, at most as many as
+    /// the cache holds) so the view's next collection can
     /// patch it instead of merging again (`incremental.rs`). Only catalogs
     /// that can be patched are kept, and none past a disposal.
     pub(super) previous: LruCache<CacheKey, Arc<Catalog>>,
@@ -57,6 +58,13 @@ pub(super) struct State {
     pub(super) patched: u64,
     pub(super) overrides: Arc<Overrides>,
 }
+
+/// How many views keep their previous catalog for a patch (a change usually
+/// concerns the few views in use; each kept catalog holds its entries).
+const PREVIOUS_VIEWS: NonZeroUsize = match NonZeroUsize::new(8) {
+    Some(n) => n,
+    None => NonZeroUsize::MIN,
+};
 
 impl State {
     pub(super) fn new(cap: NonZeroUsize) -> Self {
@@ -69,7 +77,7 @@ impl State {
             natives: HashSet::new(),
             created: 0,
             cache: LruCache::new(cap),
-            previous: LruCache::new(cap),
+            previous: LruCache::new(cap.min(PREVIOUS_VIEWS)),
             evicted: Vec::new(),
             patched: 0,
             overrides: Arc::default(),
