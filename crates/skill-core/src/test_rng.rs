@@ -1,9 +1,14 @@
 //! A small deterministic generator (xorshift64*) for the randomized tests.
 
-/// xorshift64*: `Rng(seed)` with a non-zero seed.
+/// xorshift64*: `Rng(seed)` with a non-zero seed, or [`Rng::new`] with any.
 pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
+    /// A generator for any seed (spread, never zero).
+    pub(crate) fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+
     pub(crate) fn next(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
@@ -21,5 +26,10 @@ impl Rng {
     /// One of `items` (not empty).
     pub(crate) fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
+    }
+
+    /// `true` with a chance of `percent` in 100.
+    pub(crate) fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
     }
 }

@@ -412,13 +412,8 @@ mod tests {
             "/", "a", "b", "9", "-", " ", "\n", "\u{a0}", "\u{3000}", "\u{2028}", "é", "\u{85}",
             "x/", "/de", "--", "\u{feff}",
         ];
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::test_rng::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || rng.next();
         for _ in 0..20_000 {
             let len = (next() % 24) as usize;
             let text: String = (0..len)
@@ -438,13 +433,8 @@ mod tests {
             "/", "a", "b", "ab", "-", " ", "\n", "\u{a0}", "\u{3000}", "é", "x/", "/a", "/b", "/ab",
         ];
         const CANDIDATES: [&str; 7] = ["a", "b", "ab", "a-b", "A", "a b", ""];
-        let mut state = 0x2545_f491_4f6c_dd1d_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::test_rng::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut next = move || rng.next();
         for _ in 0..20_000 {
             let texts: Vec<String> = (0..(next() % 4))
                 .map(|_| {
@@ -488,13 +478,8 @@ mod tests {
             "/a", "/b", "/ab", "/a-b", "/9", " ", "\n", "\u{3000}", "x", "/", "-", "a", "\u{a0}",
             "/ba",
         ];
-        let mut state = 0x51_7cc1_b727_220a_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::test_rng::Rng::new(0x51_7cc1_b727_220a);
+        let mut next = move || rng.next();
         for _ in 0..20_000 {
             let len = (next() % 40) as usize;
             let text: String = (0..len)
@@ -519,13 +504,8 @@ mod tests {
         // from 1 to 70 bytes and with names one dash apart (`a-1` and `a1`),
         // each first seen in a shuffled order and repeated far later (some
         // once, some many times), among prose and non-gestures.
-        let mut state = 0x2f69_3b2c_8d1e_4a57_u64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = crate::test_rng::Rng::new(0x2f69_3b2c_8d1e_4a57);
+        let mut next = move || rng.next();
         let name = |i: u64| match i % 4 {
             0 => format!("s{i}"),
             1 => format!("s-{i}"),

@@ -483,14 +483,10 @@ pub fn plan_step(
 pub(crate) mod tests {
     use super::*;
 
-    /// A seeded xorshift generator for generated test inputs.
-    pub(crate) fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
-        move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        }
+    /// A seeded generator for generated test inputs ([`crate::test_rng`]).
+    pub(crate) fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+        let mut rng = crate::test_rng::Rng::new(seed);
+        move || rng.next()
     }
 
     fn desc(d: &str, max: usize) -> String {

@@ -28,7 +28,7 @@ use super::types::{
 use crate::model::RUNTIME_RANK;
 use crate::scoped_rules::{Decided, RuleChain};
 use std::cmp::Ordering;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// How one listing changed since the previous catalog.
 enum Diff {
@@ -144,19 +144,7 @@ impl Patched {
             memo,
             warnings,
         } = self;
-        let catalog = Catalog {
-            id,
-            generation,
-            complete,
-            chain,
-            text: built.text,
-            entries: built.entries,
-            host_held: built.host_held,
-            supplied: OnceLock::new(),
-            considered,
-            derived: Default::default(),
-            memo,
-        };
+        let catalog = built.into_catalog(id, generation, complete, chain, considered, memo);
         (catalog, warnings)
     }
 }

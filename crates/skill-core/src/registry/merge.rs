@@ -361,6 +361,31 @@ impl Built {
         }
     }
 
+    /// The catalog of these entries.
+    pub(super) fn into_catalog(
+        self,
+        id: u64,
+        generation: u64,
+        complete: bool,
+        chain: Vec<LayerId>,
+        considered: Considered,
+        memo: Option<Memo>,
+    ) -> Catalog {
+        Catalog {
+            id,
+            generation,
+            complete,
+            chain,
+            text: self.text,
+            entries: self.entries,
+            host_held: self.host_held,
+            supplied: OnceLock::new(),
+            considered,
+            derived: Default::default(),
+            memo,
+        }
+    }
+
     /// `name` appended to the names.
     pub(super) fn span(&mut self, name: &str) -> Span {
         let start = u32::try_from(self.text.len()).unwrap_or(u32::MAX);
@@ -564,18 +589,6 @@ pub(super) fn build_catalog(
         }
         _ => None,
     };
-    let catalog = Catalog {
-        id,
-        generation,
-        complete,
-        chain,
-        text: built.text,
-        entries: built.entries,
-        host_held: built.host_held,
-        supplied: OnceLock::new(),
-        considered,
-        derived: Default::default(),
-        memo,
-    };
+    let catalog = built.into_catalog(id, generation, complete, chain, considered, memo);
     (catalog, warnings)
 }

@@ -62,7 +62,7 @@ const PIECES: &[&str] = &[
 /// Up to `most - 1` of [`PIECES`], chosen at random.
 fn pieces(rng: &mut Rng, most: usize) -> String {
     let n = rng.below(most);
-    (0..n).map(|_| rng.pick(PIECES)).collect()
+    (0..n).map(|_| *rng.pick(PIECES)).collect()
 }
 
 /// Texts built from [`PIECES`], generated frontmatters and mutations.

@@ -383,31 +383,7 @@ fn tagged_top_level_mapping_is_a_mapping() {
     assert_eq!(p.name, "a");
 }
 
-/// A small deterministic generator (xorshift64*), so failures reproduce.
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    pub(crate) fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
-    }
-    pub(crate) fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    pub(crate) fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    pub(crate) fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-    pub(crate) fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
-}
+pub(crate) use crate::test_rng::Rng;
 
 const KEYS: &[&str] = &[
     "name",
@@ -508,9 +484,9 @@ const EVERYDAY: &[&str] = &[
 
 fn gen_word(rng: &mut Rng) -> &'static str {
     if rng.chance(30) {
-        rng.pick(WORDS)
+        rng.pick::<&str>(WORDS)
     } else {
-        rng.pick(EVERYDAY)
+        rng.pick::<&str>(EVERYDAY)
     }
 }
 
@@ -518,7 +494,7 @@ fn gen_word(rng: &mut Rng) -> &'static str {
 fn gen_keys(rng: &mut Rng, n: usize) -> Vec<&'static str> {
     let mut keys: Vec<&str> = Vec::new();
     while keys.len() < n {
-        let k = rng.pick(KEYS);
+        let k = *rng.pick(KEYS);
         if !keys.contains(&k) || rng.chance(3) {
             keys.push(k);
         }
@@ -532,7 +508,7 @@ fn gen_inline(rng: &mut Rng) -> String {
         0 => format!("'{}'", w.replace('\'', "''")),
         1 => {
             let escaped = w.replace('\\', "\\\\").replace('"', "\\\"");
-            let extra = rng.pick(&[
+            let extra = *rng.pick(&[
                 "", "\\n", "\\t", "\\u00e9", "\\x41", "\\\"", "\\/", "\\ ", "\\N", "\\ud83d",
             ]);
             format!("\"{escaped}{extra}\"")
@@ -543,7 +519,7 @@ fn gen_inline(rng: &mut Rng) -> String {
 
 fn gen_value(rng: &mut Rng, top: bool, eol: &str) -> String {
     let comment = if rng.chance(10) { " # note" } else { "" };
-    let gap = rng.pick(&[" ", " ", "  "]);
+    let gap = *rng.pick(&[" ", " ", "  "]);
     match rng.below(if top { 9 } else { 6 }) {
         0..=2 => format!("{gap}{}{comment}{eol}", gen_inline(rng)),
         3 => {
@@ -551,12 +527,12 @@ fn gen_value(rng: &mut Rng, top: bool, eol: &str) -> String {
             let items: Vec<String> = (0..n).map(|_| gen_inline(rng)).collect();
             format!(
                 "{gap}[{}]{comment}{eol}",
-                items.join(rng.pick(&[", ", ",", " , "]))
+                items.join(*rng.pick(&[", ", ",", " , "]))
             )
         }
         4 => format!("{comment}{eol}"),
         5 if top => {
-            let header = rng.pick(&["|", "|-", "|+", ">", ">-", ">+", "|2", "> "]);
+            let header = *rng.pick(&["|", "|-", "|+", ">", ">-", ">+", "|2", "> "]);
             let ind = " ".repeat(1 + rng.below(3));
             let mut s = format!("{gap}{header}{eol}");
             if rng.chance(20) {
