@@ -27,7 +27,6 @@ use super::types::{
 };
 use crate::model::RUNTIME_RANK;
 use crate::scoped_rules::{Decided, RuleChain};
-use std::cmp::Ordering;
 use std::sync::Arc;
 
 /// How one listing changed since the previous catalog.
@@ -524,7 +523,6 @@ fn merge_name(
             .cmp(&b.depth)
             .then(a.rank.total_cmp(&b.rank))
             .then_with(|| pushed(a.origin).cmp(&pushed(b.origin)))
-            .then(Ordering::Equal)
     });
     let Some(&(first, applied)) = group.first() else {
         // Every contender left or is switched off: the name is gone.

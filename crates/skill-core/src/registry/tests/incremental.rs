@@ -195,10 +195,7 @@ fn a_patched_catalog_is_the_full_merge() {
             }
             for scope in [None, Some(layer)] {
                 let (cat, warnings) = collect(&r, scope, &lists);
-                let (base, base_layer) = {
-                    let (b, _, l) = setup(rules);
-                    (b, l)
-                };
+                let (base, _, base_layer) = setup(rules);
                 let (full, full_warnings) = collect(&base, scope.map(|_| base_layer), &lists);
                 let context = format!("seed {seed} run {run} step {step} scope {scope:?}");
                 assert_eq!(describe(&cat), describe(&full), "{context}");
