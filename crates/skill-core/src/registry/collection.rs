@@ -144,9 +144,14 @@ impl Collection {
         };
         let chain = self.view.chain();
         let (mut built, warnings) = match merged {
-            Merged::Patched(patched) => {
-                patched.into_catalog(id, self.generation, complete, chain, considered)
-            }
+            Merged::Patched(incremental::Patched {
+                built,
+                memo,
+                warnings,
+            }) => (
+                built.into_catalog(id, self.generation, complete, chain, considered, memo),
+                warnings,
+            ),
             Merged::Full(merged, decisions, identities) => build_catalog(
                 id,
                 self.generation,

@@ -19,11 +19,9 @@
 //! filesystem (two bundles with identical skill files) is always merged
 //! again: their resources may have changed without their candidates.
 
-use super::layers::LayerId;
 use super::merge::{labels, native_candidate, resolve_group, rewrite, Built, Contender, Merged};
 use super::types::{
-    Catalog, Considered, Description, Entry, Listing, Memo, Origin, PlannedProvider,
-    PlannedRuntime, Winner,
+    Catalog, Description, Entry, Listing, Memo, Origin, PlannedProvider, PlannedRuntime, Winner,
 };
 use crate::model::RUNTIME_RANK;
 use crate::scoped_rules::{Decided, RuleChain};
@@ -126,26 +124,6 @@ pub(super) struct Patched {
     pub(super) built: Built,
     pub(super) memo: Option<Memo>,
     pub(super) warnings: Vec<String>,
-}
-
-impl Patched {
-    /// The catalog.
-    pub(super) fn into_catalog(
-        self,
-        id: u64,
-        generation: u64,
-        complete: bool,
-        chain: Vec<LayerId>,
-        considered: Considered,
-    ) -> (Catalog, Vec<String>) {
-        let Patched {
-            built,
-            memo,
-            warnings,
-        } = self;
-        let catalog = built.into_catalog(id, generation, complete, chain, considered, memo);
-        (catalog, warnings)
-    }
 }
 
 /// One step of the new catalog, in name order.
