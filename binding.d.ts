@@ -39,16 +39,15 @@ export declare class NativeCatalog {
    */
   modelEntries(): Array<[string, string]> | null
   /**
-   * Summaries of the native winners, in catalog order, as one JSON array
-   * (`JSON.parse` in JS is far cheaper than building the objects property
-   * by property).
+   * The summaries of the native winners, in catalog order, packed (see
+   * [`super::summaries`]).
    */
-  nativeSummariesJson(): string
+  nativeSummaries(): PackedSummaries
   /**
-   * [`Self::native_summaries_json`] for what changed since `previous`
+   * [`Self::native_summaries`] for what changed since `previous`
    * (an earlier catalog, still alive: candidates are compared by
    * identity): the native winners that are the same shared candidate as
-   * one of `previous` point at it, the others come as JSON. A lookup after
+   * one of `previous` point at it, the others come packed. A lookup after
    * a one-file change then converts one summary, not the whole catalog.
    */
   nativeSummariesReusing(previous: NativeCatalog): NativeSummaries
@@ -664,10 +663,10 @@ export interface NativeSummaries {
    */
   reuse: Float64Array
   /**
-   * The summaries of the others (-1 in `reuse`), in catalog order, as one
-   * JSON array.
+   * The summaries of the others (-1 in `reuse`), in catalog order,
+   * packed (see [`super::summaries`]).
    */
-  json: string
+  fresh: PackedSummaries
 }
 
 /** A warning from a native provider's discovery, with the provider's slot. */
@@ -738,6 +737,17 @@ export interface PackedRecords {
   strings: Array<string>
   /** `(slot, value)` pairs of other number fields. */
   numbers: Array<number>
+}
+
+/** Summaries packed for JS (see the module docs). */
+export interface PackedSummaries {
+  /** The texts, back to back. */
+  chunks: Array<string>
+  /**
+   * [`SLOTS`] numbers per summary: flags, then the UTF-16 lengths of the
+   * name, description, `whenToUse`, source, provider and resource base text.
+   */
+  lengths: Uint32Array
 }
 
 /** The typings of a [`Texts`] argument (declared for `binding.d.ts` only). */

@@ -224,4 +224,43 @@ describe('native local provider inside the registry', () => {
     expect((await provider.get({ ...candidate, path: projectFile }, { cwd: w.cwd }))?.source).toBe('project-agents')
     await provider.dispose()
   })
+
+  it("hands out every native summary's fields whole, across many chunks of text, before and after a change", async () => {
+    const w = workspace()
+    const texts = ['plain ASCII', 'accents: Première étape, naïve', 'astral: 🚀 𝄞 😀 at the end 🚀', 'CJK: 技能目录 と 説明', 'quotes " and \\ backslash']
+    for (let i = 0; i < 300; i++) {
+      const name = `skill-${String(i).padStart(3, '0')}`
+      const description = `${texts[i % texts.length]} #${i} ${'x'.repeat(i % 7 === 0 ? 400 : 40)}`
+      const lines = ['---', `name: ${name}`, `description: ${JSON.stringify(description)}`]
+      if (i % 3 === 0) lines.push(`whenToUse: ${JSON.stringify(`when ${texts[(i + 2) % texts.length]}`)}`)
+      if (i % 4 === 1) lines.push('disable-model-invocation: true')
+      if (i % 5 === 2) lines.push('user-invocable: false')
+      lines.push('---', '', `Body ${i}.`, '')
+      const file = i % 2 === 0 ? path.join(w.custom, name, 'SKILL.md') : path.join(w.home, '.dsh', 'skills', `${name}.md`)
+      write(file, lines.join('\n'))
+    }
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    const local = registry.registerLocalProvider(w.config)
+    // The provider's own list() crosses another way (JSON): the oracle.
+    const expected = async () => {
+      const { candidates } = await new LocalSkillProvider({ ...w.config, logger: recorder().logger }).list({ cwd: w.cwd })
+      return candidates
+        .map(({ name, description, whenToUse, invocation, source, provider, resourceBase }) =>
+          whenToUse === undefined ? { name, description, invocation, source, provider, resourceBase } : { name, description, whenToUse, invocation, source, provider, resourceBase },
+        )
+        .sort((a, b) => (a.name < b.name ? -1 : 1))
+    }
+    const first = await registry.snapshot({ cwd: w.cwd })
+    expect(first.skills).toHaveLength(300)
+    expect(first.skills).toStrictEqual(await expected())
+    expect(Object.keys(first.skills[0])).toEqual(['name', 'description', 'whenToUse', 'invocation', 'source', 'provider', 'resourceBase'])
+    expect(Object.keys(first.skills[1])).toEqual(['name', 'description', 'invocation', 'source', 'provider', 'resourceBase'])
+    // One changed skill crosses alone; the others are the previous catalog's.
+    const changed = write(path.join(w.custom, 'skill-150', 'SKILL.md'), skill('skill-150', '"changed: ünïcödé 🚀"'))
+    expect(local.observeHostMutation(changed)).toBe(true)
+    const second = await registry.snapshot({ cwd: w.cwd })
+    expect(second.skills.find((s) => s.name === 'skill-150')?.description).toBe('changed: ünïcödé 🚀')
+    expect(second.skills).toStrictEqual(await expected())
+    await local.dispose()
+  })
 })

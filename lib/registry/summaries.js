@@ -38,21 +38,77 @@ function copySummary(t) {
   return summary
 }
 
-/** A summary of a native winner, nested objects included. */
+/** A summary of a native winner (see `unpackNatives`), nested objects included. */
 function copyNativeSummary(t) {
   const summary = { name: t.name, description: t.description }
   if (t.whenToUse !== undefined) summary.whenToUse = t.whenToUse
-  const invocation = t.invocation
-  summary.invocation = { modelInvocable: invocation.modelInvocable, userInvocable: invocation.userInvocable }
+  summary.invocation = { modelInvocable: t.modelInvocable, userInvocable: t.userInvocable }
   summary.source = t.source
   summary.provider = t.provider
-  const base = t.resourceBase
-  if (base !== undefined) {
-    if (base.kind === 'directory') summary.resourceBase = { kind: 'directory', path: base.path }
-    else if (base.kind === 'url') summary.resourceBase = { kind: 'url', url: base.url }
-    else summary.resourceBase = { kind: base.kind, description: base.description }
+  switch (t.baseKind) {
+    case BASE_DIRECTORY:
+      summary.resourceBase = { kind: 'directory', path: t.base }
+      break
+    case BASE_URL:
+      summary.resourceBase = { kind: 'url', url: t.base }
+      break
+    case BASE_OPAQUE:
+      summary.resourceBase = { kind: 'opaque', description: t.base }
+      break
   }
   return summary
+}
+
+// The packing of native summaries (`PackedSummaries` in the binding,
+// crates/skill-napi/src/registry/summaries.rs): seven numbers per summary,
+// a flags word and the UTF-16 lengths of its six texts, which lie back to
+// back in the chunks.
+const SLOTS = 7
+const F_MODEL = 1
+const F_USER = 2
+const F_WHEN_TO_USE = 4
+const F_NEW_CHUNK = 8
+const BASE_SHIFT = 4
+const BASE_DIRECTORY = 1
+const BASE_URL = 2
+const BASE_OPAQUE = 3
+
+/**
+ * The objects native summaries are copied from (one shape for all, flat:
+ * `copyNativeSummary` builds the nested objects), from their packing.
+ * @param {{ chunks: string[], lengths: Uint32Array }} packed
+ */
+function unpackNatives({ chunks, lengths }) {
+  const count = lengths.length / SLOTS
+  const out = new Array(count)
+  let chunk = ''
+  let next = 0
+  let at = 0
+  for (let i = 0, k = 0; i < count; i++, k += SLOTS) {
+    const flags = lengths[k]
+    if ((flags & F_NEW_CHUNK) !== 0) {
+      chunk = chunks[next++]
+      at = 0
+    }
+    const name = chunk.slice(at, (at += lengths[k + 1]))
+    const description = chunk.slice(at, (at += lengths[k + 2]))
+    const when = chunk.slice(at, (at += lengths[k + 3]))
+    const source = chunk.slice(at, (at += lengths[k + 4]))
+    const provider = chunk.slice(at, (at += lengths[k + 5]))
+    const base = chunk.slice(at, (at += lengths[k + 6]))
+    out[i] = {
+      name,
+      description,
+      whenToUse: (flags & F_WHEN_TO_USE) !== 0 ? when : undefined,
+      modelInvocable: (flags & F_MODEL) !== 0,
+      userInvocable: (flags & F_USER) !== 0,
+      source,
+      provider,
+      baseKind: flags >>> BASE_SHIFT,
+      base,
+    }
+  }
+  return out
 }
 
 /** @param {CatalogEntry} entry */
@@ -254,14 +310,14 @@ function buildEntry(finished, hosts, runtime, previous) {
  * The objects the native winners' summaries are built from, in catalog
  * order. Those that are the very candidate a previous entry of the same view
  * had (a provider that read nothing again for them) are that entry's
- * objects; only the others cross as JSON. The objects are never handed out
+ * objects; only the others cross (packed). The objects are never handed out
  * (summaries are copies), so entries may share them.
  * @param {CatalogEntry | undefined} previous
  */
 function nativeSources(catalog, previous) {
-  if (previous?.natives === undefined) return JSON.parse(catalog.nativeSummariesJson())
-  const { reuse, json } = catalog.nativeSummariesReusing(previous.catalog)
-  const fresh = JSON.parse(json)
+  if (previous?.natives === undefined) return unpackNatives(catalog.nativeSummaries())
+  const { reuse, fresh: packed } = catalog.nativeSummariesReusing(previous.catalog)
+  const fresh = unpackNatives(packed)
   const kept = previous.natives
   const out = new Array(reuse.length)
   let next = 0

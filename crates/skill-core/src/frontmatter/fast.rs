@@ -137,7 +137,7 @@ impl<'a> Reader<'a> {
     /// A block mapping whose keys sit at column `indent`.
     fn mapping(&mut self, indent: usize) -> Option<Vec<(Value<'a>, Value<'a>)>> {
         let mut pairs = Vec::new();
-        let mut seen = HashSet::new();
+        let mut seen: HashSet<_, foldhash::fast::RandomState> = HashSet::default();
         while let Some(&line) = self.lines.get(self.pos) {
             if line.is_empty() {
                 self.pos += 1;

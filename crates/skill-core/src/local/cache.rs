@@ -55,7 +55,7 @@ struct Entry {
 }
 
 struct State {
-    entries: LruCache<PathBuf, Entry>,
+    entries: LruCache<PathBuf, Entry, foldhash::fast::RandomState>,
     bytes: usize,
 }
 
@@ -161,7 +161,7 @@ impl ParseCache {
             // Unbounded by the LRU itself (which would allocate room for every
             // entry up front): `keep` enforces both bounds.
             state: Mutex::new(State {
-                entries: LruCache::unbounded(),
+                entries: LruCache::unbounded_with_hasher(Default::default()),
                 bytes: 0,
             }),
             max_entries: max_entries.max(1),
@@ -347,7 +347,7 @@ impl ParseCache {
     /// fills again as files are read).
     pub fn clear(&self) {
         let mut state = self.lock();
-        state.entries = LruCache::unbounded();
+        state.entries = LruCache::unbounded_with_hasher(Default::default());
         state.bytes = 0;
     }
 }

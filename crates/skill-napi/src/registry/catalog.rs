@@ -109,22 +109,20 @@ impl NativeCatalog {
         })
     }
 
-    /// Summaries of the native winners, in catalog order, as one JSON array
-    /// (`JSON.parse` in JS is far cheaper than building the objects property
-    /// by property).
+    /// The summaries of the native winners, in catalog order, packed (see
+    /// [`super::summaries`]).
     #[napi(catch_unwind)]
-    pub fn native_summaries_json(&self) -> Result<String> {
-        let summaries: Vec<_> = self.catalog.native_summaries().collect();
-        serde_json::to_string(&summaries).map_err(failure)
+    pub fn native_summaries(&self) -> PackedSummaries {
+        summaries::pack(self.catalog.native_summaries()).into()
     }
 
-    /// [`Self::native_summaries_json`] for what changed since `previous`
+    /// [`Self::native_summaries`] for what changed since `previous`
     /// (an earlier catalog, still alive: candidates are compared by
     /// identity): the native winners that are the same shared candidate as
-    /// one of `previous` point at it, the others come as JSON. A lookup after
+    /// one of `previous` point at it, the others come packed. A lookup after
     /// a one-file change then converts one summary, not the whole catalog.
     #[napi(catch_unwind)]
-    pub fn native_summaries_reusing(&self, previous: &NativeCatalog) -> Result<NativeSummaries> {
+    pub fn native_summaries_reusing(&self, previous: &NativeCatalog) -> NativeSummaries {
         fn natives(catalog: &Catalog) -> impl Iterator<Item = &Arc<skill_core::model::Candidate>> {
             catalog.entries().iter().filter_map(|e| match &e.winner {
                 Winner::Native { candidate, .. } => Some(candidate),
@@ -152,10 +150,10 @@ impl NativeCatalog {
                 fresh.push(&candidate.summary);
             }
         }
-        Ok(NativeSummaries {
+        NativeSummaries {
             reuse: Float64Array::new(reuse),
-            json: serde_json::to_string(&fresh).map_err(failure)?,
-        })
+            fresh: summaries::pack(fresh).into(),
+        }
     }
 
     /// `[kind, slot, index, rewrite]` of the winner for `name` (see

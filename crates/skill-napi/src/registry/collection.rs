@@ -46,9 +46,9 @@ pub struct NativeSummaries {
     /// native winners of the previous catalog when it is the very candidate
     /// that won there (same provider listing, nothing re-read), else -1.
     pub reuse: Float64Array,
-    /// The summaries of the others (-1 in `reuse`), in catalog order, as one
-    /// JSON array.
-    pub json: String,
+    /// The summaries of the others (-1 in `reuse`), in catalog order,
+    /// packed (see [`super::summaries`]).
+    pub fresh: PackedSummaries,
 }
 
 /// What [`NativeCollection::finish`] hands back.

@@ -381,10 +381,12 @@ type NativeResults = Arc<Mutex<Vec<Option<Observation>>>>;
 
 mod catalog;
 mod collection;
+mod summaries;
 pub use catalog::{LoadNativeTask, NativeCatalog};
 pub use collection::{
     FinishedCollection, ListNativeTask, Location, NativeCollection, NativeSummaries, NativeWarning,
 };
+pub use summaries::PackedSummaries;
 
 /// Whether `name` is a kebab-case skill name (`^[a-z0-9]+(?:-[a-z0-9]+)*$`);
 /// `false` for anything that is not a string.
