@@ -317,8 +317,16 @@ export declare class NativeServiceScan {
   get projectRoot(): string | null
   /** The roots to list through the service (all but the bundled one). */
   roots(): Array<NativeServiceRoot>
-  /** Resolving or listing root `index` failed. */
-  rootFailed(index: number, code?: string | undefined | null, message?: string | undefined | null): void
+  /**
+   * Resolving or listing root `index` failed. `true`: `stat` the root's
+   * target and report its type with [`Self::root_stat`].
+   */
+  rootFailed(index: number, code?: string | undefined | null, message?: string | undefined | null): boolean
+  /**
+   * The type `stat` gave root `index` (`file`, `directory`, `other`), or
+   * `undefined` when it could not tell, after [`Self::root_failed`] asked.
+   */
+  rootStat(index: number, kind?: string | undefined | null): void
   /**
    * Root `index` was listed (`names[i]` has type `types[i]`: `file`,
    * `directory` or `other`). Returns the skill files to read.

@@ -479,6 +479,36 @@ describe('local provider through a filesystem service', () => {
     await local.dispose()
   })
 
+  it('a file where a root should be is an empty root with the same warning as natively; below a file, no warning', async () => {
+    const w = workspace()
+    fs.rmSync(w.custom, { recursive: true, force: true })
+    write(w.custom, 'not a directory\n')
+    const below = path.join(w.custom, 'skills')
+    const config = { ...w.config, customSkillDirs: [w.custom, below] }
+    const viaService = recorder()
+    const natively = recorder()
+    const service = new FakeFs()
+    const provider = new LocalSkillProvider({ ...config, fs: service, logger: viaService.logger })
+    const native = new LocalSkillProvider({ ...config, logger: natively.logger })
+    const listed = await provider.list({ cwd: w.cwd })
+    expect(listed).toEqual(await native.list({ cwd: w.cwd }))
+    expect(listed.complete).toBe(true)
+    expect(natively.warnings.filter((m) => m.includes(w.custom))).toHaveLength(1)
+    expect(viaService.warnings).toEqual(natively.warnings)
+    expect(viaService.warnings[0]).toContain(`${w.custom} is a file, not a directory`)
+    expect(service.paths.stat).toContain(w.custom)
+    // The doctor reports agree too.
+    expect(await provider.diagnose({ cwd: w.cwd })).toEqual(await native.diagnose({ cwd: w.cwd }))
+    // A stat that fails tells nothing: the root stays an empty root, silently.
+    const quiet = recorder()
+    const failing = new FakeFs()
+    failing.fail('stat', w.custom, 'EACCES')
+    const other = new LocalSkillProvider({ ...config, fs: failing, logger: quiet.logger })
+    expect((await other.list({ cwd: w.cwd })).complete).toBe(true)
+    expect(quiet.warnings).toEqual([])
+    await Promise.all([provider.dispose(), native.dispose(), other.dispose()])
+  })
+
   it('get() refuses a path that is not a skill file of a configured root, without touching it', async () => {
     const w = workspace()
     const service = new FakeFs()

@@ -123,9 +123,10 @@ async function readSkillFile(fs, file, signal) {
 
 /** List one root and read its skill files into `scan`. */
 async function scanRoot(fs, scan, root, limit, signal, stop) {
+  let target
   let entries
   try {
-    const target = await limit(() => fs.resolve(root.path))
+    target = await limit(() => fs.resolve(root.path))
     entries = await limit(() => fs.listDir(target))
     if (!Array.isArray(entries)) throw new TypeError(`listDir(${root.path}) did not resolve to an array`)
     for (const entry of entries) {
@@ -136,7 +137,15 @@ async function scanRoot(fs, scan, root, limit, signal, stop) {
   } catch (error) {
     throwIfStopped(stop)
     const { code, message } = errorOf(error)
-    scan.rootFailed(root.index, code, message)
+    // "Not a directory": what stands there decides whether it is worth a warning.
+    if (scan.rootFailed(root.index, code, message) && target !== undefined) {
+      const type = await limit(() => fs.stat(target, signal)).then(
+        (stat) => (stat !== null && typeof stat === 'object' && typeof stat.type === 'string' ? stat.type : undefined),
+        () => undefined,
+      )
+      throwIfStopped(stop)
+      scan.rootStat(root.index, type)
+    }
     return
   }
   const names = entries.map((e) => e.name)

@@ -282,11 +282,20 @@ impl NativeServiceScan {
         .unwrap_or_default()
     }
 
-    /// Resolving or listing root `index` failed.
+    /// Resolving or listing root `index` failed. `true`: `stat` the root's
+    /// target and report its type with [`Self::root_stat`].
     #[napi(catch_unwind)]
-    pub fn root_failed(&self, index: u32, code: Option<String>, message: Option<String>) {
+    pub fn root_failed(&self, index: u32, code: Option<String>, message: Option<String>) -> bool {
         let e = error(code, message);
-        self.with(|(scan, _)| scan.root_failed(index as usize, &e));
+        self.with(|(scan, _)| scan.root_failed(index as usize, &e))
+            .unwrap_or(false)
+    }
+
+    /// The type `stat` gave root `index` (`file`, `directory`, `other`), or
+    /// `undefined` when it could not tell, after [`Self::root_failed`] asked.
+    #[napi(catch_unwind)]
+    pub fn root_stat(&self, index: u32, kind: Option<String>) {
+        self.with(|(scan, _)| scan.root_stat(index as usize, kind.as_deref().map(kind_of)));
     }
 
     /// Root `index` was listed (`names[i]` has type `types[i]`: `file`,

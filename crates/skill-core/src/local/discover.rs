@@ -271,6 +271,17 @@ pub(crate) struct RootListing {
     pub(crate) named: Vec<(String, EntryKind, PathBuf)>,
 }
 
+/// What became of a root whose listing said "not a directory", once the
+/// root's path turned out to be of `kind`: a file (or a special file) is
+/// worth a warning; a directory after all (a race) is read as missing.
+pub(crate) fn not_directory(kind: EntryKind) -> RootStatus {
+    match kind {
+        EntryKind::Dir => RootStatus::Missing,
+        EntryKind::File => RootStatus::NotDirectory("a file"),
+        _ => RootStatus::NotDirectory("a special file (a FIFO, socket or device)"),
+    }
+}
+
 /// List one root (one level), or what became of it when it cannot be listed.
 pub(crate) fn read_root(fs: &dyn SkillFs, root: &RootSpec) -> Result<RootListing, RootStatus> {
     let entries = match fs.read_dir(&root.path) {
@@ -279,12 +290,7 @@ pub(crate) fn read_root(fs: &dyn SkillFs, root: &RootSpec) -> Result<RootListing
             // The root itself, or a directory above it, is not a directory:
             // only the first is worth a warning.
             return Err(match fs.metadata(&root.path) {
-                Ok(meta) if meta.kind != EntryKind::Dir => {
-                    RootStatus::NotDirectory(match meta.kind {
-                        EntryKind::File => "a file",
-                        _ => "a special file (a FIFO, socket or device)",
-                    })
-                }
+                Ok(meta) => not_directory(meta.kind),
                 _ => RootStatus::Missing,
             });
         }

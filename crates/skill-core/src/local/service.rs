@@ -195,10 +195,14 @@ impl ServiceScan {
             && self.statuses[root].is_none()
     }
 
-    /// Resolving or listing `root` failed.
-    pub fn root_failed(&mut self, root: usize, error: &ServiceError) {
+    /// Resolving or listing `root` failed. Returns whether the host should
+    /// `stat` the root and report what it is ([`Self::root_stat`]): listing
+    /// said "not a directory" (`FS_NOT_DIRECTORY`, `ENOTDIR`), and a file
+    /// standing where a root should be is worth a warning, as on the native
+    /// path, where an absent path or one below a file is not.
+    pub fn root_failed(&mut self, root: usize, error: &ServiceError) -> bool {
         if !self.service_root(root) {
-            return;
+            return false;
         }
         self.statuses[root] = Some(match error.class() {
             ErrorClass::Absent => RootStatus::Missing,
@@ -208,6 +212,18 @@ impl ServiceScan {
                 error.describe()
             )),
         });
+        matches!(error.code.as_deref(), Some("FS_NOT_DIRECTORY" | "ENOTDIR"))
+    }
+
+    /// What `stat` said the path of `root` is, after [`Self::root_failed`]
+    /// asked (`None`: it could not tell). Only a root read as missing changes.
+    pub fn root_stat(&mut self, root: usize, kind: Option<EntryKind>) {
+        let Some(status) = self.statuses.get_mut(root) else {
+            return;
+        };
+        if let (Some(RootStatus::Missing), Some(kind)) = (&status, kind) {
+            *status = Some(discover::not_directory(kind));
+        }
     }
 
     /// `root` was listed: classify and order its entries (one level). Returns
@@ -516,6 +532,50 @@ mod tests {
             }
         }
         provider.finish_service_scan(scan, reads, &CancelToken::new())
+    }
+
+    #[test]
+    fn a_root_that_is_not_a_directory_is_asked_about_and_then_warned_of() {
+        let env = Env::new();
+        let provider = env.provider(None);
+        let user = env.root.join("home/.dsh/skills");
+        let agents = env.root.join("home/.agents/skills");
+        let mut scan = provider.begin_service_scan(None, None);
+        let index = |p: &Path| {
+            scan.roots()
+                .iter()
+                .position(|r| r.path == p)
+                .expect("a configured root")
+        };
+        let (user_i, agents_i) = (index(&user), index(&agents));
+        // Absent: nothing to ask. Not a directory: asked; a file stands there.
+        assert!(!scan.root_failed(agents_i, &error("FS_NOT_FOUND")));
+        assert!(scan.root_failed(user_i, &error("FS_NOT_DIRECTORY")));
+        scan.root_stat(user_i, Some(EntryKind::File));
+        // Only a root read as missing changes.
+        scan.root_stat(agents_i, None);
+        let d = provider.finish_service_scan(scan, Vec::new(), &CancelToken::new());
+        assert!(d.observation.complete);
+        let about: Vec<&String> = d
+            .warnings
+            .iter()
+            .filter(|w| w.contains("not a directory"))
+            .collect();
+        assert_eq!(about.len(), 1, "{:?}", d.warnings);
+        assert!(about[0].contains(&user.display().to_string()));
+        // A directory after all (a race), or a failed stat: an empty root, silently.
+        for kind in [Some(EntryKind::Dir), None] {
+            let mut scan = provider.begin_service_scan(None, None);
+            let i = scan
+                .roots()
+                .iter()
+                .position(|r| r.path == user)
+                .expect("root");
+            assert!(scan.root_failed(i, &error("ENOTDIR")));
+            scan.root_stat(i, kind);
+            let d = provider.finish_service_scan(scan, Vec::new(), &CancelToken::new());
+            assert!(d.warnings.iter().all(|w| !w.contains("not a directory")));
+        }
     }
 
     #[test]
