@@ -1,5 +1,6 @@
-//! One discovery pass: list every root (one level), order entries, then read
-//! and parse the skill files on a few worker threads.
+//! One discovery pass: list every root (one level; when two or more are
+//! large, on a few threads), order entries, then read and parse the skill
+//! files on a few worker threads.
 
 use super::cache::ParseCache;
 use super::fs::{is_gone, is_loop, EntryKind, FileRead, SkillFs};
@@ -493,6 +494,24 @@ fn parallelism() -> usize {
     })
 }
 
+/// A directory this large (its size as the filesystem reports it: on ext4,
+/// a 4 KiB block per ~150 entries) takes long enough to list that two of
+/// them are worth listing on two threads.
+const LARGE_ROOT_BYTES: u64 = 8192;
+
+/// How many of `roots` look large (see [`LARGE_ROOT_BYTES`]); one `stat`
+/// each, stopping at two. A root that cannot be looked at is not large.
+pub(crate) fn large_roots(fs: &dyn SkillFs, roots: &[RootSpec]) -> usize {
+    roots
+        .iter()
+        .filter(|root| {
+            fs.metadata(&root.path)
+                .is_ok_and(|m| m.kind == EntryKind::Dir && m.len > LARGE_ROOT_BYTES)
+        })
+        .take(2)
+        .count()
+}
+
 /// Items handled by one worker before another thread is worth spawning.
 const ITEMS_PER_WORKER: usize = 16;
 
@@ -505,8 +524,18 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(
     cancel: &CancelToken,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<Option<R>> {
+    parallel_map_by(items, cancel, ITEMS_PER_WORKER, f)
+}
+
+/// [`parallel_map`] with another thread for each `per_worker` items.
+fn parallel_map_by<T: Sync, R: Send>(
+    items: &[T],
+    cancel: &CancelToken,
+    per_worker: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<Option<R>> {
     let workers = parallelism()
-        .min(items.len().div_ceil(ITEMS_PER_WORKER))
+        .min(items.len().div_ceil(per_worker.max(1)))
         .max(1);
     let mut outcomes: Vec<Option<R>> = Vec::new();
     outcomes.resize_with(items.len(), || None);
@@ -568,13 +597,29 @@ pub fn scan(
     let mut items = Vec::new();
     let mut statuses = Vec::with_capacity(roots.len());
     let mut complete = true;
-    for (index, root) in roots.iter().enumerate() {
-        let before = items.len();
+    let indexed: Vec<(usize, &RootSpec)> = roots.iter().enumerate().collect();
+    let list = |&(index, root): &(usize, &RootSpec)| {
+        let mut items = Vec::new();
         let status = list_root(fs, index, root, &mut items);
-        tracing::debug!(root = %root.path.display(), source = root.source.as_str(), ?status, entries = items.len() - before, "skill root scanned");
+        (status, items)
+    };
+    let listings: Vec<Option<(RootStatus, Vec<Item>)>> = if large_roots(fs, roots) >= 2 {
+        parallel_map_by(&indexed, cancel, 1, list)
+    } else {
+        indexed.iter().map(|r| Some(list(r))).collect()
+    };
+    for (root, listing) in roots.iter().zip(listings) {
+        let (status, listed) = listing.unwrap_or_else(|| {
+            (
+                RootStatus::Failed(format!("skill root {} was not listed", root.path.display())),
+                Vec::new(),
+            )
+        });
+        tracing::debug!(root = %root.path.display(), source = root.source.as_str(), ?status, entries = listed.len(), "skill root scanned");
         if matches!(status, RootStatus::Failed(_)) {
             complete = false;
         }
+        items.extend(listed);
         statuses.push((root.clone(), status));
     }
 

@@ -458,3 +458,39 @@ fn a_lookup_cwd_is_resolved_lexically_as_the_registry_keys_it() {
         assert_eq!(names(&d), pairs(&[("from-a", "project-dsh")]), "{cwd:?}");
     }
 }
+
+#[test]
+fn two_large_roots_are_listed_on_two_threads_in_the_same_order() {
+    let env = Env::new();
+    let (dsh, agents) = (env.user_dsh(), env.user_agents());
+    // Enough entries that both directories look large (see `large_roots`);
+    // written in reverse so the listing's order is not the writing order.
+    let mut expected = Vec::new();
+    for (root, source) in [(&dsh, "user-dsh"), (&agents, "user-agents")] {
+        let mut here = Vec::new();
+        for i in (0..400).rev() {
+            let name = format!("{}-skill-{i:03}", &source[5..]);
+            if i % 2 == 0 {
+                bundle(root, &name, &name);
+            } else {
+                flat(root, &format!("{name}.md"), &name);
+            }
+            here.push(name);
+        }
+        here.sort();
+        expected.extend(here.into_iter().map(|n| (n, source.to_string())));
+    }
+    let provider = env.provider();
+    let (_, roots) = provider.roots(None);
+    assert_eq!(
+        crate::local::discover::large_roots(&crate::local::fs::StdFs, &roots),
+        2,
+        "both roots must look large for this test to list them in parallel"
+    );
+    for _ in 0..3 {
+        let d = env.provider().discover(&ctx(None));
+        assert!(d.observation.complete);
+        assert!(d.warnings.is_empty(), "{:?}", d.warnings);
+        assert_eq!(names(&d), expected);
+    }
+}
