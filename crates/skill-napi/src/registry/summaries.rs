@@ -28,7 +28,8 @@ pub const WHEN_TO_USE: u32 = 4;
 /// Flag: the summary's texts start a new chunk.
 pub const NEW_CHUNK: u32 = 8;
 /// The resource base's kind, in the flags word: shifted by [`BASE_SHIFT`],
-/// 0 none, 1 `directory`, 2 `url`, 3 any other kind (its description).
+/// 0 none, 1 `directory` (its path), 2 `url` (its URL), 3 `opaque` (its
+/// description).
 pub const BASE_SHIFT: u32 = 4;
 /// A chunk closes once it holds this many UTF-16 units.
 pub const CHUNK_UNITS: usize = 16_384;
