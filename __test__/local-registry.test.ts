@@ -243,7 +243,9 @@ describe('native local provider inside the registry', () => {
     const local = registry.registerLocalProvider(w.config)
     // The provider's own list() crosses another way (JSON): the oracle.
     const expected = async () => {
-      const { candidates } = await new LocalSkillProvider({ ...w.config, logger: recorder().logger }).list({ cwd: w.cwd })
+      const oracle = new LocalSkillProvider({ ...w.config, logger: recorder().logger })
+      const { candidates } = await oracle.list({ cwd: w.cwd })
+      await oracle.dispose()
       return candidates
         .map(({ name, description, whenToUse, invocation, source, provider, resourceBase }) =>
           whenToUse === undefined ? { name, description, invocation, source, provider, resourceBase } : { name, description, whenToUse, invocation, source, provider, resourceBase },
