@@ -194,6 +194,7 @@ fn run(seed: u64, steps: usize) {
         let got = live.diagnose(&lookup);
         let want = fresh.diagnose(&lookup);
         assert_eq!(got, want, "{}", context());
+        log.push(format!("(step {step} checked)"));
     }
     live.close();
 }
@@ -257,5 +258,39 @@ fn a_change_costs_the_entries_it_touched() {
     write(&root.join("s08.md"), &skill("s08", "edited"));
     unwatched.discover(&lookup);
     assert_eq!(reads(&unwatched) - before, 101);
+    live.close();
+}
+
+/// A root moved away takes the watches of its bundles with it: a bundle of
+/// the same name in the directory that replaces it is watched afresh.
+#[test]
+fn a_bundle_in_a_replaced_root_is_watched_again() {
+    let world = World::new();
+    let root = world.project.join(".dsh/skills");
+    bundle(&root, "a", "alpha");
+    let live = world.env.provider_with(world.options(true));
+    live.keep_listings(true);
+    assert!(LocalWatcher::install(&live));
+    let lookup = ctx(Some(&world.project));
+    let check = |what: &str| {
+        let fresh = world.env.provider_with(world.options(false));
+        assert_eq!(
+            live.discover(&lookup).observation,
+            fresh.discover(&lookup).observation,
+            "{what}"
+        );
+    };
+    check("at the start");
+    fs::rename(&root, world.outside.join("old")).expect("rename");
+    fs::create_dir_all(root.join("a")).expect("mkdir");
+    check("after the root was replaced");
+    write(&root.join("a/SKILL.md"), &skill("gamma", "in the new root"));
+    check("after a skill was written in the new bundle");
+    // And the old bundle's events are no longer taken for the new one's.
+    write(
+        &world.outside.join("old/a/SKILL.md"),
+        &skill("beta", "moved away"),
+    );
+    check("after the moved-away bundle was edited");
     live.close();
 }

@@ -93,25 +93,20 @@ impl Inner {
     }
 
     pub(super) fn on_path(&self, state: &mut State, path: &Path, change: Change, now: Instant) {
-        // The watched directory itself went away or moved.
-        if matches!(change, Change::Removed | Change::Renamed) {
-            if let Some(roles) = state.watched.get(path).cloned() {
-                state.drop_watch(path);
-                if !roles.entry_only() || !roles.targets.is_empty() {
-                    state.resync = true;
-                }
-                if roles.root.is_some() {
-                    state.dirty.insert(path.to_path_buf());
-                }
-                if roles.bundle {
-                    if let (Some(parent), Some(name)) = (path.parent(), path.file_name()) {
-                        state.dirty_entry(parent, name);
-                    }
-                }
-                if !roles.next.is_empty() || !roles.targets.is_empty() {
-                    state.dirty_all = true;
-                }
-                state.publish(path, now);
+        // The watched directory itself went away or moved. The watches of
+        // the directories below it went with it (a moved directory keeps
+        // its inode, and its watches follow it): they are dropped too, so a
+        // directory of the same name in its place is watched afresh instead
+        // of being taken for watched.
+        if matches!(change, Change::Removed | Change::Renamed) && state.watched.contains_key(path) {
+            let below: Vec<PathBuf> = state
+                .watched
+                .keys()
+                .filter(|p| p.as_path() != path && p.starts_with(path))
+                .cloned()
+                .collect();
+            for dir in std::iter::once(path).chain(below.iter().map(PathBuf::as_path)) {
+                Self::watch_gone(state, dir, now);
             }
         }
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
@@ -167,6 +162,29 @@ impl Inner {
             state.triggers.push(path.to_path_buf());
             state.activity(now);
         }
+    }
+
+    /// The watched directory `dir` is gone from where it was watched.
+    fn watch_gone(state: &mut State, dir: &Path, now: Instant) {
+        let Some(roles) = state.watched.get(dir).cloned() else {
+            return;
+        };
+        state.drop_watch(dir);
+        if !roles.entry_only() || !roles.targets.is_empty() {
+            state.resync = true;
+        }
+        if roles.root.is_some() {
+            state.dirty.insert(dir.to_path_buf());
+        }
+        if roles.bundle {
+            if let (Some(parent), Some(name)) = (dir.parent(), dir.file_name()) {
+                state.dirty_entry(parent, name);
+            }
+        }
+        if !roles.next.is_empty() || !roles.targets.is_empty() {
+            state.dirty_all = true;
+        }
+        state.publish(dir, now);
     }
 
     pub(super) fn on_root_entry(

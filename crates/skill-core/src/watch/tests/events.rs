@@ -76,6 +76,42 @@ fn add_remove_rename_bundles_and_flat_files() {
     assert_eq!(os_watches_under(&h.base()), 1);
 }
 
+/// A root moved away takes its bundles' watches with it (a moved directory
+/// keeps its inode): a bundle of the same name in the directory put in its
+/// place is watched afresh, and the moved-away copy no longer publishes.
+#[test]
+fn a_root_moved_away_takes_its_bundle_watches_with_it() {
+    let h = harness(fast_config());
+    let root = h.base().join("skills");
+    fs::create_dir(&root).expect("mkdir");
+    write_bundle(&root, "one");
+    h.watcher.watch_shared(&[RootSpec::plain(&root)]);
+    assert!(h.watcher.watched_paths().contains(&root.join("one")));
+
+    let aside = h.base().join("aside");
+    h.expect_change("root replaced", || {
+        fs::rename(&root, &aside).expect("rename");
+        fs::create_dir_all(root.join("one")).expect("mkdir");
+    });
+    wait_until("the new root and its bundle watched", || {
+        let paths = h.watcher.watched_paths();
+        paths.contains(&root) && paths.contains(&root.join("one"))
+    });
+    h.expect_change("SKILL.md written in the new bundle", || {
+        write_skill_file(&root.join("one/SKILL.md"), "one");
+    });
+    assert_eq!(os_watches_under(&aside), 0, "nothing moved away is watched");
+    h.clear_triggers();
+    write_skill_file(&aside.join("one/SKILL.md"), "moved");
+    let sentinel = root.join("sentinel.md");
+    h.settle(&sentinel);
+    let triggers = h.triggers();
+    assert!(
+        triggers.iter().all(|p| p == &sentinel),
+        "only the sentinel published: {triggers:?}"
+    );
+}
+
 #[test]
 fn deeper_files_and_other_files_do_not_publish() {
     let h = harness(fast_config());
