@@ -37,8 +37,14 @@ function writeBundle(root: string, name: string, description?: string, body?: st
   return dir
 }
 
-/** inotify watches held by this process (Linux), from /proc/self/fdinfo. */
-function inotifyWatches(): number {
+const IN_CREATE = 0x100
+
+/**
+ * inotify watches held by this process (Linux), from /proc/self/fdinfo: those
+ * that see what a directory holds, or (`moves`) those of directories above a
+ * root, watched only for their own move.
+ */
+function inotifyWatches(kind: 'whole' | 'moves' | 'all' = 'whole'): number {
   let count = 0
   for (const fd of fs.readdirSync('/proc/self/fdinfo')) {
     let text: string
@@ -47,7 +53,12 @@ function inotifyWatches(): number {
     } catch {
       continue
     }
-    for (const line of text.split('\n')) if (line.startsWith('inotify wd:')) count++
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('inotify wd:')) continue
+      const mask = Number.parseInt(/\bmask:([0-9a-f]+)/.exec(line)?.[1] ?? '0', 16)
+      const whole = (mask & IN_CREATE) !== 0
+      if (kind === 'all' || whole === (kind === 'whole')) count++
+    }
   }
   return count
 }
@@ -322,16 +333,44 @@ describe.skipIf(process.platform !== 'linux')('hot refresh', () => {
     }
   })
 
+  it('follows a skills folder whose parent was moved away and made again', async () => {
+    const s = setup()
+    const home = path.join(s.base, 'home/.agents')
+    writeBundle(path.join(home, 'skills'), 'old')
+    expect(await s.names()).toEqual(['old'])
+    // Switching setups: the old folder set aside, a new one in its place.
+    await expectVisible(
+      s,
+      () => {
+        fs.renameSync(home, path.join(s.base, 'agents-aside'))
+        writeBundle(path.join(home, 'skills'), 'old')
+      },
+      (n) => n.length === 1,
+    )
+    // What is edited now is the new folder: it is the one watched.
+    await expectVisible(
+      s,
+      () => fs.writeFileSync(path.join(home, 'skills/old/SKILL.md'), skillText('renewed')),
+      (n) => n.includes('renewed'),
+    )
+    await expectVisible(s, () => writeBundle(path.join(home, 'skills'), 'added'), (n) => n.includes('added'))
+    expect(await s.names()).toEqual(['added', 'renewed'])
+    expect(s.warnings).toEqual([])
+  })
+
   it('dispose closes every watch and late events do nothing', async () => {
-    const baseline = inotifyWatches()
+    const baseline = inotifyWatches('all')
+    const wholeBaseline = inotifyWatches()
     const s = setup()
     writeBundle(s.agents, 'one')
     writeBundle(s.agents, 'two')
     expect(await s.names()).toEqual(['one', 'two'])
     // The project dir (followed for .dsh/skills), the root and its two bundles,
     // and the nearest existing ancestor of the user roots.
-    const ours = inotifyWatches() - baseline
-    expect(ours).toBe(5)
+    expect(inotifyWatches() - wholeBaseline).toBe(5)
+    // And each directory above those, for its own move.
+    expect(inotifyWatches('moves')).toBeGreaterThan(0)
+    const ours = inotifyWatches('all') - baseline
 
     // A second registry watching the same root serves as the witness.
     const witness = new SkillRegistry()
@@ -344,17 +383,17 @@ describe.skipIf(process.platform !== 'linux')('hot refresh', () => {
       witnessed++
     })
     await witness.snapshot({ cwd: s.project })
-    const withWitness = inotifyWatches()
+    const withWitness = inotifyWatches('all')
 
     await s.provider.dispose()
     await s.provider.dispose() // idempotent
-    expect(inotifyWatches()).toBe(withWitness - ours)
+    expect(inotifyWatches('all')).toBe(withWitness - ours)
     const before = s.changes()
     writeBundle(s.agents, 'late')
     await waitFor(() => witnessed > 0)
     expect(s.changes()).toBe(before)
     await watching.dispose()
-    expect(inotifyWatches()).toBe(baseline)
+    expect(inotifyWatches('all')).toBe(baseline)
   })
 
   it('changes are seen when the provider reads through a filesystem service', async () => {
@@ -403,11 +442,11 @@ describe.skipIf(process.platform !== 'linux')('hot refresh', () => {
   })
 
   it('watch: false takes no OS watch; host mutations still invalidate', async () => {
-    const baseline = inotifyWatches()
+    const baseline = inotifyWatches('all')
     const s = setup({ watch: false })
     writeBundle(s.agents, 'plain')
     expect(await s.names()).toEqual(['plain'])
-    expect(inotifyWatches()).toBe(baseline)
+    expect(inotifyWatches('all')).toBe(baseline)
     expect(s.provider.observeHostMutation(path.join(s.agents, 'x.md'))).toBe(true)
     expect(s.provider.observeHostMutation(path.join(s.agents, 'plain', 'references', 'x.md'))).toBe(false)
   })

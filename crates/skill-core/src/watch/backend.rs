@@ -30,6 +30,14 @@ pub(super) enum Msg {
 pub(super) trait Backend: Send {
     fn watch(&mut self, path: &Path, os: &Path) -> notify::Result<()>;
     fn unwatch(&mut self, path: &Path) -> notify::Result<()>;
+    /// Watch only for `path` itself moving or going away (an ancestor of a
+    /// root: the watches below it follow a move, see the engine's `above`
+    /// role). Where the OS cannot watch that narrowly, nothing is watched:
+    /// a whole-directory watch of `/home` would report every file there.
+    fn watch_moves(&mut self, path: &Path, os: &Path) -> notify::Result<()> {
+        let _ = (path, os);
+        Ok(())
+    }
     /// Watch every `(path, os)`; one result per pair, in order.
     fn watch_all(&mut self, paths: &[(&Path, &Path)]) -> Vec<notify::Result<()>> {
         paths

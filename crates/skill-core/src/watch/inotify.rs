@@ -49,6 +49,9 @@ const MASK: u32 = libc::IN_CREATE
     | libc::IN_MOVE_SELF
     | libc::IN_ONLYDIR;
 
+/// An ancestor of a root: only its own move or removal.
+const MOVES: u32 = libc::IN_DELETE_SELF | libc::IN_MOVE_SELF | libc::IN_ONLYDIR;
+
 /// Size of `struct inotify_event` without its name.
 const HEADER: usize = 16;
 
@@ -157,8 +160,9 @@ fn watch_error(e: io::Error, path: &Path) -> notify::Error {
     error.add_path(path.to_path_buf())
 }
 
-/// Add (or refresh) the kernel watch of one directory; its descriptor.
-fn add_watch(fd: RawFd, path: &Path) -> notify::Result<i32> {
+/// Add (or refresh) the kernel watch of one directory for `mask`; its
+/// descriptor.
+fn add_watch(fd: RawFd, path: &Path, mask: u32) -> notify::Result<i32> {
     let c_path = CString::new(path.as_os_str().as_bytes()).map_err(|_| {
         watch_error(
             io::Error::new(io::ErrorKind::InvalidInput, "path contains a NUL byte"),
@@ -166,7 +170,7 @@ fn add_watch(fd: RawFd, path: &Path) -> notify::Result<i32> {
         )
     })?;
     // SAFETY: a valid descriptor and a NUL-terminated path.
-    let wd = unsafe { libc::inotify_add_watch(fd, c_path.as_ptr(), MASK) };
+    let wd = unsafe { libc::inotify_add_watch(fd, c_path.as_ptr(), mask) };
     if wd < 0 {
         Err(watch_error(io::Error::last_os_error(), path))
     } else {
@@ -204,9 +208,37 @@ impl Backend for Inotify {
         // The table stays locked across the call, so an event for the new
         // descriptor cannot be read before its path is known.
         let mut table = lock(&self.shared.table);
-        let wd = add_watch(self.shared.fd.as_raw_fd(), os)
+        let wd = add_watch(self.shared.fd.as_raw_fd(), os, MASK)
             .map_err(|e| e.set_paths(vec![path.to_path_buf()]))?;
         self.record(&mut table, path, wd);
+        Ok(())
+    }
+
+    /// Added to what the directory is watched for; then, unless another
+    /// path watches the same directory, narrowed to its move alone (a
+    /// directory watched whole until now, in one step: no moment without a
+    /// watch).
+    fn watch_moves(&mut self, path: &Path, os: &Path) -> notify::Result<()> {
+        let mut table = lock(&self.shared.table);
+        let fd = self.shared.fd.as_raw_fd();
+        let wd = add_watch(fd, os, MOVES | libc::IN_MASK_ADD)
+            .map_err(|e| e.set_paths(vec![path.to_path_buf()]))?;
+        self.record(&mut table, path, wd);
+        let alone = table
+            .by_wd
+            .get(&wd)
+            .is_some_and(|paths| paths.iter().all(|p| p == path));
+        if alone {
+            match add_watch(fd, os, MOVES) {
+                Ok(again) if again != wd => {
+                    // Another directory there since the first call: not the
+                    // one recorded (its move is reported by the first).
+                    // SAFETY: plain system call on a descriptor just added.
+                    unsafe { libc::inotify_rm_watch(fd, again) };
+                }
+                _ => {}
+            }
+        }
         Ok(())
     }
 
@@ -219,7 +251,7 @@ impl Backend for Inotify {
         table.by_wd.reserve(paths.len());
         let fd = self.shared.fd.as_raw_fd();
         let wds = parallel_map(paths, &CancelToken::new(), |(path, os)| {
-            add_watch(fd, os).map_err(|e| e.set_paths(vec![path.to_path_buf()]))
+            add_watch(fd, os, MASK).map_err(|e| e.set_paths(vec![path.to_path_buf()]))
         });
         paths
             .iter()

@@ -15,7 +15,14 @@
 //! - for a symlinked flat `.md` entry (links followed), the directory of what it
 //!   points to, non-recursively, for that file (and the directory of each further
 //!   link on the way): editing, replacing, deleting or recreating the target is a
-//!   change of the entry.
+//!   change of the entry;
+//! - on Linux (inotify), each directory above a root or a followed ancestor, up
+//!   to the filesystem's root, for its own move or removal only (nothing in it
+//!   is reported). A moved directory keeps its inode and the watches below it
+//!   follow it without a word; its own move says they watch the wrong place, and
+//!   every watch below it is dropped and set up again where the paths lead now
+//!   (`mv ~/.agents ~/.agents.old && mkdir -p ~/.agents/skills` is seen). The
+//!   same holds for a root moved away: its bundles' watches go with it.
 //!
 //! That is at most one OS watch per root, bundle dir, followed ancestor and
 //! directory holding a flat link's target, shared by every root that needs it (a
@@ -76,9 +83,9 @@
 //! is seen; edits of a linked bundle's `SKILL.md` or of a flat link's target
 //! file are not. [`SkillWatcher::os_paths`] shows which path the OS watches.
 //!
-//! Known limits: renaming or deleting an *ancestor* of an existing root without
-//! touching the root itself is not seen (the watch follows the moved inode); a
-//! bundle's `SKILL.md` that is itself a symlink is watched as an entry of its
+//! Known limits: elsewhere than Linux inotify (polling, other platforms),
+//! renaming an *ancestor* of an existing root without touching the root itself
+//! is not seen (the watch follows the moved inode); a bundle's `SKILL.md` that is itself a symlink is watched as an entry of its
 //! bundle (replacing the link is seen, editing the file it points to is not).
 //! Two watched paths that are the same directory through symlinks share one OS
 //! watch: on Linux its events are reported under each path, elsewhere under one

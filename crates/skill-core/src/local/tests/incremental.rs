@@ -74,7 +74,7 @@ impl World {
         let entry = *rng.pick(&ENTRIES);
         let flat = root.join(format!("{entry}.md"));
         let dir = root.join(entry);
-        match rng.below(14) {
+        match rng.below(15) {
             0 | 1 => {
                 let text = self.text(rng);
                 write(&flat, &text);
@@ -139,6 +139,19 @@ impl World {
                 let _ = fs::remove_file(&flat);
                 let linked = std::os::unix::fs::symlink(&target, &flat).is_ok();
                 format!("link {} -> {} ({linked})", flat.display(), target.display())
+            }
+            13 if root != self.custom => {
+                // The directory above the root moved away, the root made again
+                // (nothing is reported for the root's own watch).
+                let n = self.counter.fetch_add(1, Ordering::Relaxed);
+                let parent = root.parent().expect("a parent").to_path_buf();
+                let aside = self.outside.join(format!("parent-{n}"));
+                let _ = fs::rename(&parent, &aside);
+                if rng.below(2) == 0 {
+                    let text = self.text(rng);
+                    write(&dir.join("SKILL.md"), &text);
+                }
+                format!("move away {}", parent.display())
             }
             _ => {
                 // Several writes of one file in a row.

@@ -41,6 +41,11 @@ struct Roles {
     next: Vec<OsString>,
     /// It holds what symlinked flat entries point to; these are the names.
     targets: Vec<OsString>,
+    /// It is above a root or a followed ancestor (`/home/me` for
+    /// `/home/me/.dsh/skills`). A moved directory keeps its inode and the
+    /// watches below it follow it, with nothing reported for them: its own
+    /// move is what tells that they watch the wrong place now.
+    above: bool,
 }
 
 impl Roles {
@@ -48,6 +53,11 @@ impl Roles {
     /// directory of link targets), not as a root or a followed ancestor.
     fn entry_only(&self) -> bool {
         self.root.is_none() && self.next.is_empty()
+    }
+
+    /// Wanted only for its own move or removal (see [`Self::above`]).
+    fn moves_only(&self) -> bool {
+        self.above && self.entry_only() && !self.bundle && self.targets.is_empty()
     }
 
     fn merge_root(&mut self, kind: RootKind) {
@@ -451,8 +461,16 @@ impl Inner {
         self.lock().stats.clone()
     }
 
+    /// The directories watched for what they hold (not those watched only
+    /// for their own move).
     pub(super) fn watched_paths(&self) -> Vec<PathBuf> {
-        let mut paths: Vec<PathBuf> = self.lock().watched.keys().cloned().collect();
+        let mut paths: Vec<PathBuf> = self
+            .lock()
+            .watched
+            .iter()
+            .filter(|(_, roles)| !roles.moves_only())
+            .map(|(path, _)| path.clone())
+            .collect();
         paths.sort();
         paths
     }
@@ -601,6 +619,18 @@ impl State {
         }
     }
 
+    /// Watch `path` for its own move only, or `None` without a backend.
+    fn try_watch_moves(&mut self, path: &Path, follow: bool) -> Option<notify::Result<()>> {
+        self.backend.as_ref()?;
+        let os = self.os_path(path, follow);
+        if path != os {
+            self.os.insert(path.to_path_buf(), os.clone());
+        } else if !self.os.is_empty() {
+            self.os.remove(path);
+        }
+        Some(self.backend.as_mut()?.watch_moves(path, &os))
+    }
+
     /// Watch each new path (one result per path), or `None` without a backend.
     fn try_watch_all<T>(
         &mut self,
@@ -674,8 +704,9 @@ impl State {
     fn os_paths(&self) -> Vec<(PathBuf, PathBuf)> {
         let mut paths: Vec<(PathBuf, PathBuf)> = self
             .watched
-            .keys()
-            .map(|path| {
+            .iter()
+            .filter(|(_, roles)| !roles.moves_only())
+            .map(|(path, _)| {
                 let os = self.os.get(path).unwrap_or(path).clone();
                 (path.clone(), os)
             })

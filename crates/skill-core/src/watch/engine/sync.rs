@@ -118,7 +118,13 @@ impl Inner {
     /// Watch `dir` now (its roles are set by the next [`Self::apply`]).
     /// Failures are left to `apply`, which reports and retries them.
     pub(super) fn prewatch(&self, state: &mut State, dir: &Path) {
-        if state.watched.contains_key(dir) || state.failed.contains_key(dir) {
+        // A directory watched only for its own move reports nothing of what
+        // happens in it: watched whole now, like one not watched at all.
+        let whole = state
+            .watched
+            .get(dir)
+            .is_some_and(|roles| !roles.moves_only());
+        if whole || state.failed.contains_key(dir) {
             return;
         }
         if state.backend.is_none() {
@@ -314,6 +320,26 @@ impl Inner {
             }
         }
 
+        // Above every root and followed ancestor, each directory up to the
+        // filesystem's root (which cannot move) is watched for its own move.
+        let tops: Vec<PathBuf> = wanted
+            .iter()
+            .filter(|(_, roles)| !roles.entry_only())
+            .map(|(path, _)| path.clone())
+            .collect();
+        for top in tops {
+            for dir in top.ancestors().skip(1) {
+                if dir.parent().is_none() {
+                    break;
+                }
+                let roles = wanted.entry(dir.to_path_buf()).or_default();
+                if roles.above {
+                    break;
+                }
+                roles.above = true;
+            }
+        }
+
         let stale: Vec<PathBuf> = state
             .watched
             .keys()
@@ -338,6 +364,13 @@ impl Inner {
         let mut new = Vec::new();
         for (path, roles) in wanted {
             match state.watched.get_mut(&path) {
+                // Watched for its own move until now: watched whole from now
+                // on; or the other way round (a missing root's ancestor, once
+                // the root is there): the whole watch goes, so that what
+                // happens in `/home/me` is not reported any more.
+                Some(have) if have.moves_only() != roles.moves_only() => {
+                    new.push((path, roles));
+                }
                 Some(have) => *have = roles,
                 None if state.unwatchable.contains(&path) => {}
                 None if roles.entry_only() && unnameable(&path) => {
@@ -365,7 +398,11 @@ impl Inner {
                 continue;
             };
             roles.bundle = false;
-            if roles.root.is_none() && roles.next.is_empty() && roles.targets.is_empty() {
+            if roles.root.is_none()
+                && roles.next.is_empty()
+                && roles.targets.is_empty()
+                && !roles.above
+            {
                 state.watched.remove(&path);
                 state.os.remove(&path);
                 if let Some(backend) = state.backend.as_mut() {
@@ -397,7 +434,26 @@ impl Inner {
 
     /// Watch each of `new` (a directory and what it is wanted for); returns
     /// whether one had vanished (its roots are marked dirty).
-    fn watch_new(&self, state: &mut State, new: Vec<(PathBuf, Roles)>) -> bool {
+    fn watch_new(&self, state: &mut State, mut new: Vec<(PathBuf, Roles)>) -> bool {
+        // Watches for a move only are a help, not a duty: one that cannot be
+        // set (a directory one may pass through but not list, say) leaves
+        // watching healthy, and is tried again at the next whole apply.
+        new.retain(|(path, roles)| {
+            if !roles.moves_only() {
+                return true;
+            }
+            match state.try_watch_moves(path, self.config.follow_symlinks) {
+                Some(Ok(())) => {
+                    tracing::trace!(path = %path.display(), "watched for its own move");
+                    state.watched.insert(path.clone(), roles.clone());
+                }
+                Some(Err(e)) => {
+                    tracing::debug!(path = %path.display(), error = %e, "not watched for its own move");
+                }
+                None => {}
+            }
+            false
+        });
         if new.is_empty() {
             return false;
         }

@@ -112,6 +112,52 @@ fn a_root_moved_away_takes_its_bundle_watches_with_it() {
     );
 }
 
+/// The same when a directory above the root moves (nothing is reported for
+/// the root's own watch then): each directory above a root is watched for
+/// its own move.
+#[test]
+fn a_root_whose_parent_moved_away_is_watched_where_it_is_now() {
+    let h = harness(fast_config());
+    let parent = h.base().join("project");
+    let root = parent.join("skills");
+    fs::create_dir_all(&root).expect("mkdir");
+    write_bundle(&root, "one");
+    h.watcher.watch_shared(&[RootSpec::plain(&root)]);
+    let kernel = os_watches_under(&h.base());
+    // The project and the temporary directory, each for its own move only.
+    assert_eq!(os_move_watches_under(&parent), 2);
+    assert_eq!(
+        h.watcher.watched_paths(),
+        vec![root.clone(), root.join("one")]
+    );
+
+    let aside = h.base().join("aside");
+    h.expect_change("parent moved away", || {
+        fs::rename(&parent, &aside).expect("rename");
+    });
+    wait_until("the missing root followed from its ancestor", || {
+        h.watcher.watched_paths() == vec![h.base()]
+    });
+    h.expect_change("root created again", || {
+        fs::create_dir_all(root.join("one")).expect("mkdir");
+    });
+    wait_until("the new root and its bundle watched", || {
+        let paths = h.watcher.watched_paths();
+        paths.contains(&root) && paths.contains(&root.join("one"))
+    });
+    h.expect_change("SKILL.md written in the new bundle", || {
+        write_skill_file(&root.join("one/SKILL.md"), "one");
+    });
+    assert_eq!(os_watches_under(&aside), 0, "nothing moved away is watched");
+    assert_eq!(
+        os_move_watches_under(&aside),
+        1,
+        "only the temporary directory"
+    );
+    assert_eq!(os_watches_under(&h.base()), kernel);
+    assert!(h.warnings.lock().expect("lock").is_empty());
+}
+
 #[test]
 fn deeper_files_and_other_files_do_not_publish() {
     let h = harness(fast_config());

@@ -142,8 +142,22 @@ fn write_bundle(root: &Path, name: &str) -> PathBuf {
 
 /// inotify watches held by this process on directories under `base` (and on
 /// `base` itself and its parent), counted from `/proc/self/fdinfo`. Other tests
-/// use other temp dirs, so parallel tests do not disturb the count.
+/// use other temp dirs, so parallel tests do not disturb the count. Watches
+/// of a directory above a root for its own move only are not counted (see
+/// [`os_move_watches_under`]).
 fn os_watches_under(base: &Path) -> usize {
+    os_watches_where(base, |mask| mask & libc::IN_CREATE != 0)
+}
+
+/// The watches of directories under `base` (and on `base` and its parent)
+/// for their own move only.
+fn os_move_watches_under(base: &Path) -> usize {
+    os_watches_where(base, |mask| {
+        mask & libc::IN_CREATE == 0 && mask & libc::IN_MOVE_SELF != 0
+    })
+}
+
+fn os_watches_where(base: &Path, wanted: impl Fn(u32) -> bool) -> usize {
     use std::os::unix::fs::MetadataExt;
     let mut inodes = HashSet::new();
     let mut stack = vec![base.to_path_buf()];
@@ -178,7 +192,12 @@ fn os_watches_under(base: &Path) -> usize {
                 .split_whitespace()
                 .find_map(|f| f.strip_prefix("ino:"))
                 .and_then(|hex| u64::from_str_radix(hex, 16).ok());
-            if ino.is_some_and(|i| inos.contains(&i)) {
+            let mask = line
+                .split_whitespace()
+                .find_map(|f| f.strip_prefix("mask:"))
+                .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                .unwrap_or(0);
+            if ino.is_some_and(|i| inos.contains(&i)) && wanted(mask) {
                 count += 1;
             }
         }
