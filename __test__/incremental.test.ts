@@ -46,7 +46,7 @@ describe.skipIf(process.platform !== 'linux')('incremental discovery', () => {
       const flat = path.join(root, `${entry}.md`)
       const dir = path.join(root, entry)
       const text = () => skillFile(pick(names), `v${++serial} in ${path.relative(base, root)}`)
-      const kind = Math.floor(rand() * 8)
+      const kind = Math.floor(rand() * 10)
       try {
         if (kind === 0) write(flat, text())
         else if (kind === 1) write(path.join(dir, 'SKILL.md'), text())
@@ -60,11 +60,21 @@ describe.skipIf(process.platform !== 'linux')('incremental discovery', () => {
         } else if (kind === 6) {
           write(flat, text())
           provider.observeHostMutation(flat)
-        } else write(flat, 'not a skill at all\n')
+        } else if (kind === 7) write(flat, 'not a skill at all\n')
+        else if (kind === 8) {
+          // The root replaced: a new directory with an entry of the same name.
+          fs.renameSync(root, path.join(scratch, `root${++serial}`))
+          write(path.join(dir, 'SKILL.md'), text())
+        } else {
+          // The directory above the root moved away, the root made again.
+          fs.renameSync(path.dirname(root), path.join(scratch, `parent${++serial}`))
+          fs.mkdirSync(root, { recursive: true })
+          if (rand() < 0.5) write(path.join(dir, 'SKILL.md'), text())
+        }
       } catch {
         // A rename onto a non-empty directory, a missing source: no change.
       }
-      log.push(`${kind} ${path.relative(base, kind === 0 || kind === 2 || kind >= 6 ? flat : dir)}`)
+      log.push(`${kind} ${path.relative(base, kind === 0 || kind === 2 || kind === 6 || kind === 7 ? flat : dir)}`)
     }
     const shape = (snapshot: Awaited<ReturnType<InstanceType<typeof SkillRegistry>['snapshot']>>) =>
       JSON.stringify({ complete: snapshot.complete, skills: snapshot.skills })
