@@ -85,8 +85,9 @@
 //!
 //! Known limits: elsewhere than Linux inotify (polling, other platforms),
 //! renaming an *ancestor* of an existing root without touching the root itself
-//! is not seen (the watch follows the moved inode); a bundle's `SKILL.md` that is itself a symlink is watched as an entry of its
-//! bundle (replacing the link is seen, editing the file it points to is not).
+//! is not seen (the watch follows the moved inode); a bundle's `SKILL.md` that
+//! is itself a symlink is watched as an entry of its bundle (replacing the link
+//! is seen, editing the file it points to is not).
 //! Two watched paths that are the same directory through symlinks share one OS
 //! watch: on Linux its events are reported under each path, elsewhere under one
 //! of them.

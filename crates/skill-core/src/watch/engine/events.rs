@@ -93,20 +93,29 @@ impl Inner {
     }
 
     pub(super) fn on_path(&self, state: &mut State, path: &Path, change: Change, now: Instant) {
-        // The watched directory itself went away or moved. The watches of
-        // the directories below it went with it (a moved directory keeps
-        // its inode, and its watches follow it): they are dropped too, so a
-        // directory of the same name in its place is watched afresh instead
-        // of being taken for watched.
-        if matches!(change, Change::Removed | Change::Renamed) && state.watched.contains_key(path) {
-            let below: Vec<PathBuf> = state
-                .watched
-                .keys()
-                .filter(|p| p.as_path() != path && p.starts_with(path))
-                .cloned()
-                .collect();
-            for dir in std::iter::once(path).chain(below.iter().map(PathBuf::as_path)) {
-                Self::watch_gone(state, dir, now);
+        // The watched directory itself went away or moved. When it moved,
+        // the watches of the directories below it went with it (a moved
+        // directory keeps its inode, and its watches follow it): they are
+        // dropped too, so a directory of the same name in its place is
+        // watched afresh instead of being taken for watched. (A deleted
+        // directory was emptied first: each one below reported its own
+        // deletion. A bundle has none below it worth the search: a burst of
+        // bundles renamed in a large root stays cheap.)
+        if matches!(change, Change::Removed | Change::Renamed) {
+            if let Some(roles) = state.watched.get(path) {
+                let below: Vec<PathBuf> = if change == Change::Renamed && !roles.bundle_only() {
+                    state
+                        .watched
+                        .keys()
+                        .filter(|p| p.as_path() != path && p.starts_with(path))
+                        .cloned()
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                for dir in std::iter::once(path).chain(below.iter().map(PathBuf::as_path)) {
+                    Self::watch_gone(state, dir, now);
+                }
             }
         }
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {

@@ -55,6 +55,11 @@ impl Roles {
         self.root.is_none() && self.next.is_empty()
     }
 
+    /// A bundle dir and nothing else.
+    fn bundle_only(&self) -> bool {
+        self.bundle && self.entry_only() && self.targets.is_empty() && !self.above
+    }
+
     /// Wanted only for its own move or removal (see [`Self::above`]).
     fn moves_only(&self) -> bool {
         self.above && self.entry_only() && !self.bundle && self.targets.is_empty()
