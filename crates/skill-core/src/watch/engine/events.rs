@@ -174,7 +174,7 @@ impl Inner {
     }
 
     /// The watched directory `dir` is gone from where it was watched.
-    fn watch_gone(state: &mut State, dir: &Path, now: Instant) {
+    pub(super) fn watch_gone(state: &mut State, dir: &Path, now: Instant) {
         let Some(roles) = state.watched.get(dir).cloned() else {
             return;
         };

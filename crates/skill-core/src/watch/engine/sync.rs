@@ -130,6 +130,21 @@ impl Inner {
         if state.backend.is_none() {
             self.create_backend(state);
         }
+        // The directories above first, for their own move: one moved after
+        // this is reported, and one moved before leaves `dir` watched where
+        // its path leads now.
+        for above in dir.ancestors().skip(1) {
+            if above.parent().is_none() || state.watched.contains_key(above) {
+                break;
+            }
+            if let Some(Ok(())) = state.try_watch_moves(above, self.config.follow_symlinks) {
+                let roles = Roles {
+                    above: true,
+                    ..Roles::default()
+                };
+                state.watched.insert(above.to_path_buf(), roles);
+            }
+        }
         let path = dir.to_path_buf();
         if let Some(Ok(())) = state
             .try_watch_all(&[(path.clone(), ())], self.config.follow_symlinks)
@@ -434,31 +449,44 @@ impl Inner {
 
     /// Watch each of `new` (a directory and what it is wanted for); returns
     /// whether one had vanished (its roots are marked dirty).
-    fn watch_new(&self, state: &mut State, mut new: Vec<(PathBuf, Roles)>) -> bool {
+    fn watch_new(&self, state: &mut State, new: Vec<(PathBuf, Roles)>) -> bool {
         // Watches for a move only are a help, not a duty: one that cannot be
         // set (a directory one may pass through but not list, say) leaves
-        // watching healthy, and is tried again at the next whole apply.
-        new.retain(|(path, roles)| {
-            if !roles.moves_only() {
-                return true;
-            }
-            match state.try_watch_moves(path, self.config.follow_symlinks) {
+        // watching healthy, and is tried again at the next whole apply. One
+        // that is gone since the scan moved or went away with what is below
+        // it: the watches there may follow it, so they go as after its move
+        // (their roots are rescanned).
+        let mut vanished = false;
+        let (moves, new): (Vec<_>, Vec<_>) =
+            new.into_iter().partition(|(_, roles)| roles.moves_only());
+        for (path, roles) in moves {
+            match state.try_watch_moves(&path, self.config.follow_symlinks) {
                 Some(Ok(())) => {
                     tracing::trace!(path = %path.display(), "watched for its own move");
-                    state.watched.insert(path.clone(), roles.clone());
+                    state.watched.insert(path, roles);
                 }
                 Some(Err(e)) => {
                     tracing::debug!(path = %path.display(), error = %e, "not watched for its own move");
+                    if is_missing_error(&e) {
+                        let below: Vec<PathBuf> = state
+                            .watched
+                            .keys()
+                            .filter(|p| p.starts_with(&path))
+                            .cloned()
+                            .collect();
+                        vanished |= !below.is_empty();
+                        for dir in below {
+                            Self::watch_gone(state, &dir, Instant::now());
+                        }
+                    }
                 }
                 None => {}
             }
-            false
-        });
+        }
         if new.is_empty() {
-            return false;
+            return vanished;
         }
         let mut missing = false;
-        let mut vanished = false;
         let Some(results) = state.try_watch_all(&new, self.config.follow_symlinks) else {
             return false;
         };
