@@ -69,6 +69,13 @@ export declare class NativeCatalog {
    * rules).
    */
   explain(name: string): Array<Record<string, unknown>> | null
+  /**
+   * The definition of the native winner `name`, when its provider can
+   * hand out one loaded before without reading its file (see
+   * `NativeProvider::get_kept`): `{ definition }`, or `null` when
+   * [`Self::load_native`] must load it.
+   */
+  loadNativeKept(name: string, cwd?: string | undefined | null): { definition?: object } | null
   /** Load the definition of a native winner off the JS thread. */
   loadNative(name: string, cwd?: string | undefined | null): Promise<unknown>
   /**
@@ -157,6 +164,12 @@ export declare class NativeLocalProvider {
    * not a skill file of a configured root (or of `cwd`'s project).
    */
   get(candidate: { path?: string; source?: string; rank?: number; resourceBase?: object; locator?: unknown; name?: string }, cwd?: string | undefined | null): Promise<object | undefined>
+  /**
+   * The definition `get` would resolve to, when one loaded before is
+   * still what its file holds (a watched root whose watcher noted nothing
+   * leading to it since; no file is read). `null`: call `get`.
+   */
+  loadKept(candidate: { path?: string; source?: string; rank?: number; resourceBase?: object; locator?: unknown; name?: string }, cwd?: string | undefined | null): object | null
   /**
    * Like `get`, but resolves to `{ definition?, warning? }` so the caller
    * can log why a present file is not loadable.

@@ -293,6 +293,38 @@ describe.skipIf(process.platform !== 'linux')('read-your-writes', () => {
     }
   })
 
+  it('get() loads what the file holds now, through the registry and the provider', async () => {
+    const w = world()
+    const p = project(w.base, 'p')
+    const root = path.join(p, '.agents/skills')
+    const cwd = path.join(p, 'src')
+    const rand = prng(7)
+    const bodies = new Map<string, string>()
+    const put = (name: string, body: string) => {
+      bodies.set(name, body)
+      write(path.join(root, name, 'SKILL.md'), `${skillFile(name, `${name} skill`)}\n${body}\n`)
+    }
+    for (const name of ['one', 'two', 'three']) put(name, `${name} v0`)
+    await w.catalog(cwd)
+    const { candidates } = await w.provider.list({ cwd })
+    for (let i = 1; i <= 60; i++) {
+      const name = ['one', 'two', 'three'][Math.floor(rand() * 3)]
+      // Loaded (and so kept) twice in a row, then the file changes or not.
+      for (let k = 0; k < 2; k++) {
+        const loaded = await w.registry.get(name, { cwd })
+        expect(loaded?.content.trim().split('\n').at(-1), `registry, round ${i}`).toBe(bodies.get(name))
+        const direct = await w.provider.get(candidates.find((c) => c.name === name)!, { cwd })
+        expect(direct?.content.trim().split('\n').at(-1), `provider, round ${i}`).toBe(bodies.get(name))
+      }
+      if (rand() < 0.6) put(name, `${name} v${i}`)
+    }
+    // A first-party write is seen before the watcher hears of it.
+    put('one', 'one by the host')
+    w.provider.observeHostMutation(path.join(root, 'one/SKILL.md'))
+    expect((await w.registry.get('one', { cwd }))?.content).toContain('one by the host')
+    expect(w.warnings).toEqual([])
+  })
+
   it('keeps change notifications coalesced: a lookup after each write does not notify per write', async () => {
     const w = world()
     const p = project(w.base, 'p')

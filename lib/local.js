@@ -290,6 +290,11 @@ class LocalSkillProvider {
       throw new TypeError(`candidate must be an object (got ${describe(candidate)})`)
     }
     const cwd = checkCwd(options?.cwd)
+    if (this.#fs === undefined) {
+      // Loaded before and vouched for by the watcher: no file to read.
+      const kept = this.#native.loadKept(candidate, cwd)
+      if (kept !== null) return kept
+    }
     const result = await (this.#fs === undefined
       ? raceSignal(this.#native.load(candidate, cwd), signal)
       : this.#service(signal, (stop) => fsSeam.loadThroughService(this.#native, this.#fs, candidate, cwd, signal, stop)))

@@ -557,8 +557,11 @@ class SkillRegistry {
     const record = this.#providers.get(slot)
     if (record === undefined) return undefined
     if (kind === KIND_NATIVE) {
-      const loaded = await raceSignal(entry.catalog.loadNative(name, checkCwd(options?.cwd)), signal)
-      record.handle?.syncMemory()
+      const cwd = checkCwd(options?.cwd)
+      // Loaded before and vouched for by its watcher: no file to read.
+      const kept = entry.catalog.loadNativeKept(name, cwd)
+      const loaded = kept ?? (await raceSignal(entry.catalog.loadNative(name, cwd), signal))
+      if (kept === null) record.handle?.syncMemory()
       if (loaded.warning !== undefined) safeWarn(record.provider[kLogger] ?? this.#logger, loaded.warning)
       const definition = loaded.definition
       if (definition === undefined) return undefined

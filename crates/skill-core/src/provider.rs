@@ -84,6 +84,18 @@ pub trait NativeProvider: Send + Sync {
         (self.get(candidate, ctx), None)
     }
 
+    /// The definition [`NativeProvider::get`] would return, when the
+    /// provider can tell without any I/O that one it loaded before is still
+    /// current (a watched provider whose watcher noted nothing leading to
+    /// it). `None` means "call `get`". Default: `None`.
+    fn get_kept(
+        &self,
+        _candidate: &Candidate,
+        _ctx: &LookupContext,
+    ) -> Option<Arc<SkillDefinition>> {
+        None
+    }
+
     /// Called at the start of every lookup for `cwd`, before the catalog
     /// cache is consulted (a hit, or a collection in flight to join). A
     /// provider that can tell cheaply that its part of a cached catalog is

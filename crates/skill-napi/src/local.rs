@@ -296,6 +296,28 @@ impl NativeLocalProvider {
         }))
     }
 
+    /// The definition `get` would resolve to, when one loaded before is
+    /// still what its file holds (a watched root whose watcher noted nothing
+    /// leading to it since; no file is read). `null`: call `get`.
+    #[napi(
+        catch_unwind,
+        ts_args_type = "candidate: { path?: string; source?: string; rank?: number; resourceBase?: object; locator?: unknown; name?: string }, cwd?: string | undefined | null",
+        ts_return_type = "object | null"
+    )]
+    pub fn load_kept<'e>(
+        &self,
+        env: &'e Env,
+        candidate: Object,
+        cwd: Option<String>,
+    ) -> Result<Option<Object<'e>>> {
+        let candidate = candidate_from_js(&candidate)?;
+        let cwd = cwd_path(cwd);
+        match guard(|| Ok(self.inner.load_kept(&candidate, cwd.as_deref())))? {
+            Some(definition) => Ok(Some(definition_to_js(env, &definition)?)),
+            None => Ok(None),
+        }
+    }
+
     /// Like `get`, but resolves to `{ definition?, warning? }` so the caller
     /// can log why a present file is not loadable.
     #[napi(

@@ -19,11 +19,14 @@
 
 use super::cache::ParseCache;
 use super::collected::{Collected, File, Outcome};
+use super::confine::Placement;
+use super::definitions::{root_of, Definitions};
 use super::discover::{self, entry_item, Layout, RootStatus};
 use super::fs::SkillFs;
 use super::order::locale_compare;
 use super::roots::{unnameable, RootSpec};
 use crate::cancel::CancelToken;
+use crate::model::SkillDefinition;
 use lru::LruCache;
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
@@ -137,6 +140,9 @@ struct Slot {
 pub(crate) struct Live {
     slots: Mutex<LruCache<PathBuf, Slot>>,
     max_roots: usize,
+    /// Definitions loaded from kept roots (see `definitions.rs`); its lock
+    /// is taken after `slots`' when both are.
+    defs: Definitions,
 }
 
 /// The name of the entry of `root` that `path` is or is inside of.
@@ -152,6 +158,7 @@ impl Live {
         Self {
             slots: Mutex::new(LruCache::unbounded()),
             max_roots: max_roots.max(1),
+            defs: Definitions::default(),
         }
     }
 
@@ -159,9 +166,82 @@ impl Live {
         self.slots.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Forget every listing.
+    /// Forget every listing and definition.
     pub(crate) fn clear(&self) {
-        *self.lock() = LruCache::unbounded();
+        let mut slots = self.lock();
+        *slots = LruCache::unbounded();
+        self.defs.clear();
+    }
+
+    /// Note `changes` in the listings and the definitions kept.
+    fn absorb(&self, slots: &mut LruCache<PathBuf, Slot>, changes: &Changes) {
+        if matches!(changes, Changes::Paths(paths) if paths.is_empty()) {
+            return;
+        }
+        Self::note(slots, changes);
+        self.defs.forget(changes);
+    }
+
+    /// First-party writes at `paths` (not noted by the watcher yet): the
+    /// definitions they may have changed are forgotten now. (The next
+    /// discovery reads the entries again; see `LocalProvider::mutated`.)
+    pub(crate) fn forget_definitions(&self, paths: Vec<PathBuf>) {
+        let _slots = self.lock();
+        self.defs.forget(&Changes::Paths(paths));
+    }
+
+    /// The definition loaded before from the skill file at `placement`, when
+    /// its root's listing is kept and nothing noted since leads to it.
+    /// `changes` takes what the watcher noted since its last call, as for
+    /// [`Self::collect`] (`None`: nothing vouches, everything is forgotten).
+    pub(crate) fn definition(
+        &self,
+        placement: &Placement,
+        changes: impl FnOnce() -> Option<Changes>,
+    ) -> Option<Arc<SkillDefinition>> {
+        let mut slots = self.lock();
+        let Some(changes) = changes() else {
+            *slots = LruCache::unbounded();
+            self.defs.clear();
+            return None;
+        };
+        self.absorb(&mut slots, &changes);
+        let vouched = slots
+            .peek(root_of(placement))
+            .is_some_and(|slot| slot.listing.is_some());
+        if !vouched {
+            return None;
+        }
+        self.defs.get(placement)
+    }
+
+    /// The number to pass to [`Self::keep_definition`] for a file read from
+    /// now on.
+    pub(crate) fn definition_generation(&self) -> u64 {
+        self.defs.generation()
+    }
+
+    /// Keep `definition`, loaded from the file at `placement` read after
+    /// [`Self::definition_generation`] returned `generation`: when nothing
+    /// was noted since and its root's listing is kept.
+    pub(crate) fn keep_definition(
+        &self,
+        generation: u64,
+        placement: &Placement,
+        definition: &SkillDefinition,
+    ) {
+        let slots = self.lock();
+        let vouched = slots
+            .peek(root_of(placement))
+            .is_some_and(|slot| slot.listing.is_some());
+        if vouched {
+            self.defs.keep(generation, placement, definition);
+        }
+    }
+
+    /// `(definitions, bytes)` kept.
+    pub(crate) fn definitions_size(&self) -> (usize, usize) {
+        self.defs.size()
     }
 
     /// `(roots, bytes)` kept (an estimate).
@@ -240,11 +320,12 @@ impl Live {
             let mut slots = self.lock();
             let Some(changes) = changes() else {
                 *slots = LruCache::unbounded();
+                self.defs.clear();
                 drop(slots);
                 let scan = discover::scan(fs, roots, cap, cache, cancel);
                 return Collected::of_scan(provider, scan);
             };
-            Self::note(&mut slots, &changes);
+            self.absorb(&mut slots, &changes);
             for root in roots {
                 let slot = slots.get_or_insert_mut(root.path.clone(), Slot::default);
                 epochs.push((slot.epoch, slot.noted));

@@ -22,6 +22,7 @@ pub mod cache;
 mod collected;
 mod config;
 pub mod confine;
+mod definitions;
 mod discover;
 pub mod fs;
 mod live;
@@ -147,7 +148,8 @@ pub struct MemoryUse {
     /// Scopes (roots) whose logged warnings are remembered.
     pub warned: usize,
     /// Everything: the provider, its configuration, the bounded record of
-    /// recent lookups, the parse cache and the remembered warnings.
+    /// recent lookups, the parse cache, the remembered warnings, and the
+    /// listings and definitions kept for watched roots.
     pub total_bytes: usize,
 }
 
@@ -216,8 +218,10 @@ impl LocalProvider {
     }
 
     /// Keep each watched root's last listing and, after a change, read again
-    /// only the entries the watcher reported (see `live.rs`); on by default.
-    /// Off, every discovery lists every root (the results are the same: a
+    /// only the entries the watcher reported (see `live.rs`), and hand out a
+    /// definition loaded before while nothing noted leads to its file (see
+    /// `definitions.rs`); on by default. Off, every discovery lists every
+    /// root and every load reads its file (the results are the same: a
     /// randomized test and the soak compare them with a fresh provider's).
     /// Only a healthy watcher on Linux vouches for a kept listing.
     pub fn keep_listings(&self, on: bool) {
@@ -315,7 +319,9 @@ impl LocalProvider {
             return false;
         }
         // The watcher may not have seen it yet (a file still open for
-        // writing): the next discovery reads it again all the same.
+        // writing): the next discovery reads it again all the same, and a
+        // definition loaded from it is not handed out again.
+        self.live.forget_definitions(vec![roots::normalize(path)]);
         {
             let mut mutated = self.mutated.lock().unwrap_or_else(PoisonError::into_inner);
             match mutated.as_mut() {
@@ -452,6 +458,7 @@ impl LocalProvider {
         let (parse_cache_files, parse_cache_bytes) = self.cache.size();
         let (warned, warned_bytes) = self.warned.size();
         let (_, live_bytes) = self.live.size();
+        let (_, definition_bytes) = self.live.definitions_size();
         let config = &self.config;
         let paths = [&config.dsh_home, &config.agents_home, &config.claude_home]
             .into_iter()
@@ -470,7 +477,8 @@ impl LocalProvider {
                 + self.lookups.size()
                 + parse_cache_bytes
                 + warned_bytes
-                + live_bytes,
+                + live_bytes
+                + definition_bytes,
         }
     }
 
@@ -574,12 +582,53 @@ impl LocalProvider {
             .as_deref()
             .ok_or_else(|| LoadError::NoPath(candidate.summary.name.clone()))?;
         let placement = self.confine_for(Path::new(path), cwd)?;
+        // Read after this number: kept only if nothing was noted meanwhile.
+        let kept = self
+            .vouching()
+            .then(|| (self.live.definition_generation(), placement.clone()));
         let outcome = self.cache.load(
             self.fs.as_ref(),
             &placement.path,
             self.config.max_skill_file_bytes,
         );
-        definition(&self.config.provider_name, placement, outcome)
+        let loaded = definition(&self.config.provider_name, placement, outcome)?;
+        if let (Some((generation, placement)), Some(d)) = (kept, &loaded) {
+            self.live.keep_definition(generation, &placement, d);
+        }
+        Ok(loaded)
+    }
+
+    /// The definition [`Self::load`] would return, when one it loaded before
+    /// is still what the file holds: the watcher vouches for the file's root
+    /// (its listing is kept) and has noted nothing leading to it since (see
+    /// `definitions.rs`). No file is opened; `None` means "load it". The
+    /// candidate is confined as for [`Self::load`].
+    pub fn load_kept(
+        &self,
+        candidate: &Candidate,
+        cwd: Option<&Path>,
+    ) -> Option<Arc<SkillDefinition>> {
+        if !self.vouching() {
+            return None;
+        }
+        let path = candidate.path.as_deref()?;
+        let placement = self.confine_for(Path::new(path), cwd).ok()?;
+        let observer = self.observer()?;
+        self.live.definition(&placement, || {
+            self.vouching().then(|| observer.take_changes())
+        })
+    }
+
+    /// Whether a watcher may vouch for what it did not report: installed,
+    /// listings kept, provider open.
+    fn vouching(&self) -> bool {
+        !self.is_closed()
+            && self.keep.load(Ordering::Acquire)
+            && self
+                .observer
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_some()
     }
 }
 
@@ -688,6 +737,10 @@ impl NativeProvider for LocalProvider {
             ),
             Err(e) => (Err(ProviderError(e.to_string())), None),
         }
+    }
+
+    fn get_kept(&self, candidate: &Candidate, ctx: &LookupContext) -> Option<Arc<SkillDefinition>> {
+        self.load_kept(candidate, ctx.cwd.as_deref())
     }
 
     fn revalidate(&self, cwd: Option<&Path>) {

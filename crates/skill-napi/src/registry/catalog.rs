@@ -224,6 +224,56 @@ impl NativeCatalog {
             .map(Some)
     }
 
+    /// The definition of the native winner `name`, when its provider can
+    /// hand out one loaded before without reading its file (see
+    /// `NativeProvider::get_kept`): `{ definition }`, or `null` when
+    /// [`Self::load_native`] must load it.
+    #[napi(catch_unwind, ts_return_type = "{ definition?: object } | null")]
+    pub fn load_native_kept<'e>(
+        &self,
+        env: &'e Env,
+        name: String,
+        cwd: Option<String>,
+    ) -> Result<Option<Object<'e>>> {
+        let ctx = LookupContext::new(cwd.map(PathBuf::from));
+        let kept = guard(|| {
+            let Some(entry) = self
+                .catalog
+                .position(&name)
+                .and_then(|position| self.catalog.entries().get(position))
+            else {
+                return Ok(None);
+            };
+            let Winner::Native {
+                candidate,
+                provider,
+                ..
+            } = &entry.winner
+            else {
+                return Ok(None);
+            };
+            let Some(kept) = provider.get_kept(candidate, &ctx) else {
+                return Ok(None);
+            };
+            Ok(Some(match entry.applied {
+                // An override's invocation holds for the loaded skill too.
+                Some(applied) => {
+                    let mut definition = (*kept).clone();
+                    definition.summary.invocation =
+                        applied.effect.apply(definition.summary.invocation);
+                    Arc::new(definition)
+                }
+                None => kept,
+            }))
+        })?;
+        let Some(definition) = kept else {
+            return Ok(None);
+        };
+        let mut obj = Object::new(env)?;
+        obj.set("definition", definition_to_js(env, &definition)?)?;
+        Ok(Some(obj))
+    }
+
     /// Load the definition of a native winner off the JS thread.
     #[napi(catch_unwind)]
     pub fn load_native(&self, name: String, cwd: Option<String>) -> AsyncTask<LoadNativeTask> {

@@ -185,6 +185,7 @@ fn run(seed: u64, steps: usize) {
     let lookup = ctx(Some(&world.project));
     let mut rng = Rng(seed);
     let mut log: Vec<String> = Vec::new();
+    let mut handed_out = 0;
     for step in 0..steps {
         for _ in 0..=rng.below(3) {
             log.push(world.change(&mut rng));
@@ -207,8 +208,25 @@ fn run(seed: u64, steps: usize) {
         let got = live.diagnose(&lookup);
         let want = fresh.diagnose(&lookup);
         assert_eq!(got, want, "{}", context());
+        // A definition handed out without a read is what a fresh read gives;
+        // some are loaded (and kept) for the next steps.
+        let cwd = Some(world.project.as_path());
+        for candidate in &fresh.discover(&lookup).observation.candidates {
+            let want = fresh.load(candidate, cwd);
+            if let Some(kept) = live.load_kept(candidate, cwd) {
+                assert_eq!(Ok(Some((*kept).clone())), want, "kept: {}", context());
+                handed_out += 1;
+            }
+            if rng.below(2) == 0 {
+                assert_eq!(live.load(candidate, cwd), want, "{}", context());
+            }
+        }
         log.push(format!("(step {step} checked)"));
     }
+    assert!(
+        handed_out > 0,
+        "some definitions were handed out without a read"
+    );
     live.close();
 }
 

@@ -132,6 +132,8 @@ impl Counter {
 
 mod cache;
 mod config;
+#[cfg(target_os = "linux")]
+mod definitions;
 mod discovery;
 mod failures;
 #[cfg(target_os = "linux")]
