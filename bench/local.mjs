@@ -1,6 +1,7 @@
 // Local provider benchmark: cold list() of 1,000 generated skills against plain
 // synchronous Node reads of the same files (same run), the same list() through a
-// node:fs/promises-backed filesystem service (config.fs), and get() latency.
+// node:fs/promises-backed filesystem service (config.fs), and get() latency
+// (watching off, and on: the default, where a loaded definition is kept).
 // With `--baseline DIR` (a built checkout of the package), the cold list() and
 // get() of that build are measured too, interleaved in the same rounds.
 // Usage: node bench/local.mjs [count] [--baseline DIR]
@@ -146,6 +147,32 @@ async function main() {
     }
   }
 
+  // The same get() with watching on (the default): a definition loaded once
+  // is handed out again while the watcher vouches for its file.
+  const watched = new LocalSkillProvider({ ...config, watch: true })
+  const watchedListed = (await watched.list({})).candidates
+  const beforeWatched = Baseline ? new Baseline({ ...config, watch: true }) : undefined
+  const beforeWatchedListed = beforeWatched ? (await beforeWatched.list({})).candidates : []
+  const watchedGets = []
+  const baselineWatchedGets = []
+  // Warm: each skill loaded once before the timed loads.
+  for (const c of watchedListed) await watched.get(c, {})
+  for (const c of beforeWatchedListed) await beforeWatched.get(c, {})
+  for (let r = 0; r < 2000; r++) {
+    let t = performance.now()
+    const d = await watched.get(watchedListed[r % watchedListed.length], {})
+    watchedGets.push(performance.now() - t)
+    if (!d) throw new Error('missing definition (watched)')
+    if (beforeWatched) {
+      t = performance.now()
+      const theirs = await beforeWatched.get(beforeWatchedListed[r % beforeWatchedListed.length], {})
+      baselineWatchedGets.push(performance.now() - t)
+      if (!theirs) throw new Error('baseline: missing definition (watched)')
+    }
+  }
+  await watched.dispose()
+  await beforeWatched?.dispose()
+
   const servicedProvider = new LocalSkillProvider({ ...config, fs: service })
   const servicedGets = []
   for (let r = 0; r < 2000; r++) {
@@ -168,11 +195,15 @@ async function main() {
   console.log(`plain fs/promises reads (64 at a time):         median ${fmt(pr.median)}, min ${fmt(pr.min)}`)
   console.log(`cold list() through an fs/promises service:     median ${fmt(s.median)}, min ${fmt(s.min)}  (${(s.median / l.median).toFixed(2)}x the native list())`)
   console.log(`get() through the addon:                        median ${fmt(g.median)}, mean ${fmt(g.mean)}`)
+  const wg = stats(watchedGets)
+  console.log(`get() through the addon, watched:               median ${fmt(wg.median)}, mean ${fmt(wg.mean)}`)
   if (Baseline) {
     const bl = stats(baselineListed)
     const bg = stats(baselineGets)
+    const bwg = stats(baselineWatchedGets)
     console.log(`baseline build, cold list():                    median ${fmt(bl.median)}, min ${fmt(bl.min)}  (${(bl.median / p.median).toFixed(2)}x the plain-read floor)`)
     console.log(`baseline build, get():                          median ${fmt(bg.median)}, mean ${fmt(bg.mean)}`)
+    console.log(`baseline build, get(), watched:                 median ${fmt(bwg.median)}, mean ${fmt(bwg.mean)}`)
   }
   const sg = stats(servicedGets)
   console.log(`get() through the fs/promises service:          median ${fmt(sg.median)}, mean ${fmt(sg.mean)}`)
