@@ -29,6 +29,8 @@ const BUDGET: usize = 8 << 20;
 const LARGEST: usize = 256 << 10;
 /// What one kept definition costs besides its texts.
 const OVERHEAD: usize = 320;
+/// Above this many (definition, path noted) pairs, everything is forgotten.
+const FORGET_ALL: usize = 65_536;
 
 struct Kept {
     base: PathBuf,
@@ -103,6 +105,13 @@ impl Definitions {
             return;
         };
         if kept.is_empty() {
+            return;
+        }
+        // A burst (a checkout, say) is cheaper forgotten whole than matched
+        // path by path, and this may run on the JS thread.
+        if kept.len().saturating_mul(paths.len()) > FORGET_ALL {
+            state.kept = None;
+            state.bytes = 0;
             return;
         }
         let stale: Vec<PathBuf> = kept

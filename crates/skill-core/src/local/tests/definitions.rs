@@ -207,3 +207,22 @@ fn a_large_file_is_not_kept() {
     assert!(s.provider.memory().total_bytes > bytes);
     s.provider.close();
 }
+
+#[test]
+fn a_burst_of_changes_forgets_everything() {
+    let s = setup(true);
+    let alpha = s.candidate("alpha");
+    s.load(&alpha);
+    assert!(s.kept(&alpha).is_some());
+    // More paths noted at once than are worth matching one by one: even an
+    // unrelated burst forgets what is kept (it is loaded again).
+    let paths: Vec<PathBuf> = (0..70_000)
+        .map(|i| s.root.join(format!("other-{i}.md")))
+        .collect();
+    s.provider.live.forget_definitions(paths);
+    assert_eq!(s.kept(&alpha), None);
+    s.candidate("alpha");
+    s.load(&alpha);
+    assert!(s.kept(&alpha).is_some());
+    s.provider.close();
+}
