@@ -12,7 +12,9 @@
 //! A definition is kept only when nothing was noted between the moment its
 //! file was read and the moment it is kept (a change noted meanwhile may be
 //! the one that made the read stale, and it is not noted again); only for a
-//! root whose listing is kept (its watcher vouches for it); and within a
+//! root whose listing is kept (its watcher vouches for it); only for a plain
+//! file in place (not reached through a link, whose target may change where
+//! nothing watched reports it; see `LocalProvider::load`); and within a
 //! budget of bytes. Handing one out is a lookup in memory: no file is opened.
 
 use super::confine::Placement;

@@ -593,9 +593,24 @@ impl LocalProvider {
         );
         let loaded = definition(&self.config.provider_name, placement, outcome)?;
         if let (Some((generation, placement)), Some(d)) = (kept, &loaded) {
-            self.live.keep_definition(generation, &placement, d);
+            if self.watched_in_place(&placement) {
+                self.live.keep_definition(generation, &placement, d);
+            }
         }
         Ok(loaded)
+    }
+
+    /// Whether the watcher sees every change of the skill file at
+    /// `placement`: a plain file in a plain bundle directory (or directly in
+    /// its root). A file reached through a link of its own (a linked flat
+    /// skill with links not followed, a `SKILL.md` that is a link), or
+    /// through a linked bundle directory, may change where nothing watched
+    /// reports it.
+    fn watched_in_place(&self, placement: &Placement) -> bool {
+        let plain = |path: &Path, kind: fs::EntryKind| matches!(self.fs.entry_kind(path), Ok(Some(k)) if k == kind);
+        plain(&placement.path, fs::EntryKind::File)
+            && (placement.layout == discover::Layout::Flat
+                || plain(&placement.base, fs::EntryKind::Dir))
     }
 
     /// The definition [`Self::load`] would return, when one it loaded before

@@ -226,3 +226,37 @@ fn a_burst_of_changes_forgets_everything() {
     assert!(s.kept(&alpha).is_some());
     s.provider.close();
 }
+
+#[test]
+fn a_file_reached_through_a_link_is_always_read() {
+    let s = setup(true);
+    let outside = s.env.root().join("outside");
+    // A bundle whose SKILL.md is a link, a flat skill that is a link, and a
+    // bundle directory that is a link: an edit of what they lead to may
+    // not be reported, so each load reads the file.
+    let target = outside.join("linked.md");
+    write(&target, &skill("linked", "v1"));
+    fs::create_dir_all(s.root.join("linked")).expect("mkdir");
+    std::os::unix::fs::symlink(&target, s.root.join("linked/SKILL.md")).expect("link");
+    let flat_target = outside.join("flat.md");
+    write(&flat_target, &skill("flat-link", "v1"));
+    std::os::unix::fs::symlink(&flat_target, s.root.join("flat-link.md")).expect("link");
+    bundle(&outside, "dir", "dir-link");
+    std::os::unix::fs::symlink(outside.join("dir"), s.root.join("dir-link")).expect("link");
+    for name in ["linked", "flat-link", "dir-link"] {
+        let c = s.candidate(name);
+        assert!(s.load(&c).is_some(), "{name}");
+        assert_eq!(s.kept(&c), None, "{name} is not kept");
+    }
+    // A plain one in the same root is.
+    let alpha = s.candidate("alpha");
+    s.load(&alpha);
+    assert!(s.kept(&alpha).is_some());
+    write(&target, &skill("linked", "v2"));
+    let c = s.candidate("linked");
+    assert_eq!(
+        s.load(&c).map(|d| d.summary.description),
+        Some("v2".to_string())
+    );
+    s.provider.close();
+}
