@@ -43,7 +43,25 @@ async function promiseReads() {
   return bytes
 }
 
-/** A filesystem service over node:fs/promises (what a harness `fs` seam would do locally). */
+/** 2,000 get() calls of this build and (when given) the baseline, alternating; their times. */
+async function timeGets(config, warm) {
+  const providers = [new LocalSkillProvider(config), ...(Baseline ? [new Baseline(config)] : [])]
+  const listed = await Promise.all(providers.map(async (p) => (await p.list({})).candidates))
+  if (warm) for (let i = 0; i < providers.length; i++) for (const c of listed[i]) await providers[i].get(c, {})
+  const times = providers.map(() => [])
+  for (let r = 0; r < 2000; r++) {
+    for (let i = 0; i < providers.length; i++) {
+      const t = performance.now()
+      const d = await providers[i].get(listed[i][r % listed[i].length], {})
+      times[i].push(performance.now() - t)
+      if (!d) throw new Error(`${i === 0 ? 'this build' : 'baseline'}: missing definition`)
+    }
+  }
+  for (const p of providers) await p.dispose()
+  return [times[0], times[1] ?? []]
+}
+
+/** A filesystem service over node:fs/promises/** A filesystem service over node:fs/promises (what a harness `fs` seam would do locally). */
 function notFound(error) {
   if (error && (error.code === 'ENOENT' || error.code === 'ENOTDIR')) {
     error.code = error.code === 'ENOENT' ? 'FS_NOT_FOUND' : 'FS_NOT_DIRECTORY'
@@ -126,54 +144,15 @@ async function main() {
     if (result.candidates.length !== count) throw new Error(`expected ${count} candidates through the service`)
   }
 
-  const provider = new LocalSkillProvider(config)
-  const { candidates } = await provider.list({})
-  // get() of this build and (when given) of the baseline, alternating.
-  const before = Baseline ? new Baseline(config) : undefined
-  const listedBefore = before ? (await before.list({})).candidates : []
-  const gets = []
-  const baselineGets = []
-  for (let r = 0; r < 2000; r++) {
-    const c = candidates[r % candidates.length]
-    let t = performance.now()
-    const d = await provider.get(c, {})
-    gets.push(performance.now() - t)
-    if (!d) throw new Error('missing definition')
-    if (before) {
-      t = performance.now()
-      const theirs = await before.get(listedBefore[r % listedBefore.length], {})
-      baselineGets.push(performance.now() - t)
-      if (!theirs) throw new Error('baseline: missing definition')
-    }
-  }
-
-  // The same get() with watching on (the default): a definition loaded once
-  // is handed out again while the watcher vouches for its file.
-  const watched = new LocalSkillProvider({ ...config, watch: true })
-  const watchedListed = (await watched.list({})).candidates
-  const beforeWatched = Baseline ? new Baseline({ ...config, watch: true }) : undefined
-  const beforeWatchedListed = beforeWatched ? (await beforeWatched.list({})).candidates : []
-  const watchedGets = []
-  const baselineWatchedGets = []
-  // Warm: each skill loaded once before the timed loads.
-  for (const c of watchedListed) await watched.get(c, {})
-  for (const c of beforeWatchedListed) await beforeWatched.get(c, {})
-  for (let r = 0; r < 2000; r++) {
-    let t = performance.now()
-    const d = await watched.get(watchedListed[r % watchedListed.length], {})
-    watchedGets.push(performance.now() - t)
-    if (!d) throw new Error('missing definition (watched)')
-    if (beforeWatched) {
-      t = performance.now()
-      const theirs = await beforeWatched.get(beforeWatchedListed[r % beforeWatchedListed.length], {})
-      baselineWatchedGets.push(performance.now() - t)
-      if (!theirs) throw new Error('baseline: missing definition (watched)')
-    }
-  }
-  await watched.dispose()
-  await beforeWatched?.dispose()
+  // get() of this build and (when given) of the baseline, alternating:
+  // watching off (every call reads), then on (the default: a definition
+  // loaded once is handed out again while the watcher vouches for its file;
+  // each skill is loaded once before the timed calls).
+  const [gets, baselineGets] = await timeGets(config, false)
+  const [watchedGets, baselineWatchedGets] = await timeGets({ ...config, watch: true }, true)
 
   const servicedProvider = new LocalSkillProvider({ ...config, fs: service })
+  const { candidates } = await servicedProvider.list({})
   const servicedGets = []
   for (let r = 0; r < 2000; r++) {
     const c = candidates[r % candidates.length]
