@@ -76,6 +76,20 @@ fn add_remove_rename_bundles_and_flat_files() {
     assert_eq!(os_watches_under(&h.base()), 1);
 }
 
+/// The root at `root` and its bundle `one` are watched where they are now
+/// (a write in the bundle publishes), and nothing under `aside`, where the
+/// old ones went, is watched whole.
+fn expect_watched_afresh(h: &Harness, root: &Path, aside: &Path) {
+    wait_until("the new root and its bundle watched", || {
+        let paths = h.watcher.watched_paths();
+        paths.contains(&root.to_path_buf()) && paths.contains(&root.join("one"))
+    });
+    h.expect_change("SKILL.md written in the new bundle", || {
+        write_skill_file(&root.join("one/SKILL.md"), "one");
+    });
+    assert_eq!(os_watches_under(aside), 0, "nothing moved away is watched");
+}
+
 /// A root moved away takes its bundles' watches with it (a moved directory
 /// keeps its inode): a bundle of the same name in the directory put in its
 /// place is watched afresh, and the moved-away copy no longer publishes.
@@ -93,14 +107,7 @@ fn a_root_moved_away_takes_its_bundle_watches_with_it() {
         fs::rename(&root, &aside).expect("rename");
         fs::create_dir_all(root.join("one")).expect("mkdir");
     });
-    wait_until("the new root and its bundle watched", || {
-        let paths = h.watcher.watched_paths();
-        paths.contains(&root) && paths.contains(&root.join("one"))
-    });
-    h.expect_change("SKILL.md written in the new bundle", || {
-        write_skill_file(&root.join("one/SKILL.md"), "one");
-    });
-    assert_eq!(os_watches_under(&aside), 0, "nothing moved away is watched");
+    expect_watched_afresh(&h, &root, &aside);
     h.clear_triggers();
     write_skill_file(&aside.join("one/SKILL.md"), "moved");
     let sentinel = root.join("sentinel.md");
@@ -141,14 +148,7 @@ fn a_root_whose_parent_moved_away_is_watched_where_it_is_now() {
     h.expect_change("root created again", || {
         fs::create_dir_all(root.join("one")).expect("mkdir");
     });
-    wait_until("the new root and its bundle watched", || {
-        let paths = h.watcher.watched_paths();
-        paths.contains(&root) && paths.contains(&root.join("one"))
-    });
-    h.expect_change("SKILL.md written in the new bundle", || {
-        write_skill_file(&root.join("one/SKILL.md"), "one");
-    });
-    assert_eq!(os_watches_under(&aside), 0, "nothing moved away is watched");
+    expect_watched_afresh(&h, &root, &aside);
     assert_eq!(
         os_move_watches_under(&aside),
         1,
