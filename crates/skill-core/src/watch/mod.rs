@@ -83,11 +83,11 @@
 //! is seen; edits of a linked bundle's `SKILL.md` or of a flat link's target
 //! file are not. [`SkillWatcher::os_paths`] shows which path the OS watches.
 //!
-//! Known limits: elsewhere than Linux inotify (polling, other platforms),
-//! renaming an *ancestor* of an existing root without touching the root itself
-//! is not seen (the watch follows the moved inode); a bundle's `SKILL.md` that
-//! is itself a symlink is watched as an entry of its bundle (replacing the link
-//! is seen, editing the file it points to is not).
+//! Known limits: with the native watchers of other platforms, renaming an
+//! *ancestor* of an existing root without touching the root itself may go
+//! unseen (a watch there may follow the moved directory); a bundle's
+//! `SKILL.md` that is itself a symlink is watched as an entry of its bundle
+//! (replacing the link is seen, editing the file it points to is not).
 //! Two watched paths that are the same directory through symlinks share one OS
 //! watch: on Linux its events are reported under each path, elsewhere under one
 //! of them.
