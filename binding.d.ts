@@ -120,6 +120,14 @@ export declare class NativeCollection {
    */
   checkListing(slot: number, head: Array<number>, count: number): void
   /**
+   * The native provider's discovery right here, when it can do it at once
+   * (a watched provider whose kept listings cover the lookup: a few small
+   * reads at most; see `NativeProvider::list_kept`): its warnings, the
+   * result kept for [`Self::finish`]. `null` when [`Self::list_native`]
+   * must run it (also with more than one native provider).
+   */
+  listNativeKept(): Array<NativeWarning> | null
+  /**
    * Run every native provider's discovery on the libuv pool. Resolves to the
    * warnings they produced; results stay here for [`Self::finish`].
    */

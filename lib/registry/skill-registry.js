@@ -776,7 +776,13 @@ class SkillRegistry {
       }
       flight.pending = external.length
       const calls = external.map((slot) => this.#listExternal(slot, lookup, flight))
-      const nativeList = hasNative ? collection.listNative() : NO_WARNINGS
+      // Right here when the native provider's kept listings cover the
+      // lookup (a few small reads at most), else on the libuv pool. Either
+      // way the collection goes on in a later turn of the event loop, so a
+      // burst of invalidations that started in this one has ended (see
+      // `#invalidate`): one made after the lookup is heard of at once.
+      const kept = hasNative ? collection.listNativeKept() : null
+      const nativeList = kept !== null ? nextTurn(kept) : hasNative ? collection.listNative() : NO_WARNINGS
       const [nativeWarnings, ...outcomes] = await Promise.all([nativeList, ...calls])
       if (hasNative) this.#syncNativeMemory(nativeSlots)
       if (flight.abandoned) return ABANDONED
@@ -845,6 +851,9 @@ class SkillRegistry {
 }
 
 const NO_WARNINGS = Promise.resolve([])
+
+/** `value`, in the check phase of the next turn of the event loop. */
+const nextTurn = (value) => new Promise((resolve) => setImmediate(resolve, value))
 
 /** Views whose last entry is kept for reuse (see `#previous`). */
 const PREVIOUS_VIEWS = 8

@@ -63,6 +63,14 @@ pub trait NativeProvider: Send + Sync {
     /// (returned alongside) and, for unexpected I/O errors, `complete: false`.
     fn list(&self, ctx: &LookupContext) -> (Observation, Vec<String>);
 
+    /// [`NativeProvider::list`] when the provider can do it at once on the
+    /// caller's thread (a few reads at most: a watched provider whose kept
+    /// listings cover the lookup). `None` means "call `list`" (and nothing
+    /// was lost: a change seen meanwhile is kept for it). Default: `None`.
+    fn list_kept(&self, _ctx: &LookupContext) -> Option<(Observation, Vec<String>)> {
+        None
+    }
+
     /// Load the full definition of a candidate this provider listed.
     /// `Ok(None)` means the skill is gone or no longer loadable.
     fn get(

@@ -193,7 +193,8 @@ impl Live {
     /// The definition loaded before from the skill file at `placement`, when
     /// its root's listing is kept and nothing noted since leads to it.
     /// `changes` takes what the watcher noted since its last call, as for
-    /// [`Self::collect`] (`None`: nothing vouches, everything is forgotten).
+    /// [`Self::collect_within`] (`None`: nothing vouches, everything is
+    /// forgotten).
     pub(crate) fn definition(
         &self,
         placement: &Placement,
@@ -294,10 +295,8 @@ impl Live {
         }
     }
 
-    /// Discover `roots` (in rank order) for the provider named `provider`.
-    /// `changes` takes what the watcher noted since the last call, or `None`
-    /// when nothing vouches for the kept listings (then every root is listed
-    /// and nothing is kept).
+    /// [`Self::collect_within`] without a budget (tests).
+    #[cfg(test)]
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn collect(
         &self,
@@ -309,6 +308,30 @@ impl Live {
         cancel: &CancelToken,
         changes: impl FnOnce() -> Option<Changes>,
     ) -> Collected {
+        self.collect_within(fs, provider, roots, cap, cache, cancel, changes, None)
+            .expect("without a budget a collection always completes")
+    }
+
+    /// Discover `roots` (in rank order) for the provider named `provider`.
+    /// `changes` takes what the watcher noted since the last call, or `None`
+    /// when nothing vouches for the kept listings (then every root is listed
+    /// and nothing is kept). Without a `budget` it always returns a
+    /// collection; with one, only when that is cheap: every root's listing
+    /// is kept (for this root) and at most `budget` entries are to be read
+    /// again. `None` (what changed noted, nothing taken, no file read)
+    /// otherwise.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn collect_within(
+        &self,
+        fs: &dyn SkillFs,
+        provider: &str,
+        roots: &[RootSpec],
+        cap: u64,
+        cache: &ParseCache,
+        cancel: &CancelToken,
+        changes: impl FnOnce() -> Option<Changes>,
+        budget: Option<usize>,
+    ) -> Option<Collected> {
         // Take the kept listings out, with what changed in them. The changes
         // are taken from the watcher under the same lock: a discovery that
         // starts after a change was taken (and invalidated for) finds it
@@ -322,10 +345,27 @@ impl Live {
                 *slots = LruCache::unbounded();
                 self.defs.clear();
                 drop(slots);
+                if budget.is_some() {
+                    return None;
+                }
                 let scan = discover::scan(fs, roots, cap, cache, cancel);
-                return Collected::of_scan(provider, scan);
+                return Some(Collected::of_scan(provider, scan));
             };
             self.absorb(&mut slots, &changes);
+            if let Some(budget) = budget {
+                let mut dirty = 0;
+                for root in roots {
+                    let slot = slots.peek(&root.path)?;
+                    let listing = slot.listing.as_ref()?;
+                    if listing.spec != *root {
+                        return None;
+                    }
+                    dirty += slot.dirty.len() + usize::from(listing.spec.skips_system());
+                }
+                if dirty > budget {
+                    return None;
+                }
+            }
             for root in roots {
                 let slot = slots.get_or_insert_mut(root.path.clone(), Slot::default);
                 epochs.push((slot.epoch, slot.noted));
@@ -453,11 +493,11 @@ impl Live {
                 slots.pop_lru();
             }
         }
-        Collected {
+        Some(Collected {
             roots: statuses,
             files,
             complete,
-        }
+        })
     }
 }
 

@@ -78,6 +78,12 @@ pub trait RootObserver: Send + Sync {
     /// is healthy; `false` makes the observation incomplete.
     fn observed(&self, project: Option<&Path>, roots: &[RootSpec]) -> bool;
 
+    /// Whether [`observed`](Self::observed) with these roots would cost
+    /// nothing (no scan, no watch set up) and report healthy. Default: no.
+    fn observing(&self, _project: Option<&Path>, _roots: &[RootSpec]) -> bool {
+        false
+    }
+
     /// Read-your-writes, before a lookup answers (cache hits included):
     /// apply every change the watcher can know of now and invalidate the
     /// registration (silently) if one was not covered yet.
@@ -515,8 +521,35 @@ impl LocalProvider {
     }
 
     fn run_scan(&self, ctx: &LookupContext) -> (Option<PathBuf>, Collected, bool) {
+        self.run_scan_within(ctx, None).unwrap_or_else(|| {
+            let empty = Collected {
+                roots: Vec::new(),
+                files: Vec::new(),
+                complete: false,
+            };
+            (None, empty, false)
+        })
+    }
+
+    /// [`Self::run_scan`], or with a `budget`, only when it is cheap (see
+    /// [`Self::discover_kept`]).
+    fn run_scan_within(
+        &self,
+        ctx: &LookupContext,
+        budget: Option<usize>,
+    ) -> Option<(Option<PathBuf>, Collected, bool)> {
         let cwd = ctx.cwd.as_deref().map(roots::normalize);
         let (project, roots) = self.roots(cwd.as_deref());
+        if budget.is_some() {
+            let observer = self.observer()?;
+            let scope = project.as_ref().map(|p| p.scope.as_path());
+            if !self.vouching()
+                || roots.iter().any(|r| roots::unnameable(&r.path))
+                || !observer.observing(scope, &roots)
+            {
+                return None;
+            }
+        }
         if let Some(project) = &project {
             self.lookups.record(cwd.as_deref(), project);
         }
@@ -543,7 +576,7 @@ impl LocalProvider {
                 _ => None,
             }
         };
-        let collected = self.live.collect(
+        let collected = self.live.collect_within(
             self.fs.as_ref(),
             &self.config.provider_name,
             &roots,
@@ -551,14 +584,26 @@ impl LocalProvider {
             &self.cache,
             &ctx.cancel,
             changes,
-        );
-        (project.map(|p| p.root), collected, healthy)
+            budget,
+        )?;
+        Some((project.map(|p| p.root), collected, healthy))
     }
 
     /// Discover candidates for a lookup.
     pub fn discover(&self, ctx: &LookupContext) -> Discovery {
         let (_, scan, healthy) = self.run_scan(ctx);
         self.report(scan, healthy, ctx.cancel.is_cancelled())
+    }
+
+    /// [`Self::discover`] when it is cheap enough to run right here: the
+    /// watcher watches this lookup's roots already and vouches for them,
+    /// every root's listing is kept, and at most `budget` entries are to be
+    /// read again (a few small reads and one `stat` per root). `None`
+    /// otherwise, with nothing read: what the watcher reported meanwhile is
+    /// noted for the next discovery.
+    pub fn discover_kept(&self, ctx: &LookupContext, budget: usize) -> Option<Discovery> {
+        let (_, scan, healthy) = self.run_scan_within(ctx, Some(budget))?;
+        Some(self.report(scan, healthy, ctx.cancel.is_cancelled()))
     }
 
     /// Explain every root and file considered for a lookup.
@@ -722,6 +767,14 @@ impl NativeProvider for LocalProvider {
     fn list(&self, ctx: &LookupContext) -> (Observation, Vec<String>) {
         let d = self.discover(ctx);
         (d.observation, d.warnings)
+    }
+
+    fn list_kept(&self, ctx: &LookupContext) -> Option<(Observation, Vec<String>)> {
+        // A handful of small reads: the lookup right after an editor saved
+        // a skill, say.
+        const BUDGET: usize = 4;
+        let d = self.discover_kept(ctx, BUDGET)?;
+        Some((d.observation, d.warnings))
     }
 
     fn get(

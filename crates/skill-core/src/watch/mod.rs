@@ -274,6 +274,13 @@ impl SkillWatcher {
         self.inner.observe(shared, project);
     }
 
+    /// Whether [`Self::observe`] with these roots would change nothing (it
+    /// is healthy and watches exactly these), so observing them costs no
+    /// scan and no watch.
+    pub fn observes(&self, shared: &[RootSpec], project: Option<(&Path, &[RootSpec])>) -> bool {
+        self.inner.observes(shared, project)
+    }
+
     /// Read-your-writes: apply every change the watcher can know of now,
     /// without waiting for the coalescing window, and call `invalidate` when
     /// one of them has not been covered by an invalidation yet (the batch is

@@ -119,17 +119,15 @@ fn spec(root: &local::RootSpec) -> RootSpec {
 }
 
 impl RootObserver for LocalWatcher {
+    fn observing(&self, project_root: Option<&Path>, roots: &[local::RootSpec]) -> bool {
+        let (shared, project_roots) = split(roots);
+        let project = project_root.map(|p| (p, project_roots.as_slice()));
+        *self.shared.lock().unwrap_or_else(PoisonError::into_inner) == shared
+            && self.watcher.observes(&shared, project)
+    }
+
     fn observed(&self, project_root: Option<&Path>, roots: &[local::RootSpec]) -> bool {
-        let shared: Vec<RootSpec> = roots
-            .iter()
-            .filter(|r| !r.source.is_project())
-            .map(spec)
-            .collect();
-        let project_roots: Vec<RootSpec> = roots
-            .iter()
-            .filter(|r| r.source.is_project())
-            .map(spec)
-            .collect();
+        let (shared, project_roots) = split(roots);
         let project = project_root.map(|p| (p, project_roots.as_slice()));
         {
             let mut last = self.shared.lock().unwrap_or_else(PoisonError::into_inner);
@@ -174,4 +172,20 @@ impl RootObserver for LocalWatcher {
     fn close(&self) {
         self.watcher.close();
     }
+}
+
+/// A lookup's roots as the watcher takes them: the shared ones (the same for
+/// every lookup) and the project's.
+fn split(roots: &[local::RootSpec]) -> (Vec<RootSpec>, Vec<RootSpec>) {
+    let shared = roots
+        .iter()
+        .filter(|r| !r.source.is_project())
+        .map(spec)
+        .collect();
+    let project = roots
+        .iter()
+        .filter(|r| r.source.is_project())
+        .map(spec)
+        .collect();
+    (shared, project)
 }

@@ -160,6 +160,43 @@ impl NativeCollection {
             .map_err(validation)
     }
 
+    /// The native provider's discovery right here, when it can do it at once
+    /// (a watched provider whose kept listings cover the lookup: a few small
+    /// reads at most; see `NativeProvider::list_kept`): its warnings, the
+    /// result kept for [`Self::finish`]. `null` when [`Self::list_native`]
+    /// must run it (also with more than one native provider).
+    #[napi(catch_unwind)]
+    pub fn list_native_kept(&self) -> Result<Option<Vec<NativeWarning>>> {
+        let native = locked(&self.collection).as_ref().and_then(|c| {
+            let mut natives = c
+                .providers
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| p.native.clone().map(|n| (i, p.slot, n)));
+            let first = natives.next();
+            first.filter(|_| natives.next().is_none())
+        });
+        let Some((index, slot, provider)) = native else {
+            return Ok(None);
+        };
+        let ctx = LookupContext::new(self.cwd.clone());
+        let Some((obs, warnings)) = guard(|| Ok(provider.list_kept(&ctx)))? else {
+            return Ok(None);
+        };
+        if let Some(result) = locked(&self.natives).get_mut(index) {
+            *result = Some(obs);
+        }
+        Ok(Some(
+            warnings
+                .into_iter()
+                .map(|message| NativeWarning {
+                    slot: slot as f64,
+                    message,
+                })
+                .collect(),
+        ))
+    }
+
     /// Run every native provider's discovery on the libuv pool. Resolves to the
     /// warnings they produced; results stay here for [`Self::finish`].
     #[napi(catch_unwind)]

@@ -186,6 +186,7 @@ fn run(seed: u64, steps: usize) {
     let mut rng = Rng(seed);
     let mut log: Vec<String> = Vec::new();
     let mut handed_out = 0;
+    let mut in_place = 0;
     for step in 0..steps {
         for _ in 0..=rng.below(3) {
             log.push(world.change(&mut rng));
@@ -202,7 +203,18 @@ fn run(seed: u64, steps: usize) {
                 log.join("\n  ")
             )
         };
-        let got = live.discover(&lookup);
+        // Half the time the discovery is tried in place first (it declines
+        // when more than a few entries changed).
+        let got = match rng.below(2) {
+            0 => live.discover_kept(&lookup, 4).map_or_else(
+                || live.discover(&lookup),
+                |d| {
+                    in_place += 1;
+                    d
+                },
+            ),
+            _ => live.discover(&lookup),
+        };
         let want = fresh.discover(&lookup);
         assert_eq!(got.observation, want.observation, "{}", context());
         let got = live.diagnose(&lookup);
@@ -227,6 +239,7 @@ fn run(seed: u64, steps: usize) {
         handed_out > 0,
         "some definitions were handed out without a read"
     );
+    assert!(in_place > 0, "some discoveries ran in place");
     live.close();
 }
 
@@ -323,5 +336,56 @@ fn a_bundle_in_a_replaced_root_is_watched_again() {
         &skill("beta", "moved away"),
     );
     check("after the moved-away bundle was edited");
+    live.close();
+}
+
+/// A discovery in place (`discover_kept`) runs only when it is cheap, and
+/// finds what a discovery finds; declining reads nothing and loses nothing.
+#[test]
+fn a_discovery_in_place_runs_only_when_cheap() {
+    let world = World::new();
+    let root = world.env.user_agents();
+    for i in 0..20 {
+        bundle(&root, &format!("b{i:02}"), &format!("b{i:02}"));
+    }
+    let lookup = ctx(Some(&world.project));
+    let unwatched = world.env.provider_with(world.options(false));
+    assert!(
+        unwatched.discover_kept(&lookup, 4).is_none(),
+        "nothing vouches"
+    );
+    let live = world.env.provider_with(world.options(true));
+    assert!(LocalWatcher::install(&live));
+    assert!(
+        live.discover_kept(&lookup, 4).is_none(),
+        "nothing watched or kept yet"
+    );
+    let first = live.discover(&lookup);
+    let kept = live.discover_kept(&lookup, 4).expect("cheap now");
+    assert_eq!(kept.observation, first.observation);
+
+    // A few changes are read in place; more than the budget decline, and
+    // the next discovery still reads every one of them.
+    write(&root.join("b00/SKILL.md"), &skill("b00", "edited"));
+    let d = live.discover_kept(&lookup, 4).expect("one change");
+    let fresh = world.env.provider_with(world.options(false));
+    assert_eq!(d.observation, fresh.discover(&lookup).observation);
+    for i in 0..6 {
+        let name = format!("b{i:02}");
+        write(&root.join(&name).join("SKILL.md"), &skill(&name, "again"));
+    }
+    let before = reads(&live);
+    assert!(live.discover_kept(&lookup, 4).is_none(), "six changes");
+    assert_eq!(reads(&live), before, "declining reads nothing");
+    let d = live.discover(&lookup);
+    assert_eq!(d.observation, fresh.discover(&lookup).observation);
+    assert_eq!(reads(&live) - before, 6);
+
+    // Another project is not watched yet: declined (watching it costs scans).
+    let other = world.env.root().join("other");
+    fs::create_dir_all(other.join(".git")).expect("mkdir");
+    assert!(live.discover_kept(&ctx(Some(&other)), 4).is_none());
+    live.keep_listings(false);
+    assert!(live.discover_kept(&lookup, 4).is_none(), "listings off");
     live.close();
 }

@@ -299,6 +299,27 @@ impl Inner {
         !self.is_closed() && self.healthy.load(Ordering::SeqCst)
     }
 
+    /// Whether [`Self::observe`] with these roots would change nothing: the
+    /// watcher is healthy, the shared roots are these and the project is
+    /// watched with these roots (so observing them costs no scan or watch).
+    pub(super) fn observes(
+        &self,
+        shared: &[RootSpec],
+        project: Option<(&Path, &[RootSpec])>,
+    ) -> bool {
+        if self.is_closed() || !self.healthy.load(Ordering::SeqCst) {
+            return false;
+        }
+        let state = self.lock();
+        same_roots(&state.shared, shared)
+            && project.is_none_or(|(root, roots)| {
+                state
+                    .projects
+                    .peek(&normalize(root))
+                    .is_some_and(|have| same_roots(have, roots))
+            })
+    }
+
     fn kick(&self) {
         if let Some(tx) = self.tx.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
             let _ = tx.send(Msg::Kick);
@@ -342,13 +363,10 @@ impl Inner {
             }
         }
         if let Some((project_root, roots)) = project {
-            let known = state.projects.get(&project_root).is_some_and(|have| {
-                have.len() == roots.len()
-                    && have
-                        .iter()
-                        .zip(roots)
-                        .all(|(a, b)| a.kind == b.kind && a.path == normalize(&b.path))
-            });
+            let known = state
+                .projects
+                .get(&project_root)
+                .is_some_and(|have| same_roots(have, roots));
             if !known {
                 let roots: Vec<RootSpec> = roots.iter().map(normalize_spec).collect();
                 // Not watched until now (new, evicted earlier, or its roots
@@ -733,4 +751,13 @@ impl State {
             && self.failed.is_empty()
             && self.roots.values().all(|r| r.error.is_none())
     }
+}
+
+/// Whether `have` (as watched, normalized) are the roots `want`.
+fn same_roots(have: &[RootSpec], want: &[RootSpec]) -> bool {
+    have.len() == want.len()
+        && have
+            .iter()
+            .zip(want)
+            .all(|(a, b)| a.kind == b.kind && a.path == normalize(&b.path))
 }
