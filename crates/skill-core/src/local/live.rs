@@ -295,23 +295,6 @@ impl Live {
         }
     }
 
-    /// [`Self::collect_within`] without a budget (tests).
-    #[cfg(test)]
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn collect(
-        &self,
-        fs: &dyn SkillFs,
-        provider: &str,
-        roots: &[RootSpec],
-        cap: u64,
-        cache: &ParseCache,
-        cancel: &CancelToken,
-        changes: impl FnOnce() -> Option<Changes>,
-    ) -> Collected {
-        self.collect_within(fs, provider, roots, cap, cache, cancel, changes, None)
-            .expect("without a budget a collection always completes")
-    }
-
     /// Discover `roots` (in rank order) for the provider named `provider`.
     /// `changes` takes what the watcher noted since the last call, or `None`
     /// when nothing vouches for the kept listings (then every root is listed

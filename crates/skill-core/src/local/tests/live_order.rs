@@ -115,7 +115,7 @@ fn an_older_listing_put_back_late_does_not_hide_a_change() {
         move |paths: Vec<PathBuf>| {
             let (fs, live, cache, roots) = (fs.clone(), live.clone(), cache.clone(), roots.clone());
             std::thread::spawn(move || {
-                live.collect(
+                live.collect_within(
                     fs.as_ref(),
                     "local",
                     &roots,
@@ -123,7 +123,9 @@ fn an_older_listing_put_back_late_does_not_hide_a_change() {
                     &cache,
                     &CancelToken::new(),
                     move || Some(Changes::Paths(paths)),
+                    None,
                 )
+                .expect("without a budget a collection always completes")
             })
         }
     };
