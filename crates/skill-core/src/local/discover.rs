@@ -6,11 +6,10 @@ use super::cache::ParseCache;
 use super::fs::{is_gone, is_loop, EntryKind, FileRead, SkillFs};
 use super::order::sort_by_name;
 use super::roots::RootSpec;
+use super::workers::{parallel_map, parallel_map_by};
 use crate::cancel::CancelToken;
 use crate::frontmatter::{self, ParsedSkill};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
 
 /// How a skill file sits in its root.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -484,16 +483,6 @@ pub(crate) fn file_outcome(layout: Option<Layout>, read: ReadOutcome) -> FileOut
     }
 }
 
-fn parallelism() -> usize {
-    static CORES: OnceLock<usize> = OnceLock::new();
-    *CORES.get_or_init(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .min(8)
-    })
-}
-
 /// A directory this large (its size as the filesystem reports it: on ext4,
 /// a 4 KiB block per ~150 entries) takes long enough to list that two of
 /// them are worth listing on two threads.
@@ -510,79 +499,6 @@ pub(crate) fn large_roots(fs: &dyn SkillFs, roots: &[RootSpec]) -> usize {
         })
         .take(2)
         .count()
-}
-
-/// Items handled by one worker before another thread is worth spawning.
-const ITEMS_PER_WORKER: usize = 16;
-
-/// `f` over every item on up to [`parallelism`] threads (more only when there
-/// is enough work). `None` for an item left unprocessed (cancelled, or a
-/// worker that panicked on a bug). Items are handed out one at a time, so a
-/// worker the OS could not start costs parallelism, never an item.
-pub(crate) fn parallel_map<T: Sync, R: Send>(
-    items: &[T],
-    cancel: &CancelToken,
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<Option<R>> {
-    parallel_map_by(items, cancel, ITEMS_PER_WORKER, f)
-}
-
-/// [`parallel_map`] with another thread for each `per_worker` items.
-fn parallel_map_by<T: Sync, R: Send>(
-    items: &[T],
-    cancel: &CancelToken,
-    per_worker: usize,
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<Option<R>> {
-    let workers = parallelism()
-        .min(items.len().div_ceil(per_worker.max(1)))
-        .max(1);
-    let mut outcomes: Vec<Option<R>> = Vec::new();
-    outcomes.resize_with(items.len(), || None);
-    let next = AtomicUsize::new(0);
-    let work = |out: &mut Vec<(usize, R)>| loop {
-        if cancel.is_cancelled() {
-            break;
-        }
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(item) = items.get(i) else { break };
-        out.push((i, f(item)));
-    };
-    if workers <= 1 {
-        let mut out = Vec::with_capacity(items.len());
-        work(&mut out);
-        for (i, o) in out {
-            outcomes[i] = Some(o);
-        }
-    } else {
-        let results: Vec<Vec<(usize, R)>> = std::thread::scope(|s| {
-            let handles: Vec<_> = (1..workers)
-                .filter_map(|_| {
-                    std::thread::Builder::new()
-                        .spawn_scoped(s, || {
-                            let mut out = Vec::new();
-                            work(&mut out);
-                            out
-                        })
-                        .ok()
-                })
-                .collect();
-            let mut mine = Vec::new();
-            work(&mut mine);
-            let mut all = vec![mine];
-            for h in handles {
-                // A worker only panics on a bug; its items stay unprocessed.
-                if let Ok(out) = h.join() {
-                    all.push(out);
-                }
-            }
-            all
-        });
-        for (i, o) in results.into_iter().flatten() {
-            outcomes[i] = Some(o);
-        }
-    }
-    outcomes
 }
 
 /// Scan `roots`, parsing through `cache`.

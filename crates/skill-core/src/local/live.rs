@@ -25,6 +25,7 @@ use super::discover::{self, entry_item, Layout, RootStatus};
 use super::fs::SkillFs;
 use super::order::locale_compare;
 use super::roots::{unnameable, RootSpec};
+use super::workers::parallel_map;
 use crate::cancel::CancelToken;
 use crate::model::SkillDefinition;
 use lru::LruCache;
@@ -579,7 +580,7 @@ fn refresh(
         let item = kind.and_then(|kind| entry_item(fs, index, &root, &name, kind, path));
         items.push((name, item));
     }
-    let outcomes = discover::parallel_map(&items, cancel, |(_, item)| {
+    let outcomes = parallel_map(&items, cancel, |(_, item)| {
         item.as_ref()
             .map(|item| discover::process(fs, item, cap, cache))
     });

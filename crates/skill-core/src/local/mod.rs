@@ -32,17 +32,19 @@ mod report;
 pub mod roots;
 pub mod service;
 mod warn;
+mod workers;
 
 pub(crate) use config::make_absolute;
 pub use config::{
     ConfigError, LocalConfig, LocalOptions, WatchConfig, DEFAULT_MAX_SKILL_FILE_BYTES,
     PROVIDER_NAME,
 };
-pub(crate) use discover::{cannot_be_named, parallel_map};
+pub(crate) use discover::cannot_be_named;
 pub use discover::{parse_skill_text, read_skill, FileOutcome, Layout, ReadOutcome, RootStatus};
 pub use live::Changes;
 pub use report::{Diagnosis, Discovery, FileReport, RootReport, WinnerRef};
 pub use roots::{Project, RootSpec, Source};
+pub(crate) use workers::parallel_map;
 
 use crate::frontmatter::ParsedSkill;
 use crate::model::{Candidate, Locator, Observation, ResourceBase, SkillDefinition, SkillSummary};

@@ -22,6 +22,7 @@
 use super::discover::{self, file_outcome, parse_skill_text, FileScan, Item, Scan};
 use super::fs::{EntryKind, SkillFs};
 use super::order::sort_by_name;
+use super::workers::parallel_map;
 use super::{
     make_absolute, roots, FileOutcome, LocalProvider, Project, ReadOutcome, RootSpec, RootStatus,
     Source,
@@ -317,7 +318,7 @@ impl LocalProvider {
             .filter(|(_, item)| item.decided.is_none())
             .filter_map(|(id, item)| Some((id, item.layout, reads.get_mut(id)?.take()?)))
             .collect();
-        let parsed = discover::parallel_map(&pending, cancel, |(_, layout, read)| {
+        let parsed = parallel_map(&pending, cancel, |(_, layout, read)| {
             file_outcome(*layout, read_outcome(read, cap))
         });
         let mut outcomes: Vec<Option<FileOutcome>> = vec![None; scan.items.len()];
