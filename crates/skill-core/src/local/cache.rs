@@ -24,7 +24,7 @@ use crate::frontmatter::ParsedSkill;
 use lru::LruCache;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
@@ -65,6 +65,9 @@ pub struct ParseCache {
     max_entries: usize,
     max_bytes: usize,
     granularity: Duration,
+    /// Entries held, as of the last change under the lock: a cold scan
+    /// (nothing held) looks nothing up without taking it.
+    held: AtomicUsize,
     hits: AtomicU64,
     misses: AtomicU64,
 }
@@ -167,6 +170,7 @@ impl ParseCache {
             max_entries: max_entries.max(1),
             max_bytes,
             granularity,
+            held: AtomicUsize::new(0),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
         }
@@ -268,6 +272,11 @@ impl ParseCache {
     }
 
     fn lookup(&self, path: &Path, stamp: &FileStamp) -> Option<Kept> {
+        // An entry kept meanwhile by another thread is missed: the file is
+        // read, as it would have been a moment earlier.
+        if self.held.load(Ordering::Acquire) == 0 {
+            return None;
+        }
         let mut state = self.lock();
         match state.entries.get(path) {
             Some(entry) if entry.stamp == *stamp => Some(entry.kept.clone()),
@@ -319,13 +328,18 @@ impl ParseCache {
                 None => break,
             }
         }
+        self.held.store(state.entries.len(), Ordering::Release);
     }
 
     fn forget(&self, path: &Path) {
+        if self.held.load(Ordering::Acquire) == 0 {
+            return;
+        }
         let mut state = self.lock();
         if let Some(old) = state.entries.pop(path) {
             state.bytes -= old.weight;
         }
+        self.held.store(state.entries.len(), Ordering::Release);
     }
 
     /// `(hits, misses)` so far: files whose parse was reused, and files parsed
@@ -349,6 +363,7 @@ impl ParseCache {
         let mut state = self.lock();
         state.entries = LruCache::unbounded_with_hasher(Default::default());
         state.bytes = 0;
+        self.held.store(0, Ordering::Release);
     }
 }
 
