@@ -1,24 +1,29 @@
-//! Work spread over a few short-lived threads, one CPU each.
+//! Work spread over a few worker threads, one CPU each.
 //!
 //! Discovery reads and parses a few thousand small files: work for every
 //! core the process may use, for a few milliseconds. Where the threads run
 //! decides how long it takes. The thread that asks is often one that slept
 //! until then (a libuv pool thread, woken for the lookup), and a scheduler
-//! sees two new, mostly idle threads as work worth packing onto one CPU: the
-//! two then take turns there while another CPU idles, and the pass takes
+//! may see it and a new helper thread as work worth packing onto one CPU:
+//! the two then take turns there while another CPU idles, and the pass takes
 //! twice as long (seen on a 2-CPU VM: each worker ran 60 % of the time it
-//! existed, on the same CPU as the other). So on Linux each worker is pinned
-//! to a CPU of its own among those the thread may use, for its short life;
-//! the thread that asked only waits. Items are handed out one at a time, so
-//! a worker whose CPU is busy with something else just takes fewer of them.
+//! existed, on the same CPU as the other).
 //!
-//! Nothing else is pinned, and nothing is when the process may use a single
-//! CPU or the pin fails (a sandbox that forbids it): the workers then run
-//! where the scheduler puts them.
+//! So the work runs on a pool of long-lived worker threads (rayon's), one
+//! per CPU the process may use (at most 8), each pinned to a CPU of its own
+//! on Linux; the thread that asks waits. Starting threads for each pass cost
+//! more (two threads started and joined take ~0.2 ms on that VM, and a new
+//! thread's first allocations are slow). Items are handed out one at a time,
+//! so a worker whose CPU is busy with something else just takes fewer of
+//! them. Nothing is pinned when the process may use a single CPU or the pin
+//! fails (a sandbox that forbids it): the workers then run where the
+//! scheduler puts them. Without the pool (its threads could not be started)
+//! each pass starts its own threads, pinned the same way.
 
 use crate::cancel::CancelToken;
+use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock, PoisonError};
 
 /// Threads used at most (the CPUs the process may use, at most 8).
 pub(crate) fn parallelism() -> usize {
@@ -31,13 +36,42 @@ pub(crate) fn parallelism() -> usize {
     })
 }
 
-/// Items handled by one worker before another thread is worth spawning.
+/// Items handled by one worker before another thread is worth using.
 const ITEMS_PER_WORKER: usize = 16;
+
+/// The worker threads, started on first use; `None` when they could not be.
+fn pool() -> Option<&'static rayon_core::ThreadPool> {
+    static POOL: OnceLock<Option<rayon_core::ThreadPool>> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let cpus = placement::cpus_for(parallelism());
+        rayon_core::ThreadPoolBuilder::new()
+            .num_threads(parallelism())
+            .thread_name(|i| format!("skill-worker-{i}"))
+            .start_handler(move |i| {
+                if let Some(&cpu) = cpus.get(i) {
+                    placement::pin_to(cpu);
+                }
+            })
+            .build()
+            .map_err(|e| tracing::debug!(error = %e, "skill worker threads not started"))
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Where a map runs.
+#[derive(Clone, Copy)]
+enum Runner {
+    /// On the pool's threads.
+    Pool(&'static rayon_core::ThreadPool),
+    /// On threads started for it.
+    Threads,
+}
 
 /// `f` over every item on up to [`parallelism`] threads (more only when there
 /// is enough work). `None` for an item left unprocessed (cancelled, or a
 /// worker that panicked on a bug). Items are handed out one at a time, so a
-/// worker the OS could not start costs parallelism, never an item.
+/// worker that could not start costs parallelism, never an item.
 pub(crate) fn parallel_map<T: Sync, R: Send>(
     items: &[T],
     cancel: &CancelToken,
@@ -53,11 +87,20 @@ pub(crate) fn parallel_map_by<T: Sync, R: Send>(
     per_worker: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<Option<R>> {
+    let runner = pool().map_or(Runner::Threads, Runner::Pool);
+    map_on(runner, items, cancel, per_worker, f)
+}
+
+fn map_on<T: Sync, R: Send>(
+    runner: Runner,
+    items: &[T],
+    cancel: &CancelToken,
+    per_worker: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<Option<R>> {
     let workers = parallelism()
         .min(items.len().div_ceil(per_worker.max(1)))
         .max(1);
-    let mut outcomes: Vec<Option<R>> = Vec::new();
-    outcomes.resize_with(items.len(), || None);
     let next = AtomicUsize::new(0);
     let work = |out: &mut Vec<(usize, R)>| loop {
         if cancel.is_cancelled() {
@@ -67,49 +110,82 @@ pub(crate) fn parallel_map_by<T: Sync, R: Send>(
         let Some(item) = items.get(i) else { break };
         out.push((i, f(item)));
     };
-    let mut results: Vec<Vec<(usize, R)>> = Vec::new();
-    if workers <= 1 {
+    let results = if workers <= 1 {
         let mut out = Vec::with_capacity(items.len());
         work(&mut out);
-        results.push(out);
+        vec![out]
     } else {
-        let cpus = placement::cpus_for(workers);
-        results = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..workers)
-                .filter_map(|k| {
-                    let cpu = cpus.get(k).copied();
-                    std::thread::Builder::new()
-                        .spawn_scoped(s, move || {
-                            if let Some(cpu) = cpu {
-                                placement::pin_to(cpu);
-                            }
-                            let mut out = Vec::new();
-                            work(&mut out);
-                            out
-                        })
-                        .ok()
-                })
-                .collect();
-            let mut all = Vec::with_capacity(workers + 1);
-            if handles.len() < workers {
-                // A worker could not be started: this thread stands in.
-                let mut mine = Vec::new();
-                work(&mut mine);
-                all.push(mine);
-            }
-            for h in handles {
-                // A worker only panics on a bug; its items stay unprocessed.
-                if let Ok(out) = h.join() {
-                    all.push(out);
-                }
-            }
-            all
-        });
-    }
+        match runner {
+            Runner::Pool(pool) => on_pool(pool, workers, &work),
+            Runner::Threads => on_threads(workers, &work),
+        }
+    };
+    let mut outcomes: Vec<Option<R>> = Vec::new();
+    outcomes.resize_with(items.len(), || None);
     for (i, o) in results.into_iter().flatten() {
         outcomes[i] = Some(o);
     }
     outcomes
+}
+
+/// `work` run by `workers` jobs on the pool; what each job that did not
+/// panic produced.
+fn on_pool<R: Send>(
+    pool: &rayon_core::ThreadPool,
+    workers: usize,
+    work: &(impl Fn(&mut Vec<R>) + Sync),
+) -> Vec<Vec<R>> {
+    let done = Mutex::new(Vec::with_capacity(workers));
+    pool.scope(|s| {
+        for _ in 0..workers {
+            s.spawn(|_| {
+                let mut out = Vec::new();
+                // A worker only panics on a bug; its items stay unprocessed.
+                if std::panic::catch_unwind(AssertUnwindSafe(|| work(&mut out))).is_ok() {
+                    done.lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(out);
+                }
+            });
+        }
+    });
+    done.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// `work` run by `workers` threads started for it, each pinned to a CPU of
+/// its own; this thread stands in for one that could not be started.
+fn on_threads<R: Send>(workers: usize, work: &(impl Fn(&mut Vec<R>) + Sync)) -> Vec<Vec<R>> {
+    let cpus = placement::cpus_for(workers);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .filter_map(|k| {
+                let cpu = cpus.get(k).copied();
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || {
+                        if let Some(cpu) = cpu {
+                            placement::pin_to(cpu);
+                        }
+                        let mut out = Vec::new();
+                        work(&mut out);
+                        out
+                    })
+                    .ok()
+            })
+            .collect();
+        let mut all = Vec::with_capacity(workers + 1);
+        if handles.len() < workers {
+            let mut mine = Vec::new();
+            work(&mut mine);
+            all.push(mine);
+        }
+        for h in handles {
+            // A worker only panics on a bug; its items stay unprocessed.
+            if let Ok(out) = h.join() {
+                all.push(out);
+            }
+        }
+        all
+    })
 }
 
 #[cfg(target_os = "linux")]
@@ -172,24 +248,44 @@ mod placement {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::{BTreeSet, HashMap};
+
+    /// Both ways a map can run.
+    fn runners() -> Vec<(&'static str, Runner)> {
+        let pool = pool().expect("the worker threads start");
+        vec![("pool", Runner::Pool(pool)), ("threads", Runner::Threads)]
+    }
 
     #[test]
     fn every_item_is_mapped_once_in_order() {
-        let items: Vec<usize> = (0..1000).collect();
-        let out = parallel_map(&items, &CancelToken::new(), |&i| i * 2);
-        assert_eq!(out.len(), items.len());
-        for (i, o) in out.into_iter().enumerate() {
-            assert_eq!(o, Some(i * 2));
+        for (name, runner) in runners() {
+            let items: Vec<usize> = (0..1000).collect();
+            let calls = AtomicUsize::new(0);
+            let out = map_on(
+                runner,
+                &items,
+                &CancelToken::new(),
+                ITEMS_PER_WORKER,
+                |&i| {
+                    calls.fetch_add(1, Ordering::Relaxed);
+                    i * 2
+                },
+            );
+            assert_eq!(calls.into_inner(), items.len(), "{name}");
+            let expected: Vec<_> = items.iter().map(|&i| Some(i * 2)).collect();
+            assert_eq!(out, expected, "{name}");
         }
     }
 
     #[test]
     fn a_cancelled_map_leaves_items_unprocessed() {
-        let items: Vec<usize> = (0..100).collect();
-        let cancel = CancelToken::new();
-        cancel.cancel();
-        let out = parallel_map(&items, &cancel, |&i| i);
-        assert!(out.iter().all(Option::is_none));
+        for (name, runner) in runners() {
+            let items: Vec<usize> = (0..100).collect();
+            let cancel = CancelToken::new();
+            cancel.cancel();
+            let out = map_on(runner, &items, &cancel, ITEMS_PER_WORKER, |&i| i);
+            assert!(out.iter().all(Option::is_none), "{name}");
+        }
     }
 
     #[test]
@@ -198,14 +294,22 @@ mod tests {
             eprintln!("skipped: one CPU, so the map runs on the calling thread");
             return;
         }
-        let items: Vec<usize> = (0..200).collect();
-        let out = parallel_map(&items, &CancelToken::new(), |&i| {
-            assert!(i != 7, "a bug in one item");
-            i
-        });
-        assert_eq!(out[7], None);
-        // The other worker's items are there.
-        assert!(out.iter().flatten().count() > 0);
+        for (name, runner) in runners() {
+            let items: Vec<usize> = (0..200).collect();
+            let out = map_on(
+                runner,
+                &items,
+                &CancelToken::new(),
+                ITEMS_PER_WORKER,
+                |&i| {
+                    assert!(i != 7, "a bug in one item");
+                    i
+                },
+            );
+            assert_eq!(out[7], None, "{name}");
+            // The other worker's items are there.
+            assert!(out.iter().flatten().count() > 0, "{name}");
+        }
     }
 
     /// Each worker stays on a CPU of its own, whatever the scheduler would
@@ -213,37 +317,58 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn workers_run_on_distinct_cpus_when_there_are_several() {
-        use std::collections::{BTreeSet, HashMap};
         let workers = parallelism();
         if placement::cpus_for(workers).is_empty() {
             eprintln!("skipped: this thread may use one CPU only");
             return;
         }
-        let items: Vec<usize> = (0..workers * ITEMS_PER_WORKER * 8).collect();
-        let out = parallel_map(&items, &CancelToken::new(), |_| {
-            // Enough work per item that every worker takes some, and
-            // that a scheduler packing them onto one CPU would show.
-            let until = std::time::Instant::now() + std::time::Duration::from_micros(200);
-            while std::time::Instant::now() < until {
-                std::hint::spin_loop();
+        for (name, runner) in runners() {
+            // Other tests share the pool: a worker busy with their work may
+            // leave all of this map's items to another, so a few tries.
+            let mut most = 0;
+            for _ in 0..5 {
+                let items: Vec<usize> = (0..workers * ITEMS_PER_WORKER * 8).collect();
+                let out = map_on(
+                    runner,
+                    &items,
+                    &CancelToken::new(),
+                    ITEMS_PER_WORKER,
+                    |_| {
+                        // Enough work per item that every worker takes some, and
+                        // that a scheduler packing them onto one CPU would show.
+                        let until =
+                            std::time::Instant::now() + std::time::Duration::from_micros(200);
+                        while std::time::Instant::now() < until {
+                            std::hint::spin_loop();
+                        }
+                        // SAFETY: no arguments.
+                        (std::thread::current().id(), unsafe { libc::sched_getcpu() })
+                    },
+                );
+                let mut cpus_of: HashMap<_, BTreeSet<i32>> = HashMap::new();
+                for (thread, cpu) in out.into_iter().flatten() {
+                    cpus_of.entry(thread).or_default().insert(cpu);
+                }
+                let mut used: BTreeSet<i32> = BTreeSet::new();
+                for cpus in cpus_of.values() {
+                    assert_eq!(
+                        cpus.len(),
+                        1,
+                        "{name}: a worker moved between CPUs: {cpus_of:?}"
+                    );
+                    used.extend(cpus);
+                }
+                assert_eq!(
+                    used.len(),
+                    cpus_of.len(),
+                    "{name}: two workers shared a CPU: {cpus_of:?}"
+                );
+                most = most.max(cpus_of.len());
+                if most == workers {
+                    break;
+                }
             }
-            // SAFETY: no arguments.
-            (std::thread::current().id(), unsafe { libc::sched_getcpu() })
-        });
-        let mut cpus_of: HashMap<_, BTreeSet<i32>> = HashMap::new();
-        for (thread, cpu) in out.into_iter().flatten() {
-            cpus_of.entry(thread).or_default().insert(cpu);
+            assert_eq!(most, workers, "{name}: never did every worker take items");
         }
-        assert_eq!(
-            cpus_of.len(),
-            workers,
-            "every worker took items: {cpus_of:?}"
-        );
-        let mut used: BTreeSet<i32> = BTreeSet::new();
-        for cpus in cpus_of.values() {
-            assert_eq!(cpus.len(), 1, "a worker moved between CPUs: {cpus_of:?}");
-            used.extend(cpus);
-        }
-        assert_eq!(used.len(), workers, "two workers shared a CPU: {cpus_of:?}");
     }
 }
