@@ -2,11 +2,11 @@
 //! large, on a few threads), order entries, then read and parse the skill
 //! files on a few worker threads.
 
-use super::cache::ParseCache;
+use super::cache::{KeepBatch, ParseCache};
 use super::fs::{is_gone, is_loop, EntryKind, FileRead, SkillFs};
 use super::order::sort_by_name;
 use super::roots::RootSpec;
-use super::workers::{parallel_map, parallel_map_by};
+use super::workers::{parallel_map_by, parallel_map_with};
 use crate::cancel::CancelToken;
 use crate::frontmatter::{self, ParsedSkill};
 use std::path::{Path, PathBuf};
@@ -457,11 +457,19 @@ pub(crate) fn classify(
     }
 }
 
-pub(crate) fn process(fs: &dyn SkillFs, item: &Item, cap: u64, cache: &ParseCache) -> FileOutcome {
+/// What `item` is, its file read through `cache` (what is to be kept goes
+/// into `batch`).
+pub(crate) fn process(
+    fs: &dyn SkillFs,
+    item: &Item,
+    cap: u64,
+    cache: &ParseCache,
+    batch: &mut KeepBatch,
+) -> FileOutcome {
     if let Some(decided) = &item.decided {
         return decided.clone();
     }
-    file_outcome(item.layout, cache.read(fs, &item.path, cap))
+    file_outcome(item.layout, cache.read_batched(fs, &item.path, cap, batch))
 }
 
 /// What a read means for discovery: a missing bundle `SKILL.md` is skipped
@@ -539,7 +547,13 @@ pub fn scan(
         statuses.push((root.clone(), status));
     }
 
-    let outcomes = parallel_map(&items, cancel, |item| process(fs, item, cap, cache));
+    let outcomes = parallel_map_with(
+        &items,
+        cancel,
+        KeepBatch::default,
+        |batch, item| process(fs, item, cap, cache, batch),
+        |mut batch| cache.keep_batch(&mut batch),
+    );
 
     let cancelled = cancel.is_cancelled();
     let mut files = Vec::with_capacity(items.len());

@@ -17,7 +17,7 @@
 //!
 //! [`RootObserver::take_changes`]: super::RootObserver::take_changes
 
-use super::cache::ParseCache;
+use super::cache::{KeepBatch, ParseCache};
 use super::collected::{Collected, File, Outcome};
 use super::confine::Placement;
 use super::definitions::{root_of, Definitions};
@@ -25,7 +25,7 @@ use super::discover::{self, entry_item, Layout, RootStatus};
 use super::fs::SkillFs;
 use super::order::locale_compare;
 use super::roots::{unnameable, RootSpec};
-use super::workers::parallel_map;
+use super::workers::parallel_map_with;
 use crate::cancel::CancelToken;
 use crate::model::SkillDefinition;
 use lru::LruCache;
@@ -580,10 +580,16 @@ fn refresh(
         let item = kind.and_then(|kind| entry_item(fs, index, &root, &name, kind, path));
         items.push((name, item));
     }
-    let outcomes = parallel_map(&items, cancel, |(_, item)| {
-        item.as_ref()
-            .map(|item| discover::process(fs, item, cap, cache))
-    });
+    let outcomes = parallel_map_with(
+        &items,
+        cancel,
+        KeepBatch::default,
+        |batch, (_, item)| {
+            item.as_ref()
+                .map(|item| discover::process(fs, item, cap, cache, batch))
+        },
+        |mut batch| cache.keep_batch(&mut batch),
+    );
     for ((name, item), outcome) in items.into_iter().zip(outcomes) {
         let at = listing.find(&name);
         let file = match (item, outcome) {

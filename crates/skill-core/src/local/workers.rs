@@ -88,27 +88,58 @@ pub(crate) fn parallel_map_by<T: Sync, R: Send>(
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<Option<R>> {
     let runner = pool().map_or(Runner::Threads, Runner::Pool);
-    map_on(runner, items, cancel, per_worker, f)
+    let each = Each {
+        start: || (),
+        map: |_: &mut (), item: &T| f(item),
+        end: |_| {},
+    };
+    map_on(runner, items, cancel, per_worker, &each)
 }
 
-fn map_on<T: Sync, R: Send>(
+/// [`parallel_map`] where each worker carries a state of its own: `start`
+/// makes it, `map` maps an item with it, `end` takes it when the worker has
+/// no item left (not after a panic).
+pub(crate) fn parallel_map_with<T: Sync, R: Send, S>(
+    items: &[T],
+    cancel: &CancelToken,
+    start: impl Fn() -> S + Sync,
+    map: impl Fn(&mut S, &T) -> R + Sync,
+    end: impl Fn(S) + Sync,
+) -> Vec<Option<R>> {
+    let runner = pool().map_or(Runner::Threads, Runner::Pool);
+    let each = Each { start, map, end };
+    map_on(runner, items, cancel, ITEMS_PER_WORKER, &each)
+}
+
+/// What each worker does: see [`parallel_map_with`].
+struct Each<A, M, E> {
+    start: A,
+    map: M,
+    end: E,
+}
+
+fn map_on<T: Sync, R: Send, S>(
     runner: Runner,
     items: &[T],
     cancel: &CancelToken,
     per_worker: usize,
-    f: impl Fn(&T) -> R + Sync,
+    each: &Each<impl Fn() -> S + Sync, impl Fn(&mut S, &T) -> R + Sync, impl Fn(S) + Sync>,
 ) -> Vec<Option<R>> {
     let workers = parallelism()
         .min(items.len().div_ceil(per_worker.max(1)))
         .max(1);
     let next = AtomicUsize::new(0);
-    let work = |out: &mut Vec<(usize, R)>| loop {
-        if cancel.is_cancelled() {
-            break;
+    let work = |out: &mut Vec<(usize, R)>| {
+        let mut state = (each.start)();
+        loop {
+            if cancel.is_cancelled() {
+                break;
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(item) = items.get(i) else { break };
+            out.push((i, (each.map)(&mut state, item)));
         }
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        let Some(item) = items.get(i) else { break };
-        out.push((i, f(item)));
+        (each.end)(state);
     };
     let results = if workers <= 1 {
         let mut out = Vec::with_capacity(items.len());
@@ -250,6 +281,22 @@ mod tests {
     use super::*;
     use std::collections::{BTreeSet, HashMap};
 
+    /// [`map_on`] of `f` alone.
+    fn plain<T: Sync, R: Send>(
+        runner: Runner,
+        items: &[T],
+        cancel: &CancelToken,
+        per_worker: usize,
+        f: impl Fn(&T) -> R + Sync,
+    ) -> Vec<Option<R>> {
+        let each = Each {
+            start: || (),
+            map: |_: &mut (), item: &T| f(item),
+            end: |_| {},
+        };
+        map_on(runner, items, cancel, per_worker, &each)
+    }
+
     /// Both ways a map can run.
     fn runners() -> Vec<(&'static str, Runner)> {
         let pool = pool().expect("the worker threads start");
@@ -261,7 +308,7 @@ mod tests {
         for (name, runner) in runners() {
             let items: Vec<usize> = (0..1000).collect();
             let calls = AtomicUsize::new(0);
-            let out = map_on(
+            let out = plain(
                 runner,
                 &items,
                 &CancelToken::new(),
@@ -278,12 +325,36 @@ mod tests {
     }
 
     #[test]
+    fn each_worker_ends_with_the_state_it_started_with() {
+        for (name, runner) in runners() {
+            let items: Vec<usize> = (0..500).collect();
+            let ended = Mutex::new(Vec::new());
+            let each = Each {
+                start: Vec::new,
+                map: |seen: &mut Vec<usize>, &i: &usize| {
+                    seen.push(i);
+                    i
+                },
+                end: |seen| ended.lock().expect("lock").push(seen),
+            };
+            let out = map_on(runner, &items, &CancelToken::new(), ITEMS_PER_WORKER, &each);
+            assert!(out.iter().all(Option::is_some), "{name}");
+            let mut all: Vec<usize> = ended.into_inner().expect("lock").concat();
+            all.sort_unstable();
+            assert_eq!(
+                all, items,
+                "{name}: every item went through one worker's state"
+            );
+        }
+    }
+
+    #[test]
     fn a_cancelled_map_leaves_items_unprocessed() {
         for (name, runner) in runners() {
             let items: Vec<usize> = (0..100).collect();
             let cancel = CancelToken::new();
             cancel.cancel();
-            let out = map_on(runner, &items, &cancel, ITEMS_PER_WORKER, |&i| i);
+            let out = plain(runner, &items, &cancel, ITEMS_PER_WORKER, |&i| i);
             assert!(out.iter().all(Option::is_none), "{name}");
         }
     }
@@ -296,7 +367,7 @@ mod tests {
         }
         for (name, runner) in runners() {
             let items: Vec<usize> = (0..200).collect();
-            let out = map_on(
+            let out = plain(
                 runner,
                 &items,
                 &CancelToken::new(),
@@ -328,7 +399,7 @@ mod tests {
             let mut most = 0;
             for _ in 0..5 {
                 let items: Vec<usize> = (0..workers * ITEMS_PER_WORKER * 8).collect();
-                let out = map_on(
+                let out = plain(
                     runner,
                     &items,
                     &CancelToken::new(),
