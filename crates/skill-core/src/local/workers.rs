@@ -59,12 +59,15 @@ fn pool() -> Option<&'static rayon_core::ThreadPool> {
     .as_ref()
 }
 
-/// Where a map runs.
+/// Where a map that needs more than one thread runs.
 #[derive(Clone, Copy)]
 enum Runner {
-    /// On the pool's threads.
-    Pool(&'static rayon_core::ThreadPool),
-    /// On threads started for it.
+    /// On the pool's threads (started then if they were not; on threads
+    /// started for it if they cannot be).
+    Pool,
+    /// On threads started for it (what happens without the pool; tests
+    /// choose it).
+    #[cfg(test)]
     Threads,
 }
 
@@ -87,13 +90,12 @@ pub(crate) fn parallel_map_by<T: Sync, R: Send>(
     per_worker: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<Option<R>> {
-    let runner = pool().map_or(Runner::Threads, Runner::Pool);
     let each = Each {
         start: || (),
         map: |_: &mut (), item: &T| f(item),
         end: |_| {},
     };
-    map_on(runner, items, cancel, per_worker, &each)
+    map_on(Runner::Pool, items, cancel, per_worker, &each)
 }
 
 /// [`parallel_map`] where each worker carries a state of its own: `start`
@@ -106,9 +108,8 @@ pub(crate) fn parallel_map_with<T: Sync, R: Send, S>(
     map: impl Fn(&mut S, &T) -> R + Sync,
     end: impl Fn(S) + Sync,
 ) -> Vec<Option<R>> {
-    let runner = pool().map_or(Runner::Threads, Runner::Pool);
     let each = Each { start, map, end };
-    map_on(runner, items, cancel, ITEMS_PER_WORKER, &each)
+    map_on(Runner::Pool, items, cancel, ITEMS_PER_WORKER, &each)
 }
 
 /// What each worker does: see [`parallel_map_with`].
@@ -146,9 +147,9 @@ fn map_on<T: Sync, R: Send, S>(
         work(&mut out);
         vec![out]
     } else {
-        match runner {
-            Runner::Pool(pool) => on_pool(pool, workers, &work),
-            Runner::Threads => on_threads(workers, &work),
+        match (runner, pool()) {
+            (Runner::Pool, Some(pool)) => on_pool(pool, workers, &work),
+            _ => on_threads(workers, &work),
         }
     };
     let mut outcomes: Vec<Option<R>> = Vec::new();
@@ -299,8 +300,8 @@ mod tests {
 
     /// Both ways a map can run.
     fn runners() -> Vec<(&'static str, Runner)> {
-        let pool = pool().expect("the worker threads start");
-        vec![("pool", Runner::Pool(pool)), ("threads", Runner::Threads)]
+        assert!(pool().is_some(), "the worker threads start");
+        vec![("pool", Runner::Pool), ("threads", Runner::Threads)]
     }
 
     #[test]
