@@ -90,12 +90,7 @@ pub(crate) fn parallel_map_by<T: Sync, R: Send>(
     per_worker: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<Option<R>> {
-    let each = Each {
-        start: || (),
-        map: |_: &mut (), item: &T| f(item),
-        end: |_| {},
-    };
-    map_on(Runner::Pool, items, cancel, per_worker, &each)
+    map_on(Runner::Pool, items, cancel, per_worker, &stateless(f))
 }
 
 /// [`parallel_map`] where each worker carries a state of its own: `start`
@@ -117,6 +112,17 @@ struct Each<A, M, E> {
     start: A,
     map: M,
     end: E,
+}
+
+/// Each worker maps with `f` alone.
+fn stateless<T, R>(
+    f: impl Fn(&T) -> R + Sync,
+) -> Each<impl Fn() + Sync, impl Fn(&mut (), &T) -> R + Sync, impl Fn(()) + Sync> {
+    Each {
+        start: || (),
+        map: move |_: &mut (), item: &T| f(item),
+        end: |()| {},
+    }
 }
 
 fn map_on<T: Sync, R: Send, S>(
@@ -282,22 +288,6 @@ mod tests {
     use super::*;
     use std::collections::{BTreeSet, HashMap};
 
-    /// [`map_on`] of `f` alone.
-    fn plain<T: Sync, R: Send>(
-        runner: Runner,
-        items: &[T],
-        cancel: &CancelToken,
-        per_worker: usize,
-        f: impl Fn(&T) -> R + Sync,
-    ) -> Vec<Option<R>> {
-        let each = Each {
-            start: || (),
-            map: |_: &mut (), item: &T| f(item),
-            end: |_| {},
-        };
-        map_on(runner, items, cancel, per_worker, &each)
-    }
-
     /// Both ways a map can run.
     fn runners() -> Vec<(&'static str, Runner)> {
         assert!(pool().is_some(), "the worker threads start");
@@ -309,15 +299,15 @@ mod tests {
         for (name, runner) in runners() {
             let items: Vec<usize> = (0..1000).collect();
             let calls = AtomicUsize::new(0);
-            let out = plain(
+            let out = map_on(
                 runner,
                 &items,
                 &CancelToken::new(),
                 ITEMS_PER_WORKER,
-                |&i| {
+                &stateless(|&i| {
                     calls.fetch_add(1, Ordering::Relaxed);
                     i * 2
-                },
+                }),
             );
             assert_eq!(calls.into_inner(), items.len(), "{name}");
             let expected: Vec<_> = items.iter().map(|&i| Some(i * 2)).collect();
@@ -355,7 +345,13 @@ mod tests {
             let items: Vec<usize> = (0..100).collect();
             let cancel = CancelToken::new();
             cancel.cancel();
-            let out = plain(runner, &items, &cancel, ITEMS_PER_WORKER, |&i| i);
+            let out = map_on(
+                runner,
+                &items,
+                &cancel,
+                ITEMS_PER_WORKER,
+                &stateless(|&i| i),
+            );
             assert!(out.iter().all(Option::is_none), "{name}");
         }
     }
@@ -368,15 +364,15 @@ mod tests {
         }
         for (name, runner) in runners() {
             let items: Vec<usize> = (0..200).collect();
-            let out = plain(
+            let out = map_on(
                 runner,
                 &items,
                 &CancelToken::new(),
                 ITEMS_PER_WORKER,
-                |&i| {
+                &stateless(|&i| {
                     assert!(i != 7, "a bug in one item");
                     i
-                },
+                }),
             );
             assert_eq!(out[7], None, "{name}");
             // The other worker's items are there.
@@ -400,12 +396,12 @@ mod tests {
             let mut most = 0;
             for _ in 0..5 {
                 let items: Vec<usize> = (0..workers * ITEMS_PER_WORKER * 8).collect();
-                let out = plain(
+                let out = map_on(
                     runner,
                     &items,
                     &CancelToken::new(),
                     ITEMS_PER_WORKER,
-                    |_| {
+                    &stateless(|_| {
                         // Enough work per item that every worker takes some, and
                         // that a scheduler packing them onto one CPU would show.
                         let until =
@@ -415,7 +411,7 @@ mod tests {
                         }
                         // SAFETY: no arguments.
                         (std::thread::current().id(), unsafe { libc::sched_getcpu() })
-                    },
+                    }),
                 );
                 let mut cpus_of: HashMap<_, BTreeSet<i32>> = HashMap::new();
                 for (thread, cpu) in out.into_iter().flatten() {
