@@ -94,6 +94,22 @@ describe('search()', () => {
     await provider.dispose()
   })
 
+  it("finds a local skill by its whenToUse and the opening of its body, below one whose description says it", async () => {
+    const dir = temps.make()
+    write(path.join(dir, 'tidy', 'SKILL.md'), '---\nname: tidy\ndescription: Keep folders in order.\nwhenToUse: When the downloads folder is a mess.\n---\n\n# Tidy\n\nSorts receipts and invoices into folders by month.\n')
+    write(path.join(dir, 'receipts.md'), skillFile('receipts', 'Sort receipts for the tax return.'))
+    write(path.join(dir, 'long.md'), `---\nname: long\ndescription: Something else.\n---\n\n${'filler '.repeat(200)}zebra\n`)
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerLocalProvider({ includeDefaultRoots: false, customSkillDirs: [dir], watch: false })
+    expect((await registry.search('downloads mess')).skills.map((s) => s.name)).toEqual(['tidy'])
+    expect((await registry.search('receipts')).skills.map((s) => s.name)).toEqual(['receipts', 'tidy'])
+    // Only the opening of a body is indexed.
+    expect((await registry.search('zebra')).total).toBe(0)
+    // Runtime skills: name and description only.
+    registry.register({ name: 'runtime-one', description: 'A runtime skill.', whenToUse: 'When pelicans fly.', content: 'pelicans' })
+    expect((await registry.search('pelicans')).total).toBe(0)
+  })
+
   it('searches the view of options.scope', async () => {
     const registry = registryWith(SKILLS)
     const reviewer = { name: 'reviewer' }

@@ -75,6 +75,7 @@ fn bench(c: &mut Criterion) {
                 id: i as u32,
                 name,
                 description,
+                extra: "",
                 rank: 400.0,
             })
     };

@@ -121,6 +121,25 @@ pub struct Candidate {
     /// The skill file's fingerprint, when the provider read the file itself
     /// ([`crate::same`]): tells a duplicate that is the same skill.
     pub fingerprint: Option<crate::same::Fingerprint>,
+    /// The opening of the body (at most [`LEAD_BYTES`]), when the provider
+    /// read it anyway: search indexes it at a low weight. Never shown.
+    pub lead: Option<Box<str>>,
+}
+
+/// Most bytes of a body's opening kept with a candidate ([`Candidate::lead`]).
+pub const LEAD_BYTES: usize = 480;
+
+/// The opening of `body`: its first [`LEAD_BYTES`] bytes, cut on a
+/// character boundary.
+pub fn lead_of(body: &str) -> &str {
+    if body.len() <= LEAD_BYTES {
+        return body;
+    }
+    let mut end = LEAD_BYTES;
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    &body[..end]
 }
 
 /// A complete skill, including the body.

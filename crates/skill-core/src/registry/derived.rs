@@ -4,7 +4,7 @@
 //! ([`crate::usage`]). Kept with the catalog, none of it is ever stale: a
 //! change makes a new catalog, which works everything out afresh.
 
-use super::types::Catalog;
+use super::types::{Catalog, Winner};
 use crate::search::{Index, Item, Results};
 use crate::usage::UsageBook;
 use std::hash::{BuildHasher, Hash, Hasher};
@@ -21,15 +21,36 @@ impl Catalog {
             return None;
         }
         Some(self.derived.index.get_or_init(|| {
+            // The extra text of native winners: `whenToUse` and the body's
+            // opening (runtime and JS-provider skills have none here).
+            let extras: Vec<String> = self
+                .entries
+                .iter()
+                .filter(|e| e.invocation.model_invocable)
+                .map(|e| match &e.winner {
+                    Winner::Native { candidate, .. } => {
+                        let when = candidate.summary.when_to_use.as_deref().unwrap_or("");
+                        let lead = candidate.lead.as_deref().unwrap_or("");
+                        if when.is_empty() || lead.is_empty() {
+                            format!("{when}{lead}")
+                        } else {
+                            format!("{when}\n{lead}")
+                        }
+                    }
+                    _ => String::new(),
+                })
+                .collect();
             Index::build(
                 self.entries
                     .iter()
                     .enumerate()
                     .filter(|(_, e)| e.invocation.model_invocable)
-                    .map(|(i, e)| Item {
+                    .zip(&extras)
+                    .map(|((i, e), extra)| Item {
                         id: u32::try_from(i).unwrap_or(u32::MAX),
                         name: self.name(e),
                         description: self.description(e).unwrap_or_default(),
+                        extra,
                         rank: e.rank,
                     }),
             )
