@@ -7,7 +7,6 @@
 // (an optional peer, loaded when the plugin is applied) and registered
 // through `ctx.tools`.
 
-const { escapeText } = require('../content.js')
 
 /** The tool's name (what a catalog's `searchTool` option names). */
 const SEARCH_TOOL_NAME = 'skill_search'
@@ -44,7 +43,8 @@ function renderAnswer(value) {
     shown === value.total
       ? `${shown === 1 ? '1 skill matches' : `${shown} skills match`} ${quoted(value.query)}, best first:`
       : `${shown} of the ${value.total} skills matching ${quoted(value.query)}, best first:`
-  const lines = value.skills.map((skill) => `- \`${skill.name}\`: ${escapeText(skill.description)}`)
+  // Plain text: descriptions as written (no markup to escape, so `Q&A` stays `Q&A`).
+  const lines = value.skills.map((skill) => `- \`${skill.name}\`: ${skill.description}`)
   return [head, ...lines, 'Load the one that fits with the `skill` tool (pass its exact name) before acting on the task.'].join('\n')
 }
 
