@@ -33,6 +33,13 @@ export declare class NativeCatalog {
    */
   supplyDescriptions(descriptions: PackedTexts): void
   /**
+   * [`Self::supply_descriptions`] a few thousand at a time: each call
+   * continues the previous ones, and the one that completes the count
+   * supplies them (search hands a large catalog's descriptions over
+   * across turns of the event loop). Ignored once supplied.
+   */
+  supplyDescriptionsPart(descriptions: PackedTexts): void
+  /**
    * `[name, description]` of every model-invocable skill, in name order
    * (what the catalog renderer reads), or `null` while descriptions are
    * still to be supplied.
@@ -79,15 +86,12 @@ export declare class NativeCatalog {
   /** Load the definition of a native winner off the JS thread. */
   loadNative(name: string, cwd?: string | undefined | null): Promise<unknown>
   /**
-   * The best `limit` model-invocable skills for `query`. Throws while
-   * the runtime and JS-provider descriptions are still to be supplied.
+   * The best `limit` model-invocable skills for `query`, worked out on
+   * the libuv pool (the index is built there on the first search of the
+   * catalog); `cancel` makes it give up. Throws while the runtime and
+   * JS-provider descriptions are still to be supplied.
    */
-  search(query: string, limit: number): NapiSearchResults
-  /**
-   * `query` with its words that match nothing replaced by the closest
-   * indexed words, or `null` when none could be corrected.
-   */
-  suggest(query: string): string | null
+  search(query: string, limit: number, cancel?: SearchCancel | undefined | null): Promise<NapiSearchResults>
   /** Record that skill `name` was loaded from this catalog's view. */
   recordUse(name: string): void
 }
@@ -364,6 +368,14 @@ export declare class NativeServiceScan {
   finishDiagnosis(cwd?: string | undefined | null): Promise<object>
 }
 
+/** Cancels the searches it was handed to (an `AbortSignal`'s `abort`). */
+export declare class SearchCancel {
+  /** A handle that has not cancelled anything yet. */
+  constructor()
+  /** Cancel: a search still running gives up at its next check. */
+  cancel(): void
+}
+
 /** The rank of the `bundled` source (the lowest-priority local root). */
 export declare function bundledSkillRankNative(): number
 
@@ -535,6 +547,11 @@ export interface NapiSearchResults {
   hits: Float64Array
   /** How many model-invocable skills matched. */
   total: number
+  /**
+   * When nothing matched: the query with its unknown words replaced by
+   * the closest indexed words, if any could be.
+   */
+  suggestion?: string
 }
 
 /** How the model-invocable skills of one source appear in the entries block. */

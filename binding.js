@@ -840,6 +840,7 @@ module.exports.NativeCollection = nativeBinding.NativeCollection
 module.exports.NativeLocalProvider = nativeBinding.NativeLocalProvider
 module.exports.NativeRegistry = nativeBinding.NativeRegistry
 module.exports.NativeServiceScan = nativeBinding.NativeServiceScan
+module.exports.SearchCancel = nativeBinding.SearchCancel
 module.exports.bundledSkillRankNative = nativeBinding.bundledSkillRankNative
 module.exports.catalogContentDigest = nativeBinding.catalogContentDigest
 module.exports.catalogDigest = nativeBinding.catalogDigest

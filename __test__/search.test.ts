@@ -140,6 +140,27 @@ describe('search()', () => {
     await expect(registry.search('x', { signal: controller.signal })).rejects.toThrow('stop')
   })
 
+  it('an abort that arrives while the index is built rejects at once; the next search builds it again', async () => {
+    const skills = Array.from({ length: 30_000 }, (_, i) => ({
+      name: `skill-${i}`,
+      description: `Skill number ${i} about topic ${i % 97} and theme ${i % 89}.`,
+      invocation: both,
+      source: 'custom',
+      provider: 'many',
+      rank: 300,
+    }))
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerProvider(() => ({ name: 'many', list: () => skills, get: () => undefined }))
+    await registry.snapshot()
+    const controller = new AbortController()
+    const pending = registry.search('topic 7', { signal: controller.signal })
+    setImmediate(() => controller.abort(new Error('stopped mid-search')))
+    await expect(pending).rejects.toThrow('stopped mid-search')
+    const again = await registry.search('skill-29999')
+    expect(again.skills[0].name).toBe('skill-29999')
+    expect(again.total).toBeGreaterThan(0)
+  })
+
   it('is on the Cordis service', async () => {
     const ctx = new Context()
     await ctx.plugin(SkillService)

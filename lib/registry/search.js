@@ -1,10 +1,14 @@
 'use strict'
 // `search(query, options)`: the model-invocable skills of a lookup's view,
 // ranked by the native index of its catalog (`skill_core::search`), each
-// handed out as a fresh summary with its score.
+// handed out as a fresh summary with its score. The index is built and
+// searched on the libuv pool; an abort of the caller's signal rejects at
+// once and makes the native search give up.
 
+const native = require('../native.js')
+const { raceSignal } = require('../util.js')
 const { describe } = require('./scopes.js')
-const { summaryAt, describedCatalog } = require('./summaries.js')
+const { summaryAt, suppliedCatalog } = require('./summaries.js')
 
 /** Results a search returns when `options.limit` is not given. */
 const DEFAULT_SEARCH_LIMIT = 10
@@ -29,9 +33,22 @@ function searchLimit(options) {
  * and `suggestion` (the query with its unknown words corrected) when
  * nothing matched and a correction exists.
  */
-function searchEntry(entry, query, limit) {
-  const catalog = describedCatalog(entry)
-  const { hits, total } = catalog.search(query, limit)
+async function searchEntry(entry, query, limit, signal) {
+  const catalog = await raceSignal(suppliedCatalog(entry), signal)
+  let found
+  if (signal === undefined) {
+    found = await catalog.search(query, limit)
+  } else {
+    const cancel = new native.SearchCancel()
+    const onAbort = () => cancel.cancel()
+    signal.addEventListener('abort', onAbort, { once: true })
+    try {
+      found = await raceSignal(catalog.search(query, limit, cancel), signal)
+    } finally {
+      signal.removeEventListener('abort', onAbort)
+    }
+  }
+  const { hits, total, suggestion } = found
   const skills = []
   for (let i = 0; i < hits.length; i += 3) {
     const skill = summaryAt(entry, hits[i])
@@ -39,10 +56,7 @@ function searchEntry(entry, query, limit) {
     skills.push(skill)
   }
   const results = { skills, total, complete: entry.complete }
-  if (total === 0) {
-    const suggestion = catalog.suggest(query)
-    if (suggestion !== null && suggestion !== undefined) results.suggestion = suggestion
-  }
+  if (total === 0 && suggestion !== null && suggestion !== undefined) results.suggestion = suggestion
   return results
 }
 

@@ -531,7 +531,7 @@ class SkillRegistry {
     throwIfAborted(options?.signal)
     const turn = this.#deliveries.admit(Math.min(limit, entry.sources.length))
     if (turn !== undefined) await turn
-    return searchEntry(entry, query, limit)
+    return searchEntry(entry, query, limit, options?.signal ?? undefined)
   }
 
   /**

@@ -205,7 +205,6 @@ function catalogSourceOf(skills) {
  * @param {number} position
  */
 function summaryAt(entry, position) {
-  entry.source ??= catalogSource(entry)
   const { sources, winners, rewritten } = entry
   const summary = winners[4 * position] === KIND_NATIVE ? copyNativeSummary(sources[position]) : copySummary(sources[position])
   if (rewritten !== undefined) {
@@ -228,6 +227,41 @@ function rewriteCodes(rewritten) {
 function describedCatalog(entry) {
   entry.source ??= catalogSource(entry)
   return entry.catalog
+}
+
+/** Descriptions handed over per turn of the event loop by `suppliedCatalog`. */
+const SUPPLY_SLICE = 2048
+
+/**
+ * The native catalog of an entry once it holds every description, handed
+ * over `SUPPLY_SLICE` at a time, one slice per turn of the event loop (a
+ * catalog of 100,000 JS-provider skills would otherwise hold the loop for
+ * the whole copy). Concurrent callers share one hand-over.
+ * @param {CatalogEntry} entry
+ */
+async function suppliedCatalog(entry) {
+  const { catalog } = entry
+  if (!catalog.needsDescriptions) return catalog
+  if (entry.sources.length <= SUPPLY_SLICE) return describedCatalog(entry)
+  entry.supplying ??= supplyInSlices(entry)
+  await entry.supplying
+  return catalog
+}
+
+async function supplyInSlices(entry) {
+  const { catalog, sources, winners, hosts } = entry
+  for (let start = 0; start < sources.length; start += SUPPLY_SLICE) {
+    // A catalog rendered meanwhile supplied everything at once.
+    if (!catalog.needsDescriptions) return
+    const held = []
+    for (let i = start; i < Math.min(start + SUPPLY_SLICE, sources.length); i++) {
+      const kind = winners[4 * i]
+      if (kind === KIND_NATIVE) continue
+      held.push(kind === KIND_EXTERNAL ? hosts.get(winners[4 * i + 1]).descriptions[winners[4 * i + 2]] : sources[i].description)
+    }
+    catalog.supplyDescriptionsPart(packTexts(held))
+    await new Promise((resolve) => setImmediate(resolve))
+  }
 }
 
 /**
@@ -348,6 +382,7 @@ module.exports = {
   catalogSourceOf,
   summaryAt,
   describedCatalog,
+  suppliedCatalog,
   buildEntry,
   runtimeDefinition,
 }

@@ -174,10 +174,8 @@ impl Dictionary {
 impl Index {
     /// Indexes `items` (names are split into words at every `-`).
     pub fn build<'a>(items: impl IntoIterator<Item = Item<'a>>) -> Self {
-        match Self::build_until(items, &CancelToken::new()) {
-            Ok(index) => index,
-            Err(Cancelled) => Index::default(),
-        }
+        // A token nobody cancels: the build always completes.
+        Self::build_until(items, &CancelToken::new()).unwrap_or_default()
     }
 
     /// [`Index::build`], giving up when `cancel` is cancelled.
@@ -229,6 +227,7 @@ impl Index {
         let mut units = Vec::new();
         let mut pairs: Vec<(u32, u8, u8)> = Vec::new();
         let mut totals = [0u64; 3];
+        let mut phrase_at = 0usize;
         for (d, end) in ends.iter().enumerate() {
             if d % CHECK_EVERY == CHECK_EVERY - 1 && cancel.is_cancelled() {
                 return Err(Cancelled);
@@ -244,7 +243,7 @@ impl Index {
             for (f, range) in ranges.into_iter().enumerate() {
                 let terms = &tokens[range];
                 if f == Field::Description as usize {
-                    phrases.units(terms, floor, &mut units);
+                    phrases.units(terms, floor, &mut phrase_at, &mut units);
                 } else {
                     units.clear();
                     units.resize(terms.len(), UNITS);
@@ -327,7 +326,10 @@ impl Index {
         let mut by_name: Vec<u32> = (0..offset(docs.len())).collect();
         let name_of =
             |d: u32| &names[name_at[d as usize] as usize..name_at[d as usize + 1] as usize];
-        by_name.sort_by(|&a, &b| name_of(a).cmp(name_of(b)));
+        // A catalog hands its skills over in name order already.
+        if !by_name.is_sorted_by(|&a, &b| name_of(a) <= name_of(b)) {
+            by_name.sort_by(|&a, &b| name_of(a).cmp(name_of(b)));
+        }
         Ok(Index {
             term_text,
             term_at,

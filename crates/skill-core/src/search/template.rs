@@ -11,7 +11,6 @@
 //! skill (the `X` above) keeps its weight.
 
 use foldhash::HashMap;
-use std::hash::{BuildHasher, Hash, Hasher};
 
 /// Words per phrase.
 pub(super) const SHINGLE: usize = 3;
@@ -26,28 +25,37 @@ pub(super) fn shared_floor(docs: usize) -> u32 {
     u32::try_from(docs / 200).unwrap_or(u32::MAX).max(8)
 }
 
+/// A phrase's key: its three terms mixed into 64 bits (a cheap mix; a
+/// rare collision only makes a word weigh a little less).
 fn key(words: &[u32]) -> u64 {
-    let mut h = foldhash::quality::FixedState::with_seed(0x7e3a).build_hasher();
-    words.hash(&mut h);
-    h.finish()
+    let mut h = 0x9e37_79b9_7f4a_7c15u64;
+    for &w in words {
+        h = (h ^ u64::from(w)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+        h ^= h >> 29;
+    }
+    h
 }
 
-/// Counts, over every description (`descriptions` yields each one's terms),
-/// the descriptions each phrase occurs in.
+/// Counts the descriptions each phrase occurs in, and keeps each
+/// description's phrase keys for [`Phrases::units`].
 #[derive(Default)]
 pub(super) struct Phrases {
     counts: HashMap<u64, u32>,
+    /// Every description's phrase keys, back to back, in order.
+    keys: Vec<u64>,
     seen: Vec<u64>,
 }
 
 impl Phrases {
-    /// Notes the phrases of one description (each counted once).
+    /// Notes the phrases of the next description (each counted once).
     pub(super) fn add(&mut self, terms: &[u32]) {
         if terms.len() < SHINGLE {
             return;
         }
+        let at = self.keys.len();
+        self.keys.extend(terms.windows(SHINGLE).map(key));
         self.seen.clear();
-        self.seen.extend(terms.windows(SHINGLE).map(key));
+        self.seen.extend_from_slice(&self.keys[at..]);
         self.seen.sort_unstable();
         self.seen.dedup();
         for &k in &self.seen {
@@ -55,16 +63,21 @@ impl Phrases {
         }
     }
 
-    /// The units each word of `terms` (one description) counts, into `out`.
-    pub(super) fn units(&self, terms: &[u32], floor: u32, out: &mut Vec<u8>) {
+    /// The units each word of the descriptions' terms counts, into `out`,
+    /// for each description in the order they were added (`at`: how many
+    /// phrase keys the descriptions before this one had; advanced).
+    pub(super) fn units(&self, terms: &[u32], floor: u32, at: &mut usize, out: &mut Vec<u8>) {
         out.clear();
         out.resize(terms.len(), UNITS);
-        if terms.len() < SHINGLE || self.counts.is_empty() {
+        if terms.len() < SHINGLE {
             return;
         }
-        for (at, window) in terms.windows(SHINGLE).enumerate() {
-            if self.counts.get(&key(window)).is_some_and(|&n| n >= floor) {
-                for unit in &mut out[at..at + SHINGLE] {
+        let windows = terms.len() - SHINGLE + 1;
+        let keys = &self.keys[*at..*at + windows];
+        *at += windows;
+        for (i, k) in keys.iter().enumerate() {
+            if self.counts.get(k).is_some_and(|&n| n >= floor) {
+                for unit in &mut out[i..i + SHINGLE] {
                     *unit = TEMPLATE_UNITS;
                 }
             }
@@ -84,18 +97,21 @@ mod tests {
             phrases.add(&[1, 2, 3, own]);
         }
         phrases.add(&[1, 2, 4, 5]);
-        let mut units = Vec::new();
-        phrases.units(&[1, 2, 3, 100], shared_floor(11), &mut units);
+        let (mut units, mut at) = (Vec::new(), 0);
+        phrases.units(&[1, 2, 3, 100], shared_floor(11), &mut at, &mut units);
         assert_eq!(
             units,
             [TEMPLATE_UNITS, TEMPLATE_UNITS, TEMPLATE_UNITS, UNITS]
         );
-        phrases.units(&[1, 2, 4, 5], shared_floor(11), &mut units);
+        for own in 101..110 {
+            phrases.units(&[1, 2, 3, own], shared_floor(11), &mut at, &mut units);
+        }
+        phrases.units(&[1, 2, 4, 5], shared_floor(11), &mut at, &mut units);
         assert_eq!(units, [UNITS; 4]);
         // A phrase repeated inside one description counts once.
-        let mut once = Phrases::default();
+        let (mut once, mut at) = (Phrases::default(), 0);
         once.add(&[7, 8, 9, 7, 8, 9, 7, 8, 9]);
-        once.units(&[7, 8, 9], 2, &mut units);
-        assert_eq!(units, [UNITS; 3]);
+        once.units(&[7, 8, 9, 7, 8, 9, 7, 8, 9], 2, &mut at, &mut units);
+        assert_eq!(units, [UNITS; 9]);
     }
 }

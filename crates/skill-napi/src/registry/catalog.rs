@@ -97,6 +97,26 @@ impl NativeCatalog {
             .map_err(invalid_arg)
     }
 
+    /// [`Self::supply_descriptions`] a few thousand at a time: each call
+    /// continues the previous ones, and the one that completes the count
+    /// supplies them (search hands a large catalog's descriptions over
+    /// across turns of the event loop). Ignored once supplied.
+    #[napi(catch_unwind, ts_args_type = "descriptions: PackedTexts")]
+    pub fn supply_descriptions_part(&self, descriptions: Texts<'_>) -> Result<()> {
+        let decoded = descriptions.decode()?;
+        let spans: Vec<Span> = decoded
+            .spans
+            .chunks_exact(2)
+            .map(|s| Span {
+                start: s[0],
+                end: s[1],
+            })
+            .collect();
+        self.catalog
+            .supply_part(&decoded.text, &spans)
+            .map_err(invalid_arg)
+    }
+
     /// `[name, description]` of every model-invocable skill, in name order
     /// (what the catalog renderer reads), or `null` while descriptions are
     /// still to be supplied.
@@ -289,6 +309,11 @@ impl NativeCatalog {
     /// The merged catalog (the catalog renderer reads it in place).
     pub(crate) fn catalog(&self) -> &Catalog {
         &self.catalog
+    }
+
+    /// The merged catalog, shared (for work off the JS thread).
+    pub(crate) fn shared(&self) -> Arc<Catalog> {
+        Arc::clone(&self.catalog)
     }
 
     /// The registry's usage book.
