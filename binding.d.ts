@@ -9,12 +9,29 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** The package's own embedder: all-MiniLM-L6-v2 from a model folder. */
+export declare class LocalEmbedder {
+  /** The model's id (its name and the start of its weights' sha256). */
+  get id(): string
+  /** Length of its vectors. */
+  get dimensions(): number
+  /** The token ids of `text` as the model sees it (for checks). */
+  tokens(text: string): Array<number>
+  /**
+   * The unit vectors of `texts`, computed on the pool (a few threads);
+   * `cancel` makes it give up.
+   */
+  embed(texts: Array<string>, cancel?: SearchCancel | undefined | null): Promise<Array<Float32Array>>
+}
+
 /**
  * One merged catalog (cached catalogs are shared by every lookup that hits).
  * It holds every winner's name, description and invocation in name order
  * (JS-provider winners included), so the catalog renderer can work from it.
  */
 export declare class NativeCatalog {
+  /** The skill texts `vectors` lacks (each once), worked out on the pool. */
+  missingVectors(vectors: NativeVectors): Promise<NapiMissing>
   /** Unique catalog id. */
   get id(): number
   /** Whether the catalog is complete (and cached). */
@@ -88,10 +105,12 @@ export declare class NativeCatalog {
   /**
    * The best `limit` model-invocable skills for `query`, worked out on
    * the libuv pool (the index is built there on the first search of the
-   * catalog); `cancel` makes it give up. Throws while the runtime and
-   * JS-provider descriptions are still to be supplied.
+   * catalog); `cancel` makes it give up. With `vectors` and the query's
+   * `queryVector` (of the same model), meaning is fused with words.
+   * Throws while the runtime and JS-provider descriptions are still to
+   * be supplied.
    */
-  search(query: string, limit: number, cancel?: SearchCancel | undefined | null): Promise<NapiSearchResults>
+  search(query: string, limit: number, cancel?: SearchCancel | undefined | null, vectors?: NativeVectors | undefined | null, queryVector?: Float32Array | undefined | null): Promise<NapiSearchResults>
   /** Record that skill `name` was loaded from this catalog's view. */
   recordUse(name: string): void
 }
@@ -368,6 +387,26 @@ export declare class NativeServiceScan {
   finishDiagnosis(cwd?: string | undefined | null): Promise<object>
 }
 
+/** The vectors of one embedding model, in memory and (with a folder) on disk. */
+export declare class NativeVectors {
+  /**
+   * The store of `model`'s vectors, kept in `dir` when given (read back
+   * at once: a restart with an unchanged catalog embeds nothing).
+   */
+  constructor(model: string, dir?: string | undefined | null)
+  /** How many vectors it holds. */
+  get size(): number
+  /** The file the vectors are kept in, if any. */
+  get path(): string | null
+  /** The first failure to read or write the file, once. */
+  diskError(): string | null
+  /**
+   * Adds vectors: `keys` as [`NativeCatalog::missing_vectors`] gave
+   * them (16 bytes each), one vector per key.
+   */
+  add(keys: Uint8Array, vectors: Array<Float32Array>): void
+}
+
 /** Cancels the searches it was handed to (an `AbortSignal`'s `abort`). */
 export declare class SearchCancel {
   /** A handle that has not cancelled anything yet. */
@@ -442,6 +481,13 @@ export declare function hasSkillGesture(text: string): boolean
  */
 export declare function isSkillName(name: unknown): boolean
 
+/**
+ * Loads the local embedder from a model folder (`config.json`,
+ * `vocab.txt`, `model.safetensors`; `scripts/embed-model.mjs` makes one),
+ * on the pool.
+ */
+export declare function loadLocalEmbedder(dir: string): Promise<LocalEmbedder>
+
 /** Entries, their digest and the report in one call. */
 export interface NapiCatalogEntries {
   /** Joined entries. */
@@ -507,6 +553,14 @@ export interface NapiLayout {
    * pins (only for the registry's own catalog).
    */
   preferUsed?: boolean
+}
+
+/** Texts a store lacks: the texts, and their keys (16 bytes each). */
+export interface NapiMissing {
+  /** The texts to embed. */
+  texts: Array<string>
+  /** Their keys, back to back. */
+  keys: Uint8Array
 }
 
 /**

@@ -15,17 +15,23 @@
 // first, one of the first three, one of the first five results, per class.
 //
 // node bench/search-quality.mjs [--misses] [--json] [--model DIR]
+import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import os from 'node:os'
+import path from 'node:path'
+import { performance } from 'node:perf_hooks'
 import { corpusRoots } from './quality/corpus.mjs'
 import { QUERIES } from './quality/queries.mjs'
 
 const require = createRequire(import.meta.url)
 const { SkillRegistry, LocalSkillProvider } = require('../index.js')
+const native = require('../lib/native.js')
 
 const args = process.argv.slice(2)
 const showMisses = args.includes('--misses')
 const asJson = args.includes('--json')
+const modelAt = args.indexOf('--model')
+const MODEL = modelAt === -1 ? process.env.DSH_SKILL_EMBED_MODEL : args[modelAt + 1]
 const CLASSES = ['close', 'paraphrased', 'indirect']
 const CUTS = [1, 3, 5]
 
@@ -101,19 +107,91 @@ function printTable(results) {
   }
 }
 
+/** The text of a skill the embedder sees (as skill_core::search::vectors::skill_text). */
+const skillText = (s) => `${s.name.replaceAll('-', ' ')}: ${s.description.trim()}`
+
+const dot = (a, b) => {
+  let sum = 0
+  for (let i = 0; i < a.length; i++) sum += a[i] * b[i]
+  return sum
+}
+
+const pct95 = (list) => [...list].sort((a, b) => a - b)[Math.floor(list.length * 0.95)]
+
+/**
+ * MiniLM alone and fused with words: every skill embedded once (the cold
+ * embedding, timed), then a registry whose embedder is a JS function
+ * serving those vectors, and one with the local embedder and a disk cache
+ * (cold, then a restart: embeds nothing).
+ */
+async function semanticMethods(skills, results, timings) {
+  const model = await native.loadLocalEmbedder(MODEL)
+  const texts = skills.map(skillText)
+  let start = performance.now()
+  const vectors = await model.embed(texts)
+  timings.cold = { skills: texts.length, seconds: (performance.now() - start) / 1000 }
+  const memo = new Map(texts.map((t, i) => [t, vectors[i]]))
+  results['MiniLM alone'] = await evaluate(async (q) => {
+    const [qv] = await model.embed([q])
+    return skills
+      .map((s, i) => [dot(vectors[i], qv), s.name])
+      .sort((a, b) => b[0] - a[0])
+      .slice(0, 5)
+      .map(([, name]) => name)
+  })
+  const served = async (list) => Promise.all(list.map(async (t) => memo.get(t) ?? (await model.embed([t]))[0]))
+  served.id = model.id
+  const fused = await corpusRegistry({ embedder: served, embedderCacheDir: false })
+  await fused.registry.prepareSearch()
+  results['search() + MiniLM (fused)'] = await evaluate(async (q) => (await fused.registry.search(q, { limit: 5 })).skills.map((s) => s.name))
+  await fused.provider.dispose()
+  // The local embedder end to end: a cold cache, then a restart.
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-vectors-'))
+  try {
+    const local = await corpusRegistry({ embedder: { model: MODEL }, embedderCacheDir: cache })
+    start = performance.now()
+    const cold = await local.registry.prepareSearch()
+    timings.local = { embedded: cold.embedded, seconds: (performance.now() - start) / 1000 }
+    const samples = []
+    for (const { q } of QUERIES) {
+      start = performance.now()
+      await local.registry.search(q, { limit: 5 })
+      samples.push(performance.now() - start)
+    }
+    timings.queryP95 = pct95(samples)
+    await local.provider.dispose()
+    const again = await corpusRegistry({ embedder: { model: MODEL }, embedderCacheDir: cache })
+    start = performance.now()
+    const warm = await again.registry.prepareSearch()
+    timings.warm = { embedded: warm.embedded, seconds: (performance.now() - start) / 1000 }
+    await again.provider.dispose()
+  } finally {
+    fs.rmSync(cache, { recursive: true, force: true })
+  }
+}
+
 async function main() {
   const load = os.loadavg().map((n) => n.toFixed(2)).join(' ')
   const { registry, provider, skills } = await corpusRegistry()
   const results = {}
+  const timings = {}
   results['search()'] = await evaluate(async (q) => (await registry.search(q, { limit: 5 })).skills.map((s) => s.name))
   results['BM25 name+description'] = await evaluate(plainBm25(skills))
   await provider.dispose()
+  if (MODEL) await semanticMethods(skills, results, timings)
   if (asJson) {
-    console.log(JSON.stringify({ skills: skills.length, queries: QUERIES.length, load, results: Object.fromEntries(Object.entries(results).map(([k, v]) => [k, v.table])) }))
+    console.log(JSON.stringify({ skills: skills.length, queries: QUERIES.length, load, timings, results: Object.fromEntries(Object.entries(results).map(([k, v]) => [k, v.table])) }))
     return
   }
   console.log(`${skills.length} model-visible skills, ${QUERIES.length} queries (${CLASSES.map((c) => `${QUERIES.filter((q) => q.class === c).length} ${c}`).join(', ')}); load average ${load}`)
   printTable(results)
+  if (!MODEL) console.log('(no model folder: --model DIR or DSH_SKILL_EMBED_MODEL for MiniLM alone and fused; scripts/embed-model.mjs makes one)')
+  if (timings.cold) {
+    console.log(`\nembedding ${timings.cold.skills} skills cold: ${timings.cold.seconds.toFixed(1)} s (${os.cpus().length} cores)`)
+    console.log(`local embedder, cold cache: ${timings.local.embedded} embedded in ${timings.local.seconds.toFixed(1)} s; restart: ${timings.warm.embedded} embedded in ${timings.warm.seconds.toFixed(2)} s`)
+    console.log(`search() with the local embedder, each query new: p95 ${timings.queryP95.toFixed(1)} ms`)
+    console.log(`load average after: ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}`)
+  }
   if (showMisses) {
     for (const [method, { rows }] of Object.entries(results)) {
       console.log(`\nmisses of ${method} (not in the top 5):`)

@@ -29,25 +29,33 @@ function searchLimit(options) {
 }
 
 /**
+ * Runs `work(cancel)` (native work on the pool that polls `cancel`): an abort
+ * of `signal` rejects at once and cancels the work.
+ */
+async function cancellable(signal, work) {
+  if (signal === undefined) return work(undefined)
+  const cancel = new native.SearchCancel()
+  const onAbort = () => cancel.cancel()
+  signal.addEventListener('abort', onAbort, { once: true })
+  try {
+    return await raceSignal(work(cancel), signal)
+  } finally {
+    signal.removeEventListener('abort', onAbort)
+  }
+}
+
+/**
  * The search results of one catalog entry: `{ skills, total, complete }`,
  * and `suggestion` (the query with its unknown words corrected) when
- * nothing matched and a correction exists.
+ * nothing matched and a correction exists. With a `semantic` (the
+ * registry's embedder), meaning is fused with words.
  */
-async function searchEntry(entry, query, limit, signal) {
+async function searchEntry(entry, query, limit, signal, semantic) {
   const catalog = await raceSignal(suppliedCatalog(entry), signal)
-  let found
-  if (signal === undefined) {
-    found = await catalog.search(query, limit)
-  } else {
-    const cancel = new native.SearchCancel()
-    const onAbort = () => cancel.cancel()
-    signal.addEventListener('abort', onAbort, { once: true })
-    try {
-      found = await raceSignal(catalog.search(query, limit, cancel), signal)
-    } finally {
-      signal.removeEventListener('abort', onAbort)
-    }
-  }
+  const found = await cancellable(signal, async (cancel) => {
+    const fused = semantic === undefined ? [] : await semantic.forSearch(catalog, query, signal, cancel)
+    return catalog.search(query, limit, cancel, ...fused)
+  })
   const { hits, total, suggestion } = found
   const skills = []
   for (let i = 0; i < hits.length; i += 3) {
@@ -60,4 +68,11 @@ async function searchEntry(entry, query, limit, signal) {
   return results
 }
 
-module.exports = { DEFAULT_SEARCH_LIMIT, checkQuery, searchLimit, searchEntry }
+/** Embeds every skill of an entry's catalog the embedder has no vector of. */
+async function prepareEntry(entry, signal, semantic) {
+  if (semantic === undefined) return { embedded: 0, available: false }
+  const catalog = await raceSignal(suppliedCatalog(entry), signal)
+  return cancellable(signal, (cancel) => semantic.prepare(catalog, signal, cancel))
+}
+
+module.exports = { DEFAULT_SEARCH_LIMIT, checkQuery, searchLimit, searchEntry, prepareEntry }

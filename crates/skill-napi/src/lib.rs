@@ -4,6 +4,7 @@
 
 pub mod catalog;
 pub mod convert;
+pub mod embed;
 pub mod local;
 pub mod local_fs;
 pub mod raw;

@@ -5,13 +5,15 @@
 //! `prefer: 'used'` budget priority.
 
 use crate::catalog::UNSUPPLIED;
+use crate::embed::NativeVectors;
 use crate::registry::NativeCatalog;
 use crate::util::{failure, guard, invalid_arg};
-use napi::bindgen_prelude::{AsyncTask, Float64Array};
+use napi::bindgen_prelude::{AsyncTask, Float32Array, Float64Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 use skill_core::cancel::CancelToken;
 use skill_core::registry::Catalog;
+use skill_core::search::vectors::VectorStore;
 use std::sync::Arc;
 
 /// The best matches of a query.
@@ -50,12 +52,21 @@ impl SearchCancel {
     }
 }
 
+impl SearchCancel {
+    /// The token the work polls.
+    pub(crate) fn token(&self) -> CancelToken {
+        self.token.clone()
+    }
+}
+
 /// One search on the libuv pool.
 pub struct SearchTask {
     catalog: Arc<Catalog>,
     query: String,
     limit: usize,
     cancel: CancelToken,
+    /// The skills' vectors and the query's, to fuse meaning with words.
+    semantic: Option<(Arc<VectorStore>, Vec<f32>)>,
 }
 
 /// What a search found, before it crosses to JS.
@@ -71,11 +82,20 @@ impl Task for SearchTask {
 
     fn compute(&mut self) -> napi::Result<Found> {
         guard(|| {
-            let results = self
-                .catalog
-                .search_until(&self.query, self.limit, &self.cancel)
-                .map_err(failure)?
-                .ok_or_else(|| invalid_arg(UNSUPPLIED))?;
+            let results = match &self.semantic {
+                Some((store, vector)) => self.catalog.search_fused_until(
+                    &self.query,
+                    self.limit,
+                    &self.cancel,
+                    store,
+                    vector,
+                ),
+                None => self
+                    .catalog
+                    .search_until(&self.query, self.limit, &self.cancel),
+            }
+            .map_err(failure)?
+            .ok_or_else(|| invalid_arg(UNSUPPLIED))?;
             let mut hits = Vec::with_capacity(results.hits.len() * 3);
             for hit in &results.hits {
                 hits.extend([f64::from(hit.id), hit.score, f64::from(u8::from(hit.exact))]);
@@ -108,23 +128,32 @@ impl Task for SearchTask {
 impl NativeCatalog {
     /// The best `limit` model-invocable skills for `query`, worked out on
     /// the libuv pool (the index is built there on the first search of the
-    /// catalog); `cancel` makes it give up. Throws while the runtime and
-    /// JS-provider descriptions are still to be supplied.
+    /// catalog); `cancel` makes it give up. With `vectors` and the query's
+    /// `queryVector` (of the same model), meaning is fused with words.
+    /// Throws while the runtime and JS-provider descriptions are still to
+    /// be supplied.
     #[napi(catch_unwind, ts_return_type = "Promise<NapiSearchResults>")]
     pub fn search(
         &self,
         query: String,
         limit: u32,
         cancel: Option<&SearchCancel>,
+        vectors: Option<&NativeVectors>,
+        query_vector: Option<Float32Array>,
     ) -> napi::Result<AsyncTask<SearchTask>> {
         if !self.catalog().has_descriptions() {
             return Err(invalid_arg(UNSUPPLIED));
         }
+        let semantic = match (vectors, query_vector) {
+            (Some(v), Some(q)) => Some((Arc::clone(&v.store), q.to_vec())),
+            _ => None,
+        };
         Ok(AsyncTask::new(SearchTask {
             catalog: self.shared(),
             query,
             limit: limit as usize,
-            cancel: cancel.map(|c| c.token.clone()).unwrap_or_default(),
+            cancel: cancel.map(SearchCancel::token).unwrap_or_default(),
+            semantic,
         }))
     }
 

@@ -6,6 +6,7 @@
 
 use super::types::{Catalog, Winner};
 use crate::cancel::CancelToken;
+use crate::search::vectors::{key_of, skill_text, Key, VectorStore};
 use crate::search::{Cancelled, Index, Item, Results};
 use crate::usage::UsageBook;
 use std::hash::{BuildHasher, Hash, Hasher};
@@ -101,6 +102,73 @@ impl Catalog {
             Some(index) => index.search_until(query, limit, cancel).map(Some),
             None => Ok(None),
         }
+    }
+
+    /// The vector-store keys of the indexed skills' texts
+    /// ([`crate::search::vectors::skill_text`]), in index order; `None`
+    /// until every description is known.
+    pub fn vector_keys(&self) -> Option<&[Key]> {
+        if !self.has_descriptions() {
+            return None;
+        }
+        Some(self.derived.vector_keys.get_or_init(|| {
+            self.indexed()
+                .map(|e| {
+                    key_of(&skill_text(
+                        self.name(e),
+                        self.description(e).unwrap_or_default(),
+                    ))
+                })
+                .collect()
+        }))
+    }
+
+    /// The texts `store` has no vector of, with their keys (each text once).
+    pub fn missing_vectors(&self, store: &VectorStore) -> Option<Vec<(Key, String)>> {
+        let keys = self.vector_keys()?;
+        let mut seen = std::collections::HashSet::new();
+        Some(
+            self.indexed()
+                .zip(keys)
+                .filter(|(_, key)| !store.contains(key) && seen.insert(**key))
+                .map(|(e, key)| {
+                    (
+                        *key,
+                        skill_text(self.name(e), self.description(e).unwrap_or_default()),
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// [`Catalog::search_until`] by words and meaning
+    /// ([`Index::search_fused`]): the skills' vectors from `store`, the
+    /// query's `query_vector`.
+    pub fn search_fused_until(
+        &self,
+        query: &str,
+        limit: usize,
+        cancel: &CancelToken,
+        store: &VectorStore,
+        query_vector: &[f32],
+    ) -> Result<Option<Results>, Cancelled> {
+        let Some(index) = self.search_index_until(cancel)? else {
+            return Ok(None);
+        };
+        let vectors: Vec<_> = self
+            .vector_keys()
+            .unwrap_or_default()
+            .iter()
+            .map(|key| store.get(key))
+            .collect();
+        index
+            .search_fused(query, limit, cancel, query_vector, &vectors)
+            .map(Some)
+    }
+
+    /// The entries the search index holds, in its order.
+    fn indexed(&self) -> impl Iterator<Item = &super::types::Entry> + '_ {
+        self.entries.iter().filter(|e| e.invocation.model_invocable)
     }
 
     /// A fingerprint of the model-facing entries (names, descriptions and

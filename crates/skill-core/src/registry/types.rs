@@ -154,6 +154,9 @@ pub(super) struct Derived {
     pub(super) index: OnceLock<crate::search::Index>,
     /// Held while the index is built (one build at a time).
     pub(super) building: std::sync::Mutex<()>,
+    /// The vector-store keys of the indexed skills (see
+    /// [`Catalog::vector_keys`]).
+    pub(super) vector_keys: OnceLock<Vec<crate::search::vectors::Key>>,
     pub(super) fingerprint: OnceLock<u64>,
     /// The normalised cwd and scoped layers of the lookup that collected it.
     pub(super) view: String,

@@ -36,10 +36,12 @@
 //!   same results.
 
 pub mod fold;
+mod fuse;
 mod index;
 pub mod score;
 pub mod stem;
 mod template;
+pub mod vectors;
 
 pub use index::{Cancelled, Index, Item};
 pub use score::{Hit, Results, MAX_QUERY_WORDS};

@@ -214,6 +214,15 @@ fn fuzz(len: usize) -> usize {
     }
 }
 
+/// A skill a query matched: its position in the index, its score, and
+/// whether the query is its name.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ranked {
+    pub(super) doc: u32,
+    pub(super) score: f64,
+    pub(super) exact: bool,
+}
+
 /// One dictionary term a query word matches: its position, the weight of
 /// the match, and whether the word is the term itself (a whole word).
 #[derive(Clone, Copy, Debug)]
@@ -352,6 +361,19 @@ impl Index {
         limit: usize,
         cancel: &CancelToken,
     ) -> Result<Results, Cancelled> {
+        let mut ranked = self.rank_words(query, cancel)?;
+        let total = ranked.len();
+        self.keep_best(&mut ranked, limit);
+        Ok(self.results(ranked, total))
+    }
+
+    /// Every skill the words of `query` match (and the one it names), with
+    /// its score and whether the query is its name; in no particular order.
+    pub(super) fn rank_words(
+        &self,
+        query: &str,
+        cancel: &CancelToken,
+    ) -> Result<Vec<Ranked>, Cancelled> {
         let n = self.docs.len();
         let parsed = Query::parse(query);
         let exact = self.doc_named(&as_name(&fold(query)));
@@ -390,39 +412,53 @@ impl Index {
             }
         }
         let words = parsed.terms.len().max(1) as f64;
-        let mut hits: Vec<(u32, f64, bool)> = (0..n)
+        Ok((0..n)
             .filter(|&d| matched[d] > 0 || exact == Some(d as u32))
             .map(|d| {
                 // Coordination: a skill matching more of the query's words
                 // ranks above one matching a single rarer word.
                 let coord = 0.5 + 0.5 * f64::from(matched[d]) / words;
-                (d as u32, total[d] * coord, exact == Some(d as u32))
+                Ranked {
+                    doc: d as u32,
+                    score: total[d] * coord,
+                    exact: exact == Some(d as u32),
+                }
             })
-            .collect();
-        let count = hits.len();
-        let order = |a: &(u32, f64, bool), b: &(u32, f64, bool)| {
-            let (da, db) = (&self.docs[a.0 as usize], &self.docs[b.0 as usize]);
-            b.2.cmp(&a.2)
-                .then(b.1.total_cmp(&a.1))
-                .then(da.rank.total_cmp(&db.rank))
-                .then_with(|| self.name(a.0).cmp(self.name(b.0)))
-        };
-        if limit < hits.len() {
-            hits.select_nth_unstable_by(limit, order);
-            hits.truncate(limit);
+            .collect())
+    }
+
+    /// The order of results: the exact name first, then score, then rank,
+    /// then name.
+    pub(super) fn order(&self, a: &Ranked, b: &Ranked) -> std::cmp::Ordering {
+        let (da, db) = (&self.docs[a.doc as usize], &self.docs[b.doc as usize]);
+        b.exact
+            .cmp(&a.exact)
+            .then(b.score.total_cmp(&a.score))
+            .then(da.rank.total_cmp(&db.rank))
+            .then_with(|| self.name(a.doc).cmp(self.name(b.doc)))
+    }
+
+    /// `ranked` cut to its best `limit`, best first.
+    pub(super) fn keep_best(&self, ranked: &mut Vec<Ranked>, limit: usize) {
+        if limit < ranked.len() {
+            ranked.select_nth_unstable_by(limit, |a, b| self.order(a, b));
+            ranked.truncate(limit);
         }
-        hits.sort_by(order);
-        Ok(Results {
-            hits: hits
+        ranked.sort_by(|a, b| self.order(a, b));
+    }
+
+    pub(super) fn results(&self, ranked: Vec<Ranked>, total: usize) -> Results {
+        Results {
+            hits: ranked
                 .into_iter()
-                .map(|(d, score, exact)| Hit {
-                    id: self.docs[d as usize].id,
-                    score,
-                    exact,
+                .map(|r| Hit {
+                    id: self.docs[r.doc as usize].id,
+                    score: r.score,
+                    exact: r.exact,
                 })
                 .collect(),
-            total: count,
-        })
+            total,
+        }
     }
 
     /// A corrected query when some of `query`'s words match no indexed word
