@@ -86,6 +86,8 @@ class Semantic {
   #background
   #queries = new Map()
   #dimensions
+  /** Catalogs whose every skill has its vector (nothing to check again). */
+  #complete = new WeakSet()
 
   constructor(source, cacheDir, logger) {
     this.#source = source
@@ -164,9 +166,11 @@ class Semantic {
     const state = await this.ready()
     if (state === undefined) return []
     try {
-      const missing = await catalog.missingVectors(state.vectors)
+      const missing = this.#complete.has(catalog) ? { texts: [] } : await catalog.missingVectors(state.vectors)
+      if (missing.texts.length === 0) this.#complete.add(catalog)
       if (missing.texts.length > 0 && missing.texts.length <= INLINE_MAX) {
         await this.#embedMissing(state, missing, signal, cancel)
+        this.#complete.add(catalog)
       } else if (missing.texts.length > 0 && this.#background === undefined) {
         this.#background = this.#embedMissing(state, missing, undefined, undefined)
           .catch((error) => this.#warnOnce(`skill vectors could not be computed: ${toError(error).message}`))
