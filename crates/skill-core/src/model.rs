@@ -132,14 +132,19 @@ pub const LEAD_BYTES: usize = 480;
 /// The opening of `body`: its first [`LEAD_BYTES`] bytes, cut on a
 /// character boundary.
 pub fn lead_of(body: &str) -> &str {
-    if body.len() <= LEAD_BYTES {
-        return body;
+    cut_at(body, LEAD_BYTES)
+}
+
+/// `text` cut to at most `max` bytes, on a character boundary.
+pub fn cut_at(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
     }
-    let mut end = LEAD_BYTES;
-    while !body.is_char_boundary(end) {
+    let mut end = max;
+    while !text.is_char_boundary(end) {
         end -= 1;
     }
-    &body[..end]
+    &text[..end]
 }
 
 /// A complete skill, including the body.

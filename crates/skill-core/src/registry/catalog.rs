@@ -83,13 +83,7 @@ impl Catalog {
         if spans.len() != self.host_held() {
             return Err(SupplyError("wrong count"));
         }
-        if spans.iter().any(|s| {
-            s.start > s.end
-                || !text.is_char_boundary(s.start as usize)
-                || !text.is_char_boundary(s.end as usize)
-        }) {
-            return Err(SupplyError("span outside the text"));
-        }
+        check_spans(&text, &spans)?;
         let _ = self.supplied.set(Supplied { text, spans });
         // Parts handed over so far are not needed any more.
         drop(std::mem::take(
@@ -117,13 +111,7 @@ impl Catalog {
         if so_far.spans.len() + spans.len() > self.host_held() {
             return Err(SupplyError("wrong count"));
         }
-        if spans.iter().any(|s| {
-            s.start > s.end
-                || !text.is_char_boundary(s.start as usize)
-                || !text.is_char_boundary(s.end as usize)
-        }) {
-            return Err(SupplyError("span outside the text"));
-        }
+        check_spans(text, spans)?;
         let base = u32::try_from(so_far.text.len()).map_err(|_| SupplyError("too long"))?;
         so_far.text.push_str(text);
         so_far.spans.extend(spans.iter().map(|s| Span {
@@ -164,4 +152,17 @@ impl Catalog {
             .binary_search_by(|e| e.name.of(&self.text).cmp(name))
             .ok()
     }
+}
+
+/// Every span lies in `text`, on character boundaries.
+fn check_spans(text: &str, spans: &[Span]) -> Result<(), SupplyError> {
+    let outside = spans.iter().any(|s| {
+        s.start > s.end
+            || !text.is_char_boundary(s.start as usize)
+            || !text.is_char_boundary(s.end as usize)
+    });
+    if outside {
+        return Err(SupplyError("span outside the text"));
+    }
+    Ok(())
 }

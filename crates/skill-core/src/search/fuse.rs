@@ -94,7 +94,6 @@ impl Index {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::Item;
 
     #[test]
     fn meaning_finds_what_shares_no_word_and_the_name_stays_first() {
@@ -103,18 +102,7 @@ mod tests {
             ("pdf", "Fill PDF forms."),
             ("cv-tools", "Computer vision helpers."),
         ];
-        let index = Index::build(
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, (name, description))| Item {
-                    id: i as u32,
-                    name,
-                    description,
-                    extra: "",
-                    rank: 1.0,
-                }),
-        );
+        let index = Index::build(crate::search::tests::items_of(&items));
         // Pretend vectors: the query means what resume-tailor does.
         let vectors: Vec<Option<Arc<[f32]>>> = vec![
             Some(Arc::from([1.0f32, 0.0])),

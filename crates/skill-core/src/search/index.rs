@@ -105,14 +105,7 @@ pub(super) fn terms_of(text: &str, mut f: impl FnMut(&str, &str)) {
 
 /// `word` cut to [`MAX_WORD`] bytes, on a character boundary.
 fn cut(word: &str) -> &str {
-    if word.len() <= MAX_WORD {
-        return word;
-    }
-    let mut end = MAX_WORD;
-    while !word.is_char_boundary(end) {
-        end -= 1;
-    }
-    &word[..end]
+    crate::model::cut_at(word, MAX_WORD)
 }
 
 fn offset(n: usize) -> u32 {

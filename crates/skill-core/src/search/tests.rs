@@ -1,5 +1,19 @@
 use super::*;
 
+/// The items of `(name, description)` pairs, ids in order, rank 1.
+pub(super) fn items_of<S: AsRef<str>>(pairs: &[(S, S)]) -> impl Iterator<Item = Item<'_>> {
+    pairs
+        .iter()
+        .enumerate()
+        .map(|(i, (name, description))| Item {
+            id: i as u32,
+            name: name.as_ref(),
+            description: description.as_ref(),
+            extra: "",
+            rank: 1.0,
+        })
+}
+
 fn index(items: &[(&'static str, &'static str, f64)]) -> Index {
     Index::build(
         items
@@ -171,18 +185,7 @@ fn templated_descriptions_weigh_little() {
         "tool-search".into(),
         "Search the tools of a project for the one that fits.".into(),
     ));
-    let idx = Index::build(
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, (name, description))| Item {
-                id: i as u32,
-                name,
-                description,
-                extra: "",
-                rank: 1.0,
-            }),
-    );
+    let idx = Index::build(items_of(&items));
     let hits = idx.search("search tools", 10).hits;
     assert_eq!(items[hits[0].id as usize].0, "tool-search");
     // What is the skill's own (the app's name) keeps its weight.
@@ -222,16 +225,7 @@ fn a_cancelled_search_or_build_gives_up() {
     let many: Vec<(String, String)> = (0..5000)
         .map(|i| (format!("s{i}"), format!("Skill number {i}.")))
         .collect();
-    let built = Index::build_until(
-        many.iter().map(|(name, description)| Item {
-            id: 0,
-            name,
-            description,
-            extra: "",
-            rank: 1.0,
-        }),
-        &cancel,
-    );
+    let built = Index::build_until(items_of(&many), &cancel);
     assert!(built.is_err());
 }
 
