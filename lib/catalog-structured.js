@@ -8,9 +8,9 @@
 // records, packs, and builds the returned objects.
 
 const native = require('./native.js')
-const { internal, renderCatalogMessage, renderCatalogUpdate } = require('./catalog.js')
+const { internal: catalogInternal, renderCatalogMessage, renderCatalogUpdate } = require('./catalog.js')
 
-const { describe, checkOptions, pack, renderThen, copyReport } = internal
+const { describe, checkOptions, pack, renderThen, copyReport } = catalogInternal
 
 const SOURCE_KIND = 'skill-catalog'
 const SOURCE_FORM = 'catalog'
@@ -135,10 +135,15 @@ function recordDigest(value, read) {
   if (before !== undefined && sameStrings(before.names, read.names) && sameStrings(before.descriptions, read.descriptions)) {
     return before.digest
   }
-  const { chunks, lengths } = packPairs(read.names, read.descriptions)
-  const digest = native.structuredDigest(chunks, lengths)
+  const digest = pairsDigest(read.names, read.descriptions)
   readDigests.set(read.entries, { names: read.names, descriptions: read.descriptions, digest })
   return digest
+}
+
+/** The structured digest of entries given as parallel name and description arrays. */
+function pairsDigest(names, descriptions) {
+  const { chunks, lengths } = packPairs(names, descriptions)
+  return native.structuredDigest(chunks, lengths)
 }
 
 function sameStrings(a, b) {
@@ -275,7 +280,11 @@ function finishStep(step) {
   }
 }
 
+/** Shared with the `skill` tool plugin (`lib/tool-skill/`); not part of the public API. */
+const internal = Object.freeze({ readRecord, recordDigest, pairsDigest })
+
 module.exports = {
+  internal,
   structuredCatalog,
   structuredCatalogDigest,
   readSkillCatalogSource,
