@@ -5,8 +5,12 @@
 //
 // - step, unchanged: the `agent/pre-step` waterfall of an agent whose
 //   catalog is current (what every model step pays);
-// - step, changed: one skill's description edited (`fs/observed`), then the
-//   waterfall and the append of what it publishes;
+// - step after a change, plugin alone: one skill's description edited and
+//   the registry's catalog taken again, then the waterfall and the append of
+//   what it publishes (the plugin's own work on a change);
+// - change, end to end: the edit told through `fs/observed`, then the step
+//   (the provider's re-listing included; watching is off in every setup, so
+//   the providers list the root again);
 // - the catalog text one change appends at 1,400 skills, replace and delta;
 // - a 50-change session at 1,400 skills: the catalog text the requests carry.
 //
@@ -132,27 +136,36 @@ async function measure(setupName, n, root) {
   }
   const changedRuns = quick ? 3 : n >= 10000 ? 8 : 20
   const changed = []
+  const plugin = []
   const appended = []
   for (let i = 0; i < changedRuns; i++) {
-    const file = writeSkill(root, (i * 37) % n, 1000 + i + sessions)
-    const t = performance.now()
+    // End to end: the provider finds the edit, the plugin publishes it.
+    let file = writeSkill(root, (i * 37) % n, 1000 + 2 * i + sessions)
+    let t = performance.now()
     observed(ctx, file)
     appended.push(await step(ctx, agent))
     changed.push(performance.now() - t)
+    // The plugin alone: the registry has the new catalog already.
+    file = writeSkill(root, (i * 37 + 11) % n, 1001 + 2 * i + sessions)
+    observed(ctx, file)
+    await ctx.skills.snapshot({ cwd: root, scope: agent })
+    t = performance.now()
+    await step(ctx, agent)
+    plugin.push(performance.now() - t)
   }
   await ctx.fiber?.dispose?.()
-  return { unchanged: median(unchanged), changed: median(changed), appended: median(appended) }
+  return { unchanged: median(unchanged), changed: median(changed), plugin: median(plugin), appended: median(appended) }
 }
 
 console.log(`node ${process.version}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`)
-console.log('\n| skills | setup | step, unchanged (ms) | step, one description changed (ms) | catalog text appended per change |')
-console.log('|---|---|---|---|---|')
+console.log('\n| skills | setup | step, unchanged (ms) | step after a change, plugin alone (ms) | change, end to end (ms) | catalog text appended per change |')
+console.log('|---|---|---|---|---|---|')
 for (const n of sizes) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-bench-tool-'))
   for (let i = 0; i < n; i++) writeSkill(root, i)
   for (const name of Object.keys(SETUPS)) {
     const result = await measure(name, n, root)
-    console.log(`| ${n.toLocaleString('en-US')} | ${name} | ${ms(result.unchanged)} | ${ms(result.changed)} | ${result.appended.toLocaleString('en-US')} |`)
+    console.log(`| ${n.toLocaleString('en-US')} | ${name} | ${ms(result.unchanged)} | ${ms(result.plugin)} | ${ms(result.changed)} | ${result.appended.toLocaleString('en-US')} |`)
   }
   fs.rmSync(root, { recursive: true, force: true })
 }

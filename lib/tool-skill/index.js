@@ -207,21 +207,28 @@ function createToolSkillPlugin({ Schema }, { defineTool, createUserMessage }) {
     function publish(current, view, history) {
       const entries = entriesOf(current.entries)
       const { baseline, published } = history
-      let text = fullText(current, view, published)
-      let source = published
-        ? { kind: 'skill-catalog', form: 'catalog', update: true, entries: current.entries }
-        : { kind: 'skill-catalog', form: 'catalog', entries: current.entries }
       if (updates === 'delta' && baseline?.entries !== undefined) {
         const delta = diffEntries(baseline.entries, entries)
-        const changes = deltaText(delta)
-        // A delta while the deltas since the last full catalog stay no longer than a full one.
-        if (baseline.deltaChars + changes.length <= text.length) {
-          text = changes
-          source = deltaSource({ base: baseline.digest, digest: current.digest, ...delta })
+        const text = deltaText(delta)
+        // A delta while the deltas since the last full catalog stay no longer than a full one
+        // (measured without rendering it: its frame and its entries block, `report.chars` long).
+        const { report } = current
+        const full = replacementText('', report.total, report.omitted === 0).length + (report.chars > 0 ? report.chars + 1 : 0)
+        if (baseline.deltaChars + text.length <= full) {
+          const source = deltaSource({ base: baseline.digest, digest: current.digest, ...delta })
+          return remember(createUserMessage({ content: [{ type: 'text', text }], source }), current.digest, entries)
         }
       }
-      const message = createUserMessage({ content: [{ type: 'text', text }], source })
-      ledger.produced(message, { digest: current.digest, entries, full: source.entries !== undefined })
+      const text = fullText(current, view, published)
+      const source = published
+        ? { kind: 'skill-catalog', form: 'catalog', update: true, entries: current.entries }
+        : { kind: 'skill-catalog', form: 'catalog', entries: current.entries }
+      return remember(createUserMessage({ content: [{ type: 'text', text }], source }), current.digest, entries)
+    }
+
+    /** `message`, remembered as this plugin's (its history reads it without hashing again). */
+    function remember(message, digest, entries) {
+      ledger.produced(message, { digest, entries, full: message.source.entries !== undefined })
       return message
     }
 
