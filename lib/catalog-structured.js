@@ -280,8 +280,44 @@ function finishStep(step) {
   }
 }
 
+/** Native entries → their entries as frozen JS objects (sliced once, when asked for). */
+const slicedEntries = new WeakMap()
+
+/**
+ * The structured catalog of `skills` (or a registry catalog view) with its
+ * entries kept on the native side: `{ native, digest, report }`, `native` a
+ * `NativeEntries`. The JS entries are sliced only when asked for
+ * (`entriesOfNative`). Memoised for an unchanged registry catalog, as
+ * `structuredCatalog` is. `layout` is checked already (`checkOptions`).
+ */
+function structuredNative(skills, layout, fn) {
+  return renderThen('structuredNative', finishNative, skills, layout, fn)
+}
+
+function finishNative(result) {
+  return { native: result.entries, digest: result.digest, report: result.report }
+}
+
+/** The frozen `{ name, description }` entries of a `NativeEntries` (sliced once per object). */
+function entriesOfNative(entries) {
+  let sliced = slicedEntries.get(entries)
+  if (sliced === undefined) {
+    const { units, lengths } = entries.packed()
+    sliced = entriesOf(units, lengths)
+    knownDigests.set(sliced, entries.digest)
+    slicedEntries.set(entries, sliced)
+  }
+  return sliced
+}
+
+/** `NativeEntries` of parallel name and description arrays, in the order given. */
+function nativeEntries(names, descriptions) {
+  const { chunks, lengths } = packPairs(names, descriptions)
+  return native.NativeEntries.fromPacked(chunks, lengths)
+}
+
 /** Shared with the `skill` tool plugin (`lib/tool-skill/`); not part of the public API. */
-const internal = Object.freeze({ readRecord, recordDigest, pairsDigest })
+const internal = Object.freeze({ readRecord, recordDigest, pairsDigest, packPairs, structuredNative, entriesOfNative, nativeEntries, copyReport })
 
 module.exports = {
   internal,

@@ -304,9 +304,9 @@ function memoized(handle, key, compute) {
 }
 
 // Operations whose result holds a report (counted per source).
-const REPORTING = new Set(['catalogRender', 'catalogPlan', 'structuredRender', 'structuredPlan'])
+const REPORTING = new Set(['catalogRender', 'catalogPlan', 'structuredRender', 'structuredPlan', 'structuredNative'])
 // Operations that read descriptions as exact JS strings (UTF-16).
-const EXACT = new Set(['structuredRender', 'structuredPlan'])
+const EXACT = new Set(['structuredRender', 'structuredPlan', 'structuredNative'])
 const same = (value) => value
 
 /**

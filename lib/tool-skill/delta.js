@@ -1,7 +1,9 @@
 'use strict'
-// Catalog deltas: what changed between two published catalogs (structured
-// entries, name order), the durable record of a delta message, and applying
-// recorded deltas to rebuild the catalog a model holds.
+// Catalog deltas as the `skill` tool plugin records them: the durable record
+// of a delta message, and the conversions between it and the native deltas.
+// What changed between two catalogs, and a recorded delta applied to a
+// catalog, are the Rust core's (`skill_core::catalog::delta`), on entries
+// kept natively (`NativeEntries`).
 //
 // A delta record is a message source
 // `{ kind: 'skill-catalog', form: 'catalog', update: true, delta }` with
@@ -12,117 +14,44 @@
 // publishes them, `removed` names. It has no `entries`, so a reader that
 // knows only full catalogs (the release's plugin) skips it as unreadable.
 
+const { internal: structured } = require('../catalog-structured.js')
+
+const { packPairs } = structured
+
 const HEX_DIGEST = /^[0-9a-f]{64}$/
 
-/** Entries as two parallel arrays, names strictly increasing (the catalog's order). */
-class Entries {
-  /**
-   * @param {string[]} names
-   * @param {string[]} descriptions
-   */
-  constructor(names, descriptions) {
-    this.names = names
-    this.descriptions = descriptions
+/** `{ name, description }` pairs sliced out of native packing (`units`, `lengths` in name/description pairs). */
+function pairsOf({ units, lengths }) {
+  const pairs = new Array(lengths.length / 2)
+  let at = 0
+  for (let k = 0; k < pairs.length; k++) {
+    const nameEnd = at + lengths[2 * k]
+    const end = nameEnd + lengths[2 * k + 1]
+    pairs[k] = { name: units.slice(at, nameEnd), description: units.slice(nameEnd, end) }
+    at = end
   }
-
-  get length() {
-    return this.names.length
-  }
-
-  /** Entries from `{ name, description }` objects when their names are strictly increasing, else `undefined`. */
-  static sorted(names, descriptions) {
-    for (let i = 1; i < names.length; i++) if (!(names[i - 1] < names[i])) return undefined
-    return new Entries(names, descriptions)
-  }
+  return pairs
 }
 
 /**
- * What changed from `before` to `after` (both `Entries`): names only in
- * `after` (added), names in both whose description differs (changed), names
- * only in `before` (removed). One merge pass over both.
- * @returns {{ added: { name: string, description: string }[], changed: { name: string, description: string }[], removed: string[] }}
+ * A native delta (`NativeEntries.diff`) as the record publishes it: `added`
+ * and `changed` entries, `removed` names.
  */
-function diffEntries(before, after) {
-  const added = []
-  const changed = []
-  const removed = []
-  const a = before.names
-  const b = after.names
-  let i = 0
-  let j = 0
-  while (i < a.length || j < b.length) {
-    if (j >= b.length || (i < a.length && a[i] < b[j])) {
-      removed.push(a[i++])
-    } else if (i >= a.length || b[j] < a[i]) {
-      added.push({ name: b[j], description: after.descriptions[j] })
-      j++
-    } else {
-      if (before.descriptions[i] !== after.descriptions[j]) changed.push({ name: b[j], description: after.descriptions[j] })
-      i++
-      j++
-    }
+function deltaOf(native) {
+  return {
+    added: pairsOf(native.added),
+    changed: pairsOf(native.changed),
+    removed: pairsOf(native.removed).map((pair) => pair.name),
   }
-  return { added, changed, removed }
 }
 
-/**
- * `entries` with `delta` applied, or `undefined` when the delta does not fit
- * them (adds a name that is there, changes or removes one that is not, or
- * names one twice).
- * @param {Entries} entries
- * @param {{ added: { name: string, description: string }[], changed: { name: string, description: string }[], removed: string[] }} delta
- * @returns {Entries | undefined}
- */
-function applyDelta(entries, delta) {
-  const edits = new Map()
-  for (const { name, description } of delta.added) {
-    if (edits.has(name)) return undefined
-    edits.set(name, { op: 'add', description })
-  }
-  for (const { name, description } of delta.changed) {
-    if (edits.has(name)) return undefined
-    edits.set(name, { op: 'change', description })
-  }
-  for (const name of delta.removed) {
-    if (edits.has(name)) return undefined
-    edits.set(name, { op: 'remove' })
-  }
-  const names = []
-  const descriptions = []
-  let matched = 0
-  for (let i = 0; i < entries.names.length; i++) {
-    const name = entries.names[i]
-    const edit = edits.get(name)
-    if (edit === undefined) {
-      names.push(name)
-      descriptions.push(entries.descriptions[i])
-      continue
-    }
-    if (edit.op === 'add') return undefined
-    matched++
-    if (edit.op === 'change') {
-      names.push(name)
-      descriptions.push(edit.description)
-    }
-  }
-  if (matched !== delta.changed.length + delta.removed.length) return undefined
-  if (delta.added.length === 0) return new Entries(names, descriptions)
-  const added = delta.added.slice().sort((x, y) => (x.name < y.name ? -1 : x.name > y.name ? 1 : 0))
-  const mergedNames = []
-  const mergedDescriptions = []
-  let k = 0
-  for (let i = 0; i <= names.length; i++) {
-    while (k < added.length && (i === names.length || added[k].name < names[i])) {
-      mergedNames.push(added[k].name)
-      mergedDescriptions.push(added[k].description)
-      k++
-    }
-    if (i < names.length) {
-      mergedNames.push(names[i])
-      mergedDescriptions.push(descriptions[i])
-    }
-  }
-  return new Entries(mergedNames, mergedDescriptions)
+/** A recorded delta applied to `entries` (a `NativeEntries`): the entries after it, or `null` when it does not fit. */
+function applyRecorded(entries, delta) {
+  const pack = (pairs) => packPairs(pairs.map((pair) => pair.name), pairs.map((pair) => pair.description))
+  const added = pack(delta.added)
+  const changed = pack(delta.changed)
+  const removed = packPairs(delta.removed, delta.removed.map(() => ''))
+  return entries.apply(added.chunks, added.lengths, changed.chunks, changed.lengths, removed.chunks, removed.lengths)
 }
 
 /** `{ name, description }` objects of `value` (a recorded array), or `undefined` when any is not one. */
@@ -185,4 +114,4 @@ function deltaSource(delta) {
   })
 }
 
-module.exports = { Entries, diffEntries, applyDelta, readDeltaRecord, deltaSource }
+module.exports = { deltaOf, applyRecorded, readDeltaRecord, deltaSource }

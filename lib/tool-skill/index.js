@@ -15,15 +15,16 @@
 
 const { kCatalogView } = require('../symbols.js')
 const { internal: catalogInternal, renderCatalogEntries } = require('../catalog.js')
-const { structuredCatalog, internal: structuredInternal } = require('../catalog-structured.js')
+const { internal: structuredInternal } = require('../catalog-structured.js')
 const { collectSkillInvocations } = require('../gestures.js')
 const { createLogger } = require('../cordis/util.js')
-const { Entries, diffEntries, deltaSource } = require('./delta.js')
+const { deltaOf, deltaSource } = require('./delta.js')
 const { Ledger, classify } = require('./ledger.js')
 const { initialText, replacementText, deltaText, entriesBlock } = require('./messages.js')
 const { TOOL_NAME, skillToolDefinition } = require('./tool.js')
 
 const { checkOptions } = catalogInternal
+const { structuredNative, entriesOfNative, recordDigest } = structuredInternal
 
 const PLUGIN_NAME = 'tool-skill'
 const DEFAULT_MAX_LENGTH = 500
@@ -52,8 +53,8 @@ function settings(config) {
   const { budget, pinned, searchTool, prefer } = config
   const options = { maxLength, budget, pinned, searchTool, prefer }
   // Checked as the catalog renderers check them (a bad budget or pin throws here, not at a step).
-  checkOptions(options, PLUGIN_NAME)
-  return { layout: options, updates, flood, budgeted: budget !== undefined }
+  const checked = checkOptions(options, PLUGIN_NAME)
+  return { layout: options, checked, updates, flood, budgeted: budget !== undefined }
 }
 
 /** Schema of the config, on the harness's schemastery. */
@@ -94,20 +95,6 @@ function userTexts(message) {
   return texts
 }
 
-/** Structured entries (frozen `{ name, description }` objects) → `Entries`, once per array. */
-const asEntries = new WeakMap()
-function entriesOf(structured) {
-  let entries = asEntries.get(structured)
-  if (entries === undefined) {
-    entries = new Entries(
-      structured.map((entry) => entry.name),
-      structured.map((entry) => entry.description),
-    )
-    asEntries.set(structured, entries)
-  }
-  return entries
-}
-
 const isWellFormed =
   typeof String.prototype.isWellFormed === 'function'
     ? (text) => text.isWellFormed()
@@ -134,7 +121,7 @@ const EMPTY = Object.freeze({ skills: Object.freeze([]), complete: true })
  */
 function createToolSkillPlugin({ Schema }, { defineTool, createUserMessage }) {
   function apply(ctx, config = {}) {
-    const { layout, updates, flood, budgeted } = settings(config)
+    const { layout, checked, updates, flood, budgeted } = settings(config)
     const logger = createLogger(ctx, PLUGIN_NAME)
     const ledger = new Ledger()
     /** agent → the flood warning size classes told already */
@@ -194,21 +181,21 @@ function createToolSkillPlugin({ Schema }, { defineTool, createUserMessage }) {
     }
 
     /** The text of the full catalog for `current` (the first one when nothing was published). */
-    function fullText(current, view, published) {
+    function fullText(current, view, entries, published) {
       let block = renderCatalogEntries(view, layout)
       const { report } = current
-      if (!wellFormed(current.entries)) {
-        block = entriesBlock(current.entries, report.omitted > 0 ? block.slice(block.lastIndexOf('\n') + 1) : undefined)
+      if (!wellFormed(entries)) {
+        block = entriesBlock(entries, report.omitted > 0 ? block.slice(block.lastIndexOf('\n') + 1) : undefined)
       }
       return published ? replacementText(block, report.total, report.omitted === 0) : initialText(block)
     }
 
     /** The message that brings the model from `history`'s catalog to `current`. */
     function publish(current, view, history) {
-      const entries = entriesOf(current.entries)
       const { baseline, published } = history
       if (updates === 'delta' && baseline?.entries !== undefined) {
-        const delta = diffEntries(baseline.entries, entries)
+        // What changed, worked out on the native side: only the changes cross.
+        const delta = deltaOf(baseline.entries.diff(current.native))
         const text = deltaText(delta)
         // A delta while the deltas since the last full catalog stay no longer than a full one
         // (measured without rendering it: its frame and its entries block, `report.chars` long).
@@ -216,19 +203,20 @@ function createToolSkillPlugin({ Schema }, { defineTool, createUserMessage }) {
         const full = replacementText('', report.total, report.omitted === 0).length + (report.chars > 0 ? report.chars + 1 : 0)
         if (baseline.deltaChars + text.length <= full) {
           const source = deltaSource({ base: baseline.digest, digest: current.digest, ...delta })
-          return remember(createUserMessage({ content: [{ type: 'text', text }], source }), current.digest, entries)
+          return remember(createUserMessage({ content: [{ type: 'text', text }], source }), current, false)
         }
       }
-      const text = fullText(current, view, published)
+      const entries = entriesOfNative(current.native)
+      const text = fullText(current, view, entries, published)
       const source = published
-        ? { kind: 'skill-catalog', form: 'catalog', update: true, entries: current.entries }
-        : { kind: 'skill-catalog', form: 'catalog', entries: current.entries }
-      return remember(createUserMessage({ content: [{ type: 'text', text }], source }), current.digest, entries)
+        ? { kind: 'skill-catalog', form: 'catalog', update: true, entries }
+        : { kind: 'skill-catalog', form: 'catalog', entries }
+      return remember(createUserMessage({ content: [{ type: 'text', text }], source }), current, true)
     }
 
     /** `message`, remembered as this plugin's (its history reads it without hashing again). */
-    function remember(message, digest, entries) {
-      ledger.produced(message, { digest, entries, full: message.source.entries !== undefined })
+    function remember(message, current, full) {
+      ledger.produced(message, { digest: current.digest, entries: current.native, full })
       return message
     }
 
@@ -239,7 +227,7 @@ function createToolSkillPlugin({ Schema }, { defineTool, createUserMessage }) {
      */
     function proposedDigest(record, message, history) {
       if (record.kind === 'delta') return record.delta.base === history.baseline?.digest ? record.delta.digest : undefined
-      return structuredInternal.recordDigest(message.source, record.read)
+      return recordDigest(message.source, record.read)
     }
 
     // The catalog, after the tool (reverse teardown removes the guidance
@@ -251,7 +239,7 @@ function createToolSkillPlugin({ Schema }, { defineTool, createUserMessage }) {
       const { complete, view } = await currentCatalog(agent, signal)
       signal.throwIfAborted()
       if (!complete) return decision
-      const current = structuredCatalog(view, layout)
+      const current = structuredNative(view, checked, PLUGIN_NAME)
       warnFlood(agent, current.report)
       const history = ledger.read(agent)
       let existing

@@ -16,9 +16,9 @@
 // are recognised by message id without hashing their entries again.
 
 const { internal: structured } = require('../catalog-structured.js')
-const { Entries, applyDelta, readDeltaRecord } = require('./delta.js')
+const { applyRecorded, readDeltaRecord } = require('./delta.js')
 
-const { readRecord, recordDigest, pairsDigest } = structured
+const { readRecord, nativeEntries } = structured
 
 /** Published messages remembered by id (per plugin instance, least recently published dropped first). */
 const PRODUCED_MAX = 256
@@ -57,7 +57,7 @@ function recordOf(event) {
 }
 
 class Ledger {
-  /** message id → `{ digest, entries, chars, full }` of a catalog message this plugin built */
+  /** message id → `{ digest, entries, full }` of a catalog message this plugin built (`entries` a `NativeEntries`) */
   #produced = new Map()
   /** agent → its last reading (see `read`) */
   #agents = new WeakMap()
@@ -66,11 +66,10 @@ class Ledger {
 
   /**
    * Remember a catalog message this plugin is about to publish: `entries`
-   * (an `Entries`, the catalog after it), its `digest` and its text length.
+   * (a `NativeEntries`, the catalog after it) and their `digest`.
    */
   produced(message, { digest, entries, full }) {
-    const id = message.id
-    this.#produced.set(id, { digest, entries, chars: textLength(message), full })
+    this.#produced.set(message.id, { digest, entries, full })
     if (this.#produced.size > PRODUCED_MAX) this.#produced.delete(this.#produced.keys().next().value)
   }
 
@@ -78,8 +77,8 @@ class Ledger {
    * What `agent`'s model holds: `{ published, baseline? }`. `published`
    * when any readable catalog record is in the history; `baseline` =
    * `{ digest, entries?, fullChars, deltaChars }` when the model sees a
-   * consistent catalog (`entries` undefined when a recorded full catalog is
-   * not in name order, so no delta can build on it).
+   * consistent catalog (`entries`, a `NativeEntries`, undefined when a
+   * recorded full catalog is not in name order, so no delta can build on it).
    */
   read(agent) {
     const session = agent.session
@@ -131,44 +130,43 @@ class Ledger {
   /** The catalog of a visible full record and the deltas after it (oldest first), or `undefined` when they do not add up. */
   #baseline(event, read, deltas) {
     let state = this.#full(event, read)
+    let unchecked = false
     let deltaChars = 0
     for (const { event: deltaEvent, delta } of deltas) {
       if (delta.base !== state.digest) return undefined
       const known = this.#produced.get(deltaEvent.data.id)
       if (known !== undefined && !known.full && known.digest === delta.digest) {
         state = { digest: known.digest, entries: known.entries }
+        unchecked = false
       } else {
         if (state.entries === undefined) return undefined
-        const entries = applyDelta(state.entries, delta)
-        if (entries === undefined) return undefined
-        state = { digest: delta.digest, entries, unchecked: true }
+        const entries = applyRecorded(state.entries, delta)
+        if (entries === null) return undefined
+        state = { digest: delta.digest, entries }
+        unchecked = true
       }
       deltaChars += textLength(deltaEvent.data)
     }
     // One hash for the deltas read from the history: the entries they build must have the digest they record.
-    if (state.unchecked && digestOf(state.entries) !== state.digest) return undefined
+    if (unchecked && state.entries.digest !== state.digest) return undefined
     return { digest: state.digest, entries: state.entries, fullChars: textLength(event.data), deltaChars }
   }
 
-  /** Digest and entries of a full catalog record (once per record). */
+  /** Digest and entries of a full catalog record (once per record; `entries` only when in name order). */
   #full(event, read) {
     const source = event.data.source
     let full = this.#fulls.get(source)
     if (full !== undefined) return full
     const known = this.#produced.get(event.data.id)
-    if (known !== undefined && known.full && known.entries.length === read.names.length) {
+    if (known !== undefined && known.full && known.entries.count === read.names.length) {
       full = { digest: known.digest, entries: known.entries }
     } else {
-      full = { digest: recordDigest(source, read), entries: Entries.sorted(read.names, read.descriptions) }
+      const entries = nativeEntries(read.names, read.descriptions)
+      full = { digest: entries.digest, entries: entries.inNameOrder() ? entries : undefined }
     }
     this.#fulls.set(source, full)
     return full
   }
-}
-
-/** The structured digest of `Entries`. */
-function digestOf(entries) {
-  return pairsDigest(entries.names, entries.descriptions)
 }
 
 module.exports = { Ledger, classify, textLength }

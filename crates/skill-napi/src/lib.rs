@@ -4,6 +4,7 @@
 
 pub mod catalog;
 pub mod convert;
+pub mod entries;
 pub mod local;
 pub mod local_fs;
 pub mod raw;
