@@ -586,7 +586,7 @@ function renderSkillContentIn(input, spaced) {
  * Shared with the structured catalog (`lib/catalog-structured.js`); not part
  * of the public API.
  */
-const internal = Object.freeze({ describe, checkOptions, pack, renderThen, copyReport })
+const internal = Object.freeze({ describe, checkOptions, pack, renderThen, copyReport, isWellFormed })
 
 module.exports = {
   internal,

@@ -23,7 +23,7 @@ const { Ledger, classify } = require('./ledger.js')
 const { initialText, replacementText, deltaText, entriesBlock } = require('./messages.js')
 const { TOOL_NAME, skillToolDefinition } = require('./tool.js')
 
-const { checkOptions } = catalogInternal
+const { checkOptions, describe, isWellFormed } = catalogInternal
 const { structuredNative, entriesOfNative, recordDigest } = structuredInternal
 
 const PLUGIN_NAME = 'tool-skill'
@@ -31,8 +31,6 @@ const DEFAULT_MAX_LENGTH = 500
 /** Past this many characters an unbudgeted catalog floods the prompt (the CLI warns at the same size). */
 const DEFAULT_FLOOD_WARNING = 32000
 const UPDATES = ['replace', 'delta']
-
-const describe = (value) => (typeof value === 'string' ? JSON.stringify(value) : value === null ? 'null' : typeof value === 'object' ? 'an object' : `${typeof value} ${String(value)}`)
 
 /**
  * The plugin's settings from its config (checked again here: `apply` may be
@@ -95,11 +93,6 @@ function userTexts(message) {
   return texts
 }
 
-const isWellFormed =
-  typeof String.prototype.isWellFormed === 'function'
-    ? (text) => text.isWellFormed()
-    : (text) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(text)
-
 /** Structured entries → whether every description is well-formed UTF-16, once per array. */
 const wellFormedEntries = new WeakMap()
 function wellFormed(entries) {
@@ -111,7 +104,7 @@ function wellFormed(entries) {
   return known
 }
 
-const EMPTY = Object.freeze({ skills: Object.freeze([]), complete: true })
+const NO_SKILLS = Object.freeze([])
 
 /**
  * The plugin module for one framework copy and the harness's packages:
@@ -150,11 +143,11 @@ function createToolSkillPlugin({ Schema }, { defineTool, createUserMessage }) {
       return { kind: 'enter', messages: [...decision.messages, ...injections] }
     })
 
-    /** The catalog the agent would see now: `{ complete, structured, view }` (`view` what the renderers take). */
+    /** The catalog the agent would see now: `{ complete, view }` (`view` what the catalog renderers take). */
     async function currentCatalog(agent, signal) {
       // Only for an agent that resolves this very tool: a restriction or a
       // scoped tool of the same name takes the catalog away with the tool.
-      if (ctx.tools.get(TOOL_NAME, agent) !== skillTool) return { complete: true, view: EMPTY.skills }
+      if (ctx.tools.get(TOOL_NAME, agent) !== skillTool) return { complete: true, view: NO_SKILLS }
       const lookup = { cwd: agent.session.header.cwd, signal, scope: agent }
       const skills = ctx.skills
       const registry = ownRegistry(skills)
