@@ -355,6 +355,26 @@ describe('catalog steps', () => {
     await shadow.dispose()
   })
 
+  it('plans each step from the registry catalog, without building summaries', async () => {
+    const root = temps.make()
+    writeSkill(root, 'one-skill', 'One.')
+    const { ctx } = await mount(h, 'ours', { roots: [root] })
+    const registry = ctx.skills.registry
+    const calls: string[] = []
+    for (const method of ['snapshot', 'list']) {
+      const original = registry[method].bind(registry)
+      registry[method] = (...args: Any[]) => (calls.push(method), original(...args))
+    }
+    const agent = newAgent(h)
+    await step(h, ctx, agent)
+    writeSkill(root, 'two-skill', 'Two.')
+    observed(ctx, path.join(root, 'two-skill', 'SKILL.md'))
+    await step(h, ctx, agent)
+    await step(h, ctx, agent)
+    expect(catalogs(agent).map((m) => m.source.entries.length)).toEqual([1, 2])
+    expect(calls).toEqual([])
+  })
+
   it('checks its options when applied', async () => {
     for (const [config, option] of [
       [{ catalogDescriptionMaxLength: 2 }, 'catalogDescriptionMaxLength'],
