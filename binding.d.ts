@@ -149,11 +149,14 @@ export declare class NativeCollection {
   finish(states: Array<number>): FinishedCollection | null
 }
 
-/** A catalog's structured entries (name order) and their digest. */
+/**
+ * A catalog's structured entries (name order) and their digest, hashed
+ * when first asked for (a chain of recorded deltas needs only the last).
+ */
 export declare class NativeEntries {
   /**
    * Entries given packed like skills (names need not be skill names), in
-   * the order given; their digest is computed.
+   * the order given.
    */
   static fromPacked(chunks: Array<string>, lengths: Uint32Array): NativeEntries
   /** Digest of the entries. */
