@@ -173,6 +173,33 @@ export declare class NativeCollection {
 }
 
 /**
+ * A catalog's structured entries (name order) and their digest, hashed
+ * when first asked for (a chain of recorded deltas needs only the last).
+ */
+export declare class NativeEntries {
+  /**
+   * Entries given packed like skills (names need not be skill names), in
+   * the order given.
+   */
+  static fromPacked(chunks: Array<string>, lengths: Uint32Array): NativeEntries
+  /** Digest of the entries. */
+  get digest(): string
+  /** Number of entries. */
+  get count(): number
+  /** Whether the names are strictly increasing (deltas apply only then). */
+  inNameOrder(): boolean
+  /** The entries, packed. */
+  packed(): NapiPacked
+  /** What changed from these entries to `after` (both in name order). */
+  diff(after: NativeEntries): NapiDelta
+  /**
+   * The entries after a recorded delta (each list packed like skills;
+   * removed names with empty descriptions), or `null` when it does not fit.
+   */
+  apply(added: Array<string>, addedLengths: Uint32Array, changed: Array<string>, changedLengths: Uint32Array, removed: Array<string>, removedLengths: Uint32Array): NativeEntries | null
+}
+
+/**
  * The native local filesystem skill provider. Discovery and loading run on
  * the libuv thread pool; results are plain JS objects.
  */
@@ -531,6 +558,13 @@ export interface NapiCatalogUpdate {
   report: NapiCatalogReport
 }
 
+/** What changed between two catalogs (the removed entries have empty descriptions). */
+export interface NapiDelta {
+  added: NapiPacked
+  changed: NapiPacked
+  removed: NapiPacked
+}
+
 /** How the entries are laid out (checked by the JS layer). */
 export interface NapiLayout {
   /** Description limit (`maxLength`). */
@@ -577,6 +611,14 @@ export interface NapiOverrideRule {
   tags: Array<number>
   /** Text of each key's value. */
   texts: Array<string>
+}
+
+/** Entries packed as JS reads them: every name and description back to back. */
+export interface NapiPacked {
+  /** Every name and description back to back. */
+  units: string
+  /** Code units of each name and description. */
+  lengths: Uint32Array
 }
 
 /** `resourceBase` of a loaded skill, checked by the JS layer. */
@@ -633,6 +675,13 @@ export interface NapiStructured {
   /** Digest of the entries. */
   digest: string
   /** How each skill appears. */
+  report: NapiCatalogReport
+}
+
+/** Structured entries kept natively, their digest and the report. */
+export interface NapiStructuredNative {
+  entries: NativeEntries
+  digest: string
   report: NapiCatalogReport
 }
 
@@ -885,6 +934,12 @@ export declare function scanSkillGesturesAmong(texts: Array<string>, names: Arra
  * skill names).
  */
 export declare function structuredDigest(chunks: Array<string>, lengths: Uint32Array): string
+
+/**
+ * The structured catalog of the model-invocable skills, its entries kept on
+ * the native side (see `structuredRender` for the arguments).
+ */
+export declare function structuredNative(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout): NapiStructuredNative
 
 /**
  * Plans the catalog for a complete snapshot against the history's baseline

@@ -57,7 +57,18 @@ describe('entry points', () => {
     const packed = (file: string) =>
       manifest.files.some((pattern) => pattern === file || (pattern.endsWith('/') && file.startsWith(pattern)))
     const entries = Object.keys(manifest.exports)
-    expect(entries).toEqual(['.', './cordis', './filesystem', './harness', './harness/filesystem', './search-tool', './harness/search-tool', './package.json'])
+    expect(entries).toEqual([
+      '.',
+      './cordis',
+      './filesystem',
+      './harness',
+      './harness/filesystem',
+      './harness/tool-skill',
+      './harness/tool-skill/invariant',
+      './search-tool',
+      './harness/search-tool',
+      './package.json',
+    ])
     for (const [entry, target] of Object.entries(manifest.exports)) {
       const targets = typeof target === 'string' ? [target] : Object.values(target)
       if (typeof target !== 'string') expect(Object.keys(target), entry).toEqual(['types', 'import', 'require'])

@@ -4,7 +4,7 @@
 // hands Rust only what it needs to validate, merge, rank and cache.
 
 const native = require('../native.js')
-const { kAttach, kDisposed, kLogger, kNative, kOnDispose } = require('../symbols.js')
+const { kAttach, kCatalogView, kDisposed, kLogger, kNative, kOnDispose } = require('../symbols.js')
 const {
   toError,
   throwIfAborted,
@@ -28,6 +28,7 @@ const {
   rewrittenPolicy,
   explained,
   returnedArrays,
+  catalogView,
   buildEntry,
   runtimeDefinition,
 } = require('./summaries.js')
@@ -534,6 +535,19 @@ class SkillRegistry {
     const skills = freshSummaries(entry)
     returnedArrays.set(skills, entry)
     return { skills, complete: entry.complete }
+  }
+
+  /**
+   * The caller's view as `snapshot()` sees it, without its summaries: `{
+   * view, complete }`, `view` a token the catalog renderers (`renderCatalog`,
+   * `structuredCatalog`, the step planners) take in place of `skills` and
+   * read straight from the native catalog. For this package's own consumers
+   * (the `skill` tool plugin plans every agent step from it).
+   * @param {{ cwd?: string, signal?: AbortSignal, scope?: object }} [options]
+   */
+  async [kCatalogView](options) {
+    const entry = await this.#collect(options, this.#viewOf(options))
+    return { view: catalogView(entry), complete: entry.complete }
   }
 
   /**

@@ -179,6 +179,45 @@ function explained(row, entry, scope, ruleScope) {
 /** Arrays returned by `snapshot()`/`list()` → the catalog entry they came from. */
 const returnedArrays = new WeakMap()
 
+/** Catalog view tokens (see `kCatalogView`) → the catalog entry they stand for. */
+const viewEntries = new WeakMap()
+
+/**
+ * An opaque token for a catalog entry, handed to this package's own
+ * consumers instead of summaries: the catalog renderers read it straight
+ * from the native catalog (see `viewEntryOf`).
+ * @param {CatalogEntry} entry
+ */
+function catalogView(entry) {
+  let view = entry.view
+  if (view === undefined) {
+    view = Object.freeze({})
+    viewEntries.set(view, entry)
+    entry.view = view
+  }
+  return view
+}
+
+/** The catalog entry behind a view token, or `undefined` for any other value. */
+function viewEntryOf(value) {
+  return typeof value === 'object' && value !== null ? viewEntries.get(value) : undefined
+}
+
+/**
+ * The labels (`source`) of an entry's model-invocable winners, in catalog
+ * order, each handed to `add(label)` (a runtime registration or a JS
+ * provider's candidate, as registered; a native summary's own).
+ * @param {CatalogEntry} entry
+ * @param {(label: unknown) => boolean} add
+ */
+function addModelLabels(entry, add) {
+  const { sources, winners } = entry
+  for (let i = 0; i < sources.length; i++) {
+    if (winners[4 * i + 3] === 1 && !add(sources[i].source)) return false
+  }
+  return true
+}
+
 /**
  * For a `skills` array returned by `snapshot()` or `list()`: the native catalog
  * it came from (every winner's name, description and invocation in name order,
@@ -308,6 +347,7 @@ function catalogSource(entry) {
  *   source?: { catalog: object, summaries: readonly object[] },
  *   natives: object[] | undefined,
  *   rewrites?: Map<number, number>,
+ *   view?: object,
  * }} CatalogEntry
  */
 
@@ -337,7 +377,7 @@ function buildEntry(finished, hosts, runtime, previous) {
     }
   }
   const rewritten = finished.rewritten.length > 0 ? finished.rewritten : undefined
-  return { catalog, complete: finished.complete, winners, sources, hosts, runtime, rewritten, source: undefined, rewrites: undefined, natives }
+  return { catalog, complete: finished.complete, winners, sources, hosts, runtime, rewritten, source: undefined, rewrites: undefined, natives, view: undefined }
 }
 
 /**
@@ -380,6 +420,10 @@ module.exports = {
   explained,
   returnedArrays,
   catalogSourceOf,
+  catalogSource,
+  catalogView,
+  viewEntryOf,
+  addModelLabels,
   summaryAt,
   describedCatalog,
   suppliedCatalog,

@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod convert;
 pub mod embed;
+pub mod entries;
 pub mod local;
 pub mod local_fs;
 pub mod raw;
