@@ -367,6 +367,7 @@ impl ParseCache {
                 Kept::Parsed { skill, .. } => {
                     skill.name.len()
                         + skill.description.len()
+                        + skill.body.len()
                         + skill.when_to_use.as_ref().map_or(0, String::len)
                         + skill.metadata.as_ref().map_or(0, |m| {
                             m.iter().map(|(k, v)| k.len() + value_weight(v)).sum()
