@@ -14,7 +14,7 @@
 // about 91 MB. Weights are never committed.
 //
 // --check compares the addon's tokenizer with the model's own
-// (`tokenizers` for Python, when installed) on a few hundred texts.
+// (`tokenizers` for Python, when installed) on about 1,600 texts.
 import { execFileSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import fs from 'node:fs'
@@ -81,7 +81,8 @@ async function check(dir) {
   const native = require('../lib/native.js')
   const embedder = await native.loadLocalEmbedder(dir)
   const { QUERIES } = await import('../bench/quality/queries.mjs')
-  const texts = [...QUERIES.map((q) => q.q), 'Café naïve résumé — “quotes” & <tags> 中文字 ok', 'x'.repeat(300), 'e-mail: a.b@c.de (v1.2.3) #hash']
+  const { searchCorpus } = await import('../bench/data/search-corpus.mjs')
+  const texts = [...QUERIES.map((q) => q.q), ...searchCorpus(1500).map((s) => `${s.name.replaceAll('-', ' ')}: ${s.description}`), 'Café naïve résumé — “quotes” & <tags> 中文字 ok', 'x'.repeat(300), 'e-mail: a.b@c.de (v1.2.3) #hash']
   const script = `import json,sys\nfrom tokenizers import Tokenizer\nt=Tokenizer.from_file(sys.argv[1])\nprint(json.dumps([t.encode(x).ids for x in json.load(sys.stdin)]))`
   let reference
   try {
