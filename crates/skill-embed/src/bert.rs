@@ -168,7 +168,7 @@ impl Bert {
                 );
             }
             for row in s.scores.chunks_exact_mut(n) {
-                softmax(row);
+                crate::math::softmax(row);
             }
             // ctx_h = softmax(scores) V_h (n × d), into columns off.. of ctx.
             // SAFETY: as above.
@@ -197,7 +197,7 @@ impl Bert {
         }
         layer_norm(x, &layer.attention_norm, h, self.shape.eps);
         layer.intermediate.apply(x, n, &mut s.inter);
-        crate::gelu::gelu(&mut s.inter);
+        crate::math::gelu(&mut s.inter);
         layer.output.apply(&s.inter, n, &mut s.q);
         for (a, b) in x.iter_mut().zip(&s.q) {
             *a += b;
@@ -237,17 +237,5 @@ fn layer_norm(x: &mut [f32], norm: &Norm, h: usize, eps: f32) {
         for ((v, w), b) in row.iter_mut().zip(&norm.weight).zip(&norm.bias) {
             *v = (*v - mean) * inv * w + b;
         }
-    }
-}
-
-fn softmax(row: &mut [f32]) {
-    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0;
-    for v in row.iter_mut() {
-        *v = (*v - max).exp();
-        sum += *v;
-    }
-    for v in row.iter_mut() {
-        *v /= sum;
     }
 }

@@ -16,8 +16,8 @@
 //! the addon's build time and size for the same arithmetic.
 
 mod bert;
-mod gelu;
 mod linear;
+mod math;
 mod safetensors;
 mod wordpiece;
 
