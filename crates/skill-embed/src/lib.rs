@@ -16,6 +16,7 @@
 //! the addon's build time and size for the same arithmetic.
 
 mod bert;
+mod half;
 mod linear;
 mod math;
 mod safetensors;

@@ -7,7 +7,7 @@
 //! Two forms of the same loop: AVX2 with FMA and F16C (x86-64 CPUs since
 //! about 2013, chosen at run time), and portable Rust for the rest.
 
-use super::half;
+use crate::half;
 
 /// Outputs per panel.
 pub(crate) const PANEL: usize = 16;

@@ -10,9 +10,9 @@
 //! of the `f32` weights to a cosine of 0.999999 or more (see the crate's
 //! model test).
 
-mod half;
 mod kernel;
 
+use crate::half;
 use kernel::{Tile, PANEL, ROWS};
 
 /// A dense layer, packed.

@@ -1,7 +1,8 @@
 //! IEEE half precision (`binary16`) as the weights are stored: conversion
 //! from `f32` (round to nearest, ties to even) when the model is loaded,
-//! and back to `f32` in the portable kernel (the x86 kernel converts with
-//! the CPU's F16C instructions). Only finite values are ever stored.
+//! and back to `f32` for the word embeddings and in the portable kernel
+//! (the x86 kernel converts with the CPU's F16C instructions). Only finite
+//! values are ever stored.
 
 /// `v` in half precision, rounded to nearest (ties to even); `None` when
 /// it is beyond the largest finite half (65,504 after rounding) or not a
