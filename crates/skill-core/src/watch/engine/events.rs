@@ -149,6 +149,9 @@ impl Inner {
         if roles.targets.iter().any(|n| n == name) {
             self.on_link_target(state, parent, name, path, change, now);
         }
+        if change != Change::Closed && roles.links.iter().any(|n| n == name) {
+            self.on_root_link(state, parent, name, path, now);
+        }
         if roles.next.iter().any(|n| n == name)
             && matches!(
                 change,
@@ -173,12 +176,35 @@ impl Inner {
         }
     }
 
+    /// A link a root's path goes through (or where a dangling one leads:
+    /// `dir`/`name`) was created, removed, replaced or renamed: its roots
+    /// may be other directories now. They are rescanned as a whole, once
+    /// the watches set through the link are dropped (see `drop_relinked`).
+    fn on_root_link(&self, state: &mut State, dir: &Path, name: &OsStr, path: &Path, now: Instant) {
+        let owners: Vec<PathBuf> = state
+            .roots
+            .iter()
+            .filter(|(_, root)| root.links.iter().any(|(d, n)| d == dir && n == name))
+            .map(|(p, _)| p.clone())
+            .collect();
+        for owner in &owners {
+            state.touch(owner);
+        }
+        state.dirty.extend(owners);
+        state.relink = true;
+        state.publish(path, now);
+    }
+
     /// The watched directory `dir` is gone from where it was watched.
     pub(super) fn watch_gone(state: &mut State, dir: &Path, now: Instant) {
         let Some(roles) = state.watched.get(dir).cloned() else {
             return;
         };
         state.drop_watch(dir);
+        if roles.above || !roles.links.is_empty() {
+            // Paths through it may lead elsewhere now.
+            state.relink = true;
+        }
         if !roles.entry_only() || !roles.targets.is_empty() {
             state.resync = true;
         }
@@ -190,7 +216,7 @@ impl Inner {
                 state.dirty_entry(parent, name);
             }
         }
-        if !roles.next.is_empty() || !roles.targets.is_empty() {
+        if !roles.next.is_empty() || !roles.targets.is_empty() || !roles.links.is_empty() {
             state.dirty_all = true;
         }
         state.publish(dir, now);
