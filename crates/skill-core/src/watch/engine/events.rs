@@ -93,30 +93,10 @@ impl Inner {
     }
 
     pub(super) fn on_path(&self, state: &mut State, path: &Path, change: Change, now: Instant) {
-        // The watched directory itself went away or moved. When it moved,
-        // the watches of the directories below it went with it (a moved
-        // directory keeps its inode, and its watches follow it): they are
-        // dropped too, so a directory of the same name in its place is
-        // watched afresh instead of being taken for watched. (A deleted
-        // directory was emptied first: each one below reported its own
-        // deletion. A bundle has none below it worth the search: a burst of
-        // bundles renamed in a large root stays cheap.)
-        if matches!(change, Change::Removed | Change::Renamed) {
-            if let Some(roles) = state.watched.get(path) {
-                let below: Vec<PathBuf> = if change == Change::Renamed && !roles.bundle_only() {
-                    state
-                        .watched
-                        .keys()
-                        .filter(|p| p.as_path() != path && p.starts_with(path))
-                        .cloned()
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                for dir in std::iter::once(path).chain(below.iter().map(PathBuf::as_path)) {
-                    Self::watch_gone(state, dir, now);
-                }
-            }
+        // The watched directory itself went away or moved (or the link it
+        // was watched through did: see `watch_gone`).
+        if matches!(change, Change::Removed | Change::Renamed) && state.watched.contains_key(path) {
+            Self::watch_gone(state, path, now);
         }
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
             return;
@@ -195,12 +175,29 @@ impl Inner {
         state.publish(path, now);
     }
 
-    /// The watched directory `dir` is gone from where it was watched.
+    /// The watched directory `dir` is gone from where it was watched. The
+    /// watches of the directories below it go too: they were set through
+    /// it, and follow it where it went (a moved directory keeps its inode,
+    /// and its watches follow it), or stay on what a removed link led to;
+    /// so a directory of the same name in its place is watched afresh
+    /// instead of being taken for watched. (A bundle has none below it worth
+    /// the search: a burst of bundles renamed in a large root stays cheap.)
     pub(super) fn watch_gone(state: &mut State, dir: &Path, now: Instant) {
         let Some(roles) = state.watched.get(dir).cloned() else {
             return;
         };
         state.drop_watch(dir);
+        if !roles.bundle_only() {
+            let below: Vec<PathBuf> = state
+                .watched
+                .keys()
+                .filter(|p| p.starts_with(dir))
+                .cloned()
+                .collect();
+            for below in below {
+                Self::watch_gone(state, &below, now);
+            }
+        }
         if roles.above || !roles.links.is_empty() {
             // Paths through it may lead elsewhere now.
             state.relink = true;

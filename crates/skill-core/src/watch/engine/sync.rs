@@ -182,13 +182,7 @@ impl Inner {
         }
         tracing::debug!(?stale, "watched through a link that leads elsewhere now");
         let now = Instant::now();
-        let below: Vec<PathBuf> = state
-            .watched
-            .keys()
-            .filter(|p| stale.iter().any(|s| p.starts_with(s)))
-            .cloned()
-            .collect();
-        for dir in below {
+        for dir in stale {
             Self::watch_gone(state, &dir, now);
         }
         state.resync = true;
