@@ -631,7 +631,7 @@ impl State {
             .iter()
             .filter(|(path, root)| {
                 path.as_path() == dir
-                    || root.bundles.iter().any(|b| b == dir)
+                    || root.bundles.contains(dir)
                     || root.targets.iter().any(|(d, _)| d == dir)
                     || root.links.iter().any(|(d, _)| d == dir)
                     || root.ancestor.as_ref().is_some_and(|(a, _)| a == dir)

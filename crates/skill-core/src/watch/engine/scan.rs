@@ -16,7 +16,7 @@ pub(super) struct RootState {
     /// Names of the direct entries that can be skills (dirs, symlinks, `.md`).
     pub(super) entries: HashSet<OsString>,
     /// Bundle dirs to watch.
-    pub(super) bundles: Vec<PathBuf>,
+    pub(super) bundles: HashSet<PathBuf>,
     /// Where symlinked flat entries lead: each link on the way and the final
     /// file, as (directory, name). Empty unless links are followed.
     pub(super) targets: Vec<(PathBuf, OsString)>,
@@ -43,7 +43,7 @@ pub(super) fn scan_root(path: &Path, kind: RootKind, follow_symlinks: bool) -> R
         kind,
         exists: false,
         entries: HashSet::new(),
-        bundles: Vec::new(),
+        bundles: HashSet::new(),
         targets: Vec::new(),
         ancestor: None,
         error: None,
@@ -91,13 +91,13 @@ pub(super) fn scan_root(path: &Path, kind: RootKind, follow_symlinks: bool) -> R
             continue;
         };
         if file_type.is_dir() {
-            state.bundles.push(entry.path());
+            state.bundles.insert(entry.path());
             state.entries.insert(name);
         } else if file_type.is_symlink() {
             if follow_symlinks {
                 let path = entry.path();
                 if std::fs::metadata(&path).is_ok_and(|m| m.is_dir()) {
-                    state.bundles.push(path);
+                    state.bundles.insert(path);
                 } else if is_md(&name) {
                     state.targets.extend(link_targets(&path));
                 }

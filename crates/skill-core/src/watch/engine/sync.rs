@@ -290,8 +290,8 @@ impl Inner {
             };
             let r = state.roots.get_mut(root)?;
             let was_entry = r.entries.contains(&name);
-            let had = r.bundles.iter().position(|b| *b == path);
-            if entry != was_entry || bundle != had.is_some() {
+            let had = r.bundles.contains(&path);
+            if entry != was_entry || bundle != had {
                 changed = true;
             }
             if entry {
@@ -300,17 +300,17 @@ impl Inner {
                 r.entries.remove(&name);
             }
             match (bundle, had) {
-                (true, None) => {
-                    r.bundles.push(path.clone());
+                (true, false) => {
+                    r.bundles.insert(path.clone());
                     state.bundles_added.push(path.clone());
                 }
-                (false, Some(at)) => {
-                    r.bundles.swap_remove(at);
+                (false, true) => {
+                    r.bundles.remove(&path);
                     state.bundles_removed.push(path.clone());
                 }
                 // Still a bundle, but its watch went with the directory
                 // that stood here before.
-                (true, Some(_)) if !state.watched.contains_key(&path) => {
+                (true, true) if !state.watched.contains_key(&path) => {
                     state.bundles_added.push(path.clone());
                 }
                 _ => {}
