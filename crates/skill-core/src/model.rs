@@ -290,8 +290,14 @@ mod tests {
         // The message names the limit and shows the start of the name only.
         let long = "ab-".repeat(1 << 18) + "c";
         let fault = too_long_name(&long).unwrap_or_default();
-        assert!(fault.starts_with("must be at most 64 characters long (got \"ab-ab-"), "{fault}");
-        assert!(fault.ends_with(&format!("…, {} characters)", long.len())), "{fault}");
+        assert!(
+            fault.starts_with("must be at most 64 characters long (got \"ab-ab-"),
+            "{fault}"
+        );
+        assert!(
+            fault.ends_with(&format!("…, {} characters)", long.len())),
+            "{fault}"
+        );
         assert!(fault.len() < 200, "{fault}");
         assert_eq!(too_long_name("Bad"), None);
         assert_eq!(too_long_name(&"a-".repeat(40)), None);

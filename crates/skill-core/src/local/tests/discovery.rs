@@ -74,7 +74,11 @@ fn symlinks_followed_broken_and_loops_skipped() {
     // A bundle whose SKILL.md is a link to nothing (warned about, as a
     // broken flat link is), and one without a SKILL.md (no skill, nothing said).
     fs::create_dir_all(root.join("dangling")).expect("mkdir");
-    symlink(elsewhere.join("gone/SKILL.md"), root.join("dangling/SKILL.md")).expect("link");
+    symlink(
+        elsewhere.join("gone/SKILL.md"),
+        root.join("dangling/SKILL.md"),
+    )
+    .expect("link");
     fs::create_dir_all(root.join("empty")).expect("mkdir");
     flat(&root, "ok.md", "ok");
 

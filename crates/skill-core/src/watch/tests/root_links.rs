@@ -36,7 +36,10 @@ fn follows(h: &Harness, root: &Path, real: &Path, old: Option<&Path>, what: &str
         // through the root is published, the edit in `old` was seen or not.
         h.settle(&root.join("sentinel.md"));
         let triggers = h.triggers();
-        assert!(!triggers.contains(&root.join("unseen.md")), "{what}: {triggers:?}");
+        assert!(
+            !triggers.contains(&root.join("unseen.md")),
+            "{what}: {triggers:?}"
+        );
     }
 }
 
@@ -53,7 +56,10 @@ fn a_root_link_repointed_replaced_removed_and_made_again() {
         symlink(&x, &root).expect("symlink");
         h.watcher.watch_shared(&[RootSpec::plain(&root)]);
         assert!(h.watcher.healthy());
-        assert_eq!(os_path_of(&h, &root).as_deref(), Some(x.as_path()).filter(|_| follow).or(Some(&root)));
+        assert_eq!(
+            os_path_of(&h, &root).as_deref(),
+            Some(x.as_path()).filter(|_| follow).or(Some(&root))
+        );
 
         // `ln -sfn y r`.
         h.clear_triggers();
@@ -110,10 +116,24 @@ fn a_chain_of_links_and_a_link_above_the_root() {
     h.expect_change("a link in the chain repointed", || {
         repoint(&d2, &hops.join("middle"))
     });
-    follows(&h, &root, &d2.join("skills"), Some(&d1.join("skills")), "chain");
+    follows(
+        &h,
+        &root,
+        &d2.join("skills"),
+        Some(&d1.join("skills")),
+        "chain",
+    );
     // The first link repointed straight at d1.
-    h.expect_change("the first link repointed", || repoint(&d1, &base.join("home")));
-    follows(&h, &root, &d1.join("skills"), Some(&d2.join("skills")), "first link");
+    h.expect_change("the first link repointed", || {
+        repoint(&d1, &base.join("home"))
+    });
+    follows(
+        &h,
+        &root,
+        &d1.join("skills"),
+        Some(&d2.join("skills")),
+        "first link",
+    );
     // What the middle link leads to no longer matters.
     repoint(&d2, &hops.join("middle"));
     h.settle(&root.join("sentinel.md"));

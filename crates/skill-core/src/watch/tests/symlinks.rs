@@ -63,7 +63,11 @@ fn one_directory_watched_under_two_paths() {
         .watch_shared(&[RootSpec::plain(&real), RootSpec::plain(&link)]);
     // One kernel watch for the directory, one for the directory holding
     // the link (for the link itself).
-    assert_eq!(os_watches_under(&base), 2, "one kernel watch for the directory");
+    assert_eq!(
+        os_watches_under(&base),
+        2,
+        "one kernel watch for the directory"
+    );
     h.expect_change("file added", || write_skill_file(&real.join("a.md"), "a"));
     wait_until("reported under both paths", || {
         let triggers = h.triggers();
@@ -232,7 +236,10 @@ fn roots_are_watched_through_their_real_path_unless_links_are_not_followed() {
         // Diagnostics keep the configured paths.
         let watched = h.watcher.watched_paths();
         assert!(watched.contains(&root) && watched.contains(&alias));
-        assert!(!watched.contains(&real) && !watched.contains(&deep), "{watched:?}");
+        assert!(
+            !watched.contains(&real) && !watched.contains(&deep),
+            "{watched:?}"
+        );
         // Events come under the configured paths.
         h.clear_triggers();
         h.expect_change("a bundle added through the real path", || {
