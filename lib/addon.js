@@ -110,8 +110,8 @@ const GENERIC = 'Cannot find native binding.'
  * What the loader tried, as the `cause` of our error: each attempt's own
  * error (the file or package it names, and why it did not load), in the
  * order tried, one numbered line each. Printed as it is (no stack: it is an
- * account, not a place in the code). The loader's
- * own error when it is not the generic one (a load that failed otherwise).
+ * account, not a place in the code). The loader's own error when it is not
+ * the generic one (a load that failed otherwise).
  */
 function loaderAttempts(error) {
   if (!(error instanceof Error) || !error.message.startsWith(GENERIC) || !error.cause) return error

@@ -824,22 +824,14 @@ class SkillRegistry {
     }
     // While it runs (until its result settles), the provider's own
     // invalidations are coalesced (see `#invalidate`).
-    const call = Promise.resolve().then(() => {
-      record.listing++
-      let listed
-      try {
-        listed = record.provider.list(lookup)
-      } catch (error) {
+    const call = Promise.resolve()
+      .then(() => {
+        record.listing++
+        return record.provider.list(lookup)
+      })
+      .finally(() => {
         record.listing--
-        throw error
-      }
-      const done = () => void record.listing--
-      if (listed !== null && typeof listed === 'object' && typeof listed.then === 'function') {
-        return Promise.resolve(listed).finally(done)
-      }
-      done()
-      return listed
-    })
+      })
     return this.#call(record, call).then((outcome) => {
       flight.pending--
       if (outcome.state === OK) return { state: OK, value: outcome.value, name: record.name }

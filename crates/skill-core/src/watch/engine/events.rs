@@ -1,12 +1,12 @@
 //! Classifying OS events: what each one means for the wanted roots (rescan,
 //! publish with the batch, or hold a file being written until it is closed).
 
-use super::scan::{is_md, SYSTEM_DIR};
+use super::scan::{is_md, RootState, SYSTEM_DIR};
 use super::{is_missing_error, is_symlink, Inner, State};
 use crate::watch::backend;
 use crate::watch::RootKind;
 use notify::event::{AccessKind, AccessMode, CreateKind, EventKind, ModifyKind};
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -161,12 +161,7 @@ impl Inner {
     /// may be other directories now. They are rescanned as a whole, once
     /// the watches set through the link are dropped (see `drop_relinked`).
     fn on_root_link(&self, state: &mut State, dir: &Path, name: &OsStr, path: &Path, now: Instant) {
-        let owners: Vec<PathBuf> = state
-            .roots
-            .iter()
-            .filter(|(_, root)| root.links.iter().any(|(d, n)| d == dir && n == name))
-            .map(|(p, _)| p.clone())
-            .collect();
+        let owners = roots_through(state, |root| &root.links, dir, name);
         for owner in &owners {
             state.touch(owner);
         }
@@ -303,12 +298,7 @@ impl Inner {
             change,
             Change::Created(_) | Change::Removed | Change::Renamed
         );
-        let owners: Vec<PathBuf> = state
-            .roots
-            .iter()
-            .filter(|(_, root)| root.targets.iter().any(|(d, n)| d == dir && n == name))
-            .map(|(p, _)| p.clone())
-            .collect();
+        let owners = roots_through(state, |root| &root.targets, dir, name);
         // The entry that leads here is not known by name: its roots are
         // listed again (see `changes.rs`).
         for owner in &owners {
@@ -328,4 +318,20 @@ impl Inner {
             }
         }
     }
+}
+
+/// The roots whose `hops` (their links, or their flat links' targets) hold
+/// `dir`/`name`.
+fn roots_through(
+    state: &State,
+    hops: impl Fn(&RootState) -> &[(PathBuf, OsString)],
+    dir: &Path,
+    name: &OsStr,
+) -> Vec<PathBuf> {
+    state
+        .roots
+        .iter()
+        .filter(|(_, root)| hops(root).iter().any(|(d, n)| d == dir && n == name))
+        .map(|(p, _)| p.clone())
+        .collect()
 }

@@ -145,9 +145,9 @@ pub(super) fn link_targets(link: &Path) -> Vec<(PathBuf, OsString)> {
 /// as (the real path of the directory holding it, its name). A link whose
 /// target is missing adds where resolution stopped in the target (the real
 /// path of the last directory reached, the missing name): creating it there
-/// repairs the link. Empty for a path without links. At most [`MAX_LINK_HOPS`] links are
-/// followed (a loop ends there). With links, also the real path `path`
-/// leads to, when it resolves to the end.
+/// repairs the link. Empty for a path without links. At most
+/// [`MAX_LINK_HOPS`] links are followed (a loop ends there). With links,
+/// also the real path `path` leads to, when it resolves to the end.
 ///
 /// What the root is depends on each of them: a link repointed (`ln -sfn`,
 /// a rename over it), replaced by a directory, removed or created, or a
