@@ -204,14 +204,14 @@ describe.skipIf(process.platform !== 'linux')('incremental discovery', () => {
     const views = [undefined, preset, agent]
     const label = (scope: object | undefined) => (scope === undefined ? 'global' : scope === preset ? 'preset' : 'agent')
     const json = (value: unknown) => JSON.stringify(value, (_, v) => (v === preset || v === agent ? label(v) : v))
-    let roots_moves = 0
+    let rootMoves = 0
     try {
       for (let step = 0; step < rootSteps; step++) {
         for (let i = Math.floor(rand() * 3); i >= 0; i--) {
           let did: string | undefined
           if (rand() < 0.6) {
             did = rootMove(roots, place, rand, fill, parents)
-            if (did !== undefined) roots_moves++
+            if (did !== undefined) rootMoves++
           } else did = entryChange()
           log.push(`${step}: ${did ?? '(no move)'}`.replaceAll(base, '~'))
         }
@@ -246,7 +246,7 @@ describe.skipIf(process.platform !== 'linux')('incremental discovery', () => {
         }
       }
       // The moves ran (most draws apply).
-      expect(roots_moves).toBeGreaterThan(rootSteps / 3)
+      expect(rootMoves).toBeGreaterThan(rootSteps / 3)
     } finally {
       await Promise.all(live.providers.map((p) => p.dispose()))
     }
