@@ -1,6 +1,6 @@
 // A consumer project whose copy of the package has no loadable addon gets our
-// explanation (which files, why, the commands that fix it; the loader's error
-// as `cause`) from `require`, `import` and the `dsh-skills` bin, and following
+// explanation (which files, why, the commands that fix it; what the loader
+// tried as `cause`) from `require`, `import` and the `dsh-skills` bin, and following
 // the commands works. The package is packed without its addon (a platform
 // with no prebuilt package) and installed with npm's --ignore-scripts, as
 // npm leaves it when the install script does not run. A stand-in `cargo`
@@ -107,7 +107,9 @@ function expectImportSays(result: 'loaded' | { code: number | null; stdout: stri
   expect(result.code).toBe(1)
   expect(result.stdout).toBe('')
   expect(result.stderr).toContain(`\nAddonLoadError: ${message}\n`)
-  expect(result.stderr.indexOf('AddonLoadError')).toBeLessThan(result.stderr.indexOf('Cannot find native binding'))
+  // Below it, what the loader tried; never the loader's generic advice.
+  expect(result.stderr.indexOf('AddonLoadError')).toBeLessThan(result.stderr.indexOf('the addon loader tried, in order:'))
+  expect(result.stderr).not.toMatch(/npm has a bug|package-lock\.json|Cannot find native binding/)
 }
 
 /** The CLI prints the same explanation: the first line after `dsh-skills: `, the rest indented. */
@@ -138,9 +140,16 @@ describe.skipIf(process.platform === 'win32')('a consumer project without a load
       `  npm rebuild ${NAME} --foreground-scripts`,
     ])
     expect(required.message).toContain('https://rustup.rs')
-    // The generic message of the generated loader is kept as the cause, not shown.
+    // The cause is what the generated loader tried (each file or package,
+    // and why), in order, without its generic advice (an npm bug, remove
+    // package-lock.json), which is wrong here.
     expect(required.message).not.toContain('npm has a bug')
-    expect(required.cause).toContain('Cannot find native binding')
+    const tried = required.cause!.split('\n')
+    expect(tried[0]).toBe('the addon loader tried, in order:')
+    expect(tried.find((line) => line.startsWith('  1. '))).toContain(`dsh-skill-native.${platform}.node`)
+    expect(tried.find((line) => line.startsWith('  2. '))).toContain(`${NAME}-${platform}`)
+    expect(required.cause).toContain('Cannot find module')
+    expect(required.cause).not.toMatch(/npm has a bug|package-lock|Cannot find native binding/)
     expectImportSays(imported, required.message)
     expectImportSays(cordis, required.message)
     expectCliSays(cli, required.message)
@@ -287,6 +296,34 @@ describe('the explanation for other causes', () => {
     expect(error.cause).toBe(cause)
     expect(error.message).toContain(`Looked for: ${path.join(dir, 'dsh-skill-native.freebsd-x64.node')} (a local build).\n`)
     expect(error.message).toContain('Why: there is no prebuilt package for freebsd-x64 (prebuilt: Linux x64 and arm64 (glibc and musl), macOS x64 and arm64, Windows x64), and the install step that builds the addon did not run')
+  })
+
+  it("keeps the loader's attempts in order as the cause, without its generic advice", () => {
+    const dir = installedCopy(() => {})
+    // As the generated loader builds it: one error per attempt, each the
+    // cause of the next, under its generic message.
+    const attempts = [
+      new Error(`Cannot find module './dsh-skill-native.freebsd-x64.node'\nRequire stack:\n- ${dir}/binding.js`),
+      new Error(`Cannot find module '${NAME}-freebsd-x64'`),
+    ]
+    const chain = attempts.reduce<Error | null>((previous, current) => Object.assign(new Error(current.message), { cause: previous }), null)
+    const generic = Object.assign(
+      new Error('Cannot find native binding. npm has a bug related to optional dependencies (https://github.com/npm/cli/issues/4828). Please try `npm i` again after removing both package-lock.json and node_modules directory.'),
+      { cause: chain },
+    )
+    const error = explainLoadFailure(generic, { dir, platform: 'freebsd-x64', env: {} })
+    const cause = error.cause as Error
+    expect(cause.message).toBe(
+      [
+        'the addon loader tried, in order:',
+        "  1. Cannot find module './dsh-skill-native.freebsd-x64.node'",
+        '     Require stack:',
+        `     - ${dir}/binding.js`,
+        `  2. Cannot find module '${NAME}-freebsd-x64'`,
+      ].join('\n'),
+    )
+    expect(cause.stack).toBe(`AddonLoadAttempts: ${cause.message}`)
+    expect(require('node:util').inspect(error)).not.toMatch(/npm has a bug|package-lock/)
   })
 
   it('docs/install.md quotes the message as it is', () => {

@@ -38,25 +38,38 @@ function copySummary(t) {
   return summary
 }
 
-/** A summary of a native winner (see `unpackNatives`), nested objects included. */
+/**
+ * A summary of a native winner (see `unpackNatives`), nested objects
+ * included. Each shape is built by one literal: one object with its fields
+ * in place (no property store grown field by field), the fewest bytes a
+ * lookup of a large catalog allocates (20,000 of them per lookup at 20,000
+ * skills).
+ */
 function copyNativeSummary(t) {
-  const summary = { name: t.name, description: t.description }
-  if (t.whenToUse !== undefined) summary.whenToUse = t.whenToUse
-  summary.invocation = { modelInvocable: t.modelInvocable, userInvocable: t.userInvocable }
-  summary.source = t.source
-  summary.provider = t.provider
+  const invocation = { modelInvocable: t.modelInvocable, userInvocable: t.userInvocable }
+  const base = nativeBase(t)
+  if (t.whenToUse === undefined) {
+    return base === undefined
+      ? { name: t.name, description: t.description, invocation, source: t.source, provider: t.provider }
+      : { name: t.name, description: t.description, invocation, source: t.source, provider: t.provider, resourceBase: base }
+  }
+  return base === undefined
+    ? { name: t.name, description: t.description, whenToUse: t.whenToUse, invocation, source: t.source, provider: t.provider }
+    : { name: t.name, description: t.description, whenToUse: t.whenToUse, invocation, source: t.source, provider: t.provider, resourceBase: base }
+}
+
+/** A fresh `resourceBase` of a native winner, if it has one. */
+function nativeBase(t) {
   switch (t.baseKind) {
     case BASE_DIRECTORY:
-      summary.resourceBase = { kind: 'directory', path: t.base }
-      break
+      return { kind: 'directory', path: t.base }
     case BASE_URL:
-      summary.resourceBase = { kind: 'url', url: t.base }
-      break
+      return { kind: 'url', url: t.base }
     case BASE_OPAQUE:
-      summary.resourceBase = { kind: 'opaque', description: t.base }
-      break
+      return { kind: 'opaque', description: t.base }
+    default:
+      return undefined
   }
-  return summary
 }
 
 // The packing of native summaries (`PackedSummaries` in the binding,
