@@ -165,7 +165,7 @@ describe('watch', () => {
 })
 
 describe('watch warnings', () => {
-  it('names a skill broken by a change, each time it breaks again', async () => {
+  it('names a skill broken by a change, each time it breaks again, once (on stdout)', async () => {
     const project = temps.make()
     fs.mkdirSync(path.join(project, '.git'))
     const skills = path.join(project, '.agents', 'skills')
@@ -180,7 +180,8 @@ describe('watch warnings', () => {
     const broken = `---\nname: bund\ndescription: [broken\n---\nBody.\n`
     const watched = spawnWatch(project, ['--dsh-home', empty, '--agents-home', empty], env)
     const { out, until } = watched
-    const named = () => out.stderr.split('\n').filter((line) => line.includes(bundle) && line.includes('skipped')).length
+    // Named on stdout, with its file and why; not warned about on stderr as well.
+    const named = () => out.stdout.split('\n').filter((line) => line.startsWith(`# broken: bund: ${path.relative(project, bundle)}: `)).length
     try {
       await until(() => out.stdout.includes('# initial catalog'), 'the initial catalog')
       replace(broken)
@@ -194,6 +195,7 @@ describe('watch warnings', () => {
     }
     expect(await watched.exited).toBe(130)
     expect(out.stderr).not.toMatch(/skill files? skipped \(each one/)
+    expect(out.stderr).not.toContain(bundle)
   })
 })
 

@@ -159,10 +159,14 @@ async function warnUnmatchedOverrides(session, files) {
   }
 }
 
-/** Catalog entries by skill name (the model-visible line of each; a skill a budget left out has none). */
-function entriesByName(session, skills) {
+/**
+ * Catalog entries by skill name, laid out as `shape` says (the model-visible
+ * line of each; under a budget, a skill left out has none).
+ * @param {number | object} shape `renderCatalogEntries` options (`layout(options)`, or `maxLength` alone: every skill's entry as without a budget)
+ */
+function entriesByName(session, skills, shape) {
   const entries = new Map()
-  for (const line of session.catalog.renderCatalogEntries(skills, layout(session.options)).split('\n')) {
+  for (const line of session.catalog.renderCatalogEntries(skills, shape).split('\n')) {
     const name = /^- `([^`]+)`/.exec(line)?.[1]
     if (name !== undefined) entries.set(name, line)
   }

@@ -163,10 +163,12 @@ class Session {
    * Print the warnings logged since the last call on stderr (nothing with
    * `--quiet`): see `warnings.js`.
    * @param {string[]} [covered] kinds the command's own summary already counts
-   * @param {{ verbose?: boolean }} [how] `verbose: true` prints every line, as `--verbose` does
+   * @param {{ verbose?: boolean, named?: Set<string> }} [how] `verbose: true` prints every line, as `--verbose` does;
+   *   `named`: skill files the command's output already named as broken (their warnings are left out)
    */
   reportWarnings(covered, how = {}) {
-    const fresh = this.warnings.slice(this.reported)
+    const named = [...(how.named ?? [])].map((file) => `skill file ${file} skipped: `)
+    const fresh = this.warnings.slice(this.reported).filter((message) => !named.some((start) => message.startsWith(start)))
     this.reported = this.warnings.length
     this.lastLogged = this.logged
     this.logged = new Set()
