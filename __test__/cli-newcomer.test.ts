@@ -143,6 +143,50 @@ describe('show with a folder name', () => {
   })
 })
 
+describe('a root inside another root', () => {
+  /** An outer root with one skill, and a folder inside it given as a root of its own (one broken skill, one good). */
+  function nested() {
+    const { base, run } = setup()
+    const outer = path.join(base, 'composio')
+    const inner = path.join(outer, 'composio-skills')
+    write(path.join(outer, 'top', 'SKILL.md'), skillText('top', 'Top.'))
+    write(path.join(inner, 'capsule_crm-automation', 'SKILL.md'), skillText('capsule_crm-automation', 'Capsule CRM.'))
+    write(path.join(inner, 'good-one', 'SKILL.md'), skillText('good-one', 'Good.'))
+    const both = ['--no-default-roots', '--skill-dir', outer, '--skill-dir', inner]
+    return { run, outer, inner, both }
+  }
+
+  it('show finds a broken entry of the inner root by its folder name, and a skill of it by name', () => {
+    const { run, inner, both } = nested()
+    const show = run(['show', 'capsule_crm-automation', ...both])
+    expect(show.code).toBe(1)
+    const lines = show.stderr.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^dsh-skills: "capsule_crm-automation" is not a skill name, but the entry of that name is broken /)
+    expect(lines[1]).toBe(`  ${path.join(inner, 'capsule_crm-automation', 'SKILL.md')} [custom] does not load`)
+    expect(lines.at(-1)).toBe('  did you mean `capsule-crm-automation`?')
+    const good = run(['show', 'good-one', ...both])
+    expect(good.code).toBe(0)
+    expect(good.stdout).toContain('<skill_content name="good-one">')
+  })
+
+  it("doctor lists the inner root's entries under it, and gives no depth hint for the folder it reads", () => {
+    const { run, outer, inner, both } = nested()
+    const doctor = run(['doctor', ...both])
+    expect(doctor.code).toBe(1)
+    expect(doctor.stdout).not.toContain('deeper than one level')
+    expect(doctor.stdout).toMatch(/ignored +composio-skills\/\n +not a skill: read as a skill root of its own\n/)
+    const [, outerPart, innerPart] = doctor.stdout.split(/^custom \(rank 300\) +/m)
+    expect(outerPart.startsWith(`${outer}\n`)).toBe(true)
+    expect(outerPart).not.toContain('good-one')
+    expect(innerPart.startsWith(`${inner}\n`)).toBe(true)
+    expect(innerPart).toMatch(/broken +capsule_crm-automation\/SKILL\.md\n/)
+    expect(innerPart).toMatch(/loaded +good-one +good-one\/SKILL\.md\n/)
+    // The outer root alone: the folder is deeper than one level, and doctor says so.
+    const alone = run(['doctor', '--no-default-roots', '--skill-dir', outer])
+    expect(alone.stdout).toContain('hint: 2 SKILL.md files below `composio-skills/` are deeper than one level')
+  })
+})
+
 describe('help texts', () => {
   it("explain's help speaks of the roots the CLI reads, not of providers it cannot have", () => {
     const { run } = setup()

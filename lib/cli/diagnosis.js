@@ -6,7 +6,7 @@ const fs = require('node:fs')
 const path = require('node:path')
 const term = require('./term.js')
 const { classify, deepSkillFiles, kebabCase, entryName, NOT_KEBAB } = require('./verdicts.js')
-const { shown, isInside, OUTCOME_STYLE } = require('./format.js')
+const { shown, isInside, rootOf, OUTCOME_STYLE } = require('./format.js')
 const { unreadLine } = require('./hints.js')
 const { shellWord } = require('./args.js')
 
@@ -26,7 +26,6 @@ function normalizeDiagnosis(value) {
 /** The diagnosis with each file's doctor verdict (`loaded`, `shadowed`, `broken`, `ignored`) and hints. */
 async function diagnose(session) {
   const diagnosis = normalizeDiagnosis(await session.provider.diagnose(session.lookup()))
-  const rootOf = (file) => diagnosis.roots.find((root) => isInside(String(file.path), root.path))
   // The names loaded skills have, so that no hint suggests one of them.
   const taken = new Map()
   for (const file of diagnosis.files) {
@@ -37,7 +36,7 @@ async function diagnose(session) {
   // The names suggested to broken files so far: one name is suggested to one file only.
   const suggested = new Map()
   const files = diagnosis.files.map((file) => {
-    const root = rootOf(file)
+    const root = rootOf(file, diagnosis.roots)
     return { ...file, ...classify(file, root, session.api.isSkillName, taken, { suggested, where: shown(String(file.path)) }) }
   })
   return { ...diagnosis, files }
@@ -53,8 +52,7 @@ async function diagnose(session) {
  */
 function brokenCopies(diagnosis, name) {
   return diagnosis.files.filter((file) => {
-    const root = diagnosis.roots.find((r) => isInside(String(file.path), r.path))
-    const entry = entryName(file, root)
+    const entry = entryName(file, rootOf(file, diagnosis.roots))
     if (file.verdict === 'ignored') return entry === name
     if (file.verdict !== 'broken') return false
     const refused = NOT_KEBAB.exec(String(file.reason ?? ''))?.[1]
@@ -139,7 +137,7 @@ function formatDoctor(session, diagnosis, out) {
     const status = root.reason ? `${root.status}: ${root.reason}` : root.status
     out.line('')
     out.line(`${root.source} (rank ${root.rank})  ${shown(root.path)}${status && status !== 'scanned' ? `  [${status}]` : ''}`)
-    const files = diagnosis.files.filter((file) => !placed.has(file) && isInside(file.path, root.path))
+    const files = diagnosis.files.filter((file) => !placed.has(file) && rootOf(file, diagnosis.roots) === root)
     if (files.length === 0) out.line('    (no skill files)')
     for (const file of files) {
       placed.add(file)
@@ -161,18 +159,23 @@ function formatDoctor(session, diagnosis, out) {
 /**
  * Adds the hints about skill folders the one scanned level misses: nested
  * deeper than one level, or inside a dot-directory (never read: a collection
- * that keeps its skills in `.curated/` is a root of its own).
+ * that keeps its skills in `.curated/` is a root of its own). A folder that
+ * is a root of its own gets none: its skills are read through it.
  */
 function addDepthHints(diagnosis) {
   for (const file of diagnosis.files) {
     if (file.verdict !== 'ignored' || file.layout !== 'bundle' || file.hasSkillFile) continue
     const dir = path.dirname(String(file.path))
+    if (diagnosis.roots.some((root) => path.resolve(String(root.path)) === dir)) {
+      file.why = 'not a skill: read as a skill root of its own'
+      continue
+    }
     const dot = dotDirHint(file, diagnosis.roots)
     if (dot) {
       file.hints.push(dot)
       continue
     }
-    const count = deepSkillFiles(dir)
+    const count = deepSkillFiles(dir, diagnosis.roots)
     if (count > 0) {
       const files = count === 1 ? '1 SKILL.md file' : `${count} SKILL.md files`
       file.hints.push(

@@ -9,7 +9,7 @@
 
 const fs = require('node:fs')
 const { firstLine } = require('../errors.js')
-const { shown, isInside } = require('../format.js')
+const { shown, rootOf } = require('../format.js')
 const { layout, entriesByName, catalogChanges } = require('../catalog-view.js')
 const { diagnose, brokenCopies } = require('../diagnosis.js')
 const { entryName } = require('../verdicts.js')
@@ -62,8 +62,7 @@ function brokenFiles(diagnosis) {
   for (const file of diagnosis.files) {
     if (file.verdict !== 'broken') continue
     const filePath = String(file.path)
-    const root = diagnosis.roots.find((r) => isInside(filePath, r.path))
-    broken.set(filePath, { name: entryName(file, root), path: filePath, reason: String(file.reason ?? 'of an unknown problem') })
+    broken.set(filePath, { name: entryName(file, rootOf(file, diagnosis.roots)), path: filePath, reason: String(file.reason ?? 'of an unknown problem') })
   }
   return broken
 }
