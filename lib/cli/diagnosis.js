@@ -2,10 +2,9 @@
 // The local provider's diagnosis as `doctor` (and `demo`) present it: each
 // file with its verdict and hints, grouped by root.
 
-const fs = require('node:fs')
 const path = require('node:path')
 const term = require('./term.js')
-const { classify, deepSkillFiles, kebabCase, entryName, NOT_KEBAB } = require('./verdicts.js')
+const { classify, deepSkillFiles, skillFolders, kebabCase, entryName, NOT_KEBAB } = require('./verdicts.js')
 const { shown, isInside, rootOf, OUTCOME_STYLE } = require('./format.js')
 const { unreadLine } = require('./hints.js')
 const { shellWord } = require('./args.js')
@@ -196,8 +195,9 @@ function dotDirHint(file, roots) {
   if (file.verdict !== 'ignored' || file.layout !== 'bundle' || file.hasSkillFile) return undefined
   const dir = path.dirname(String(file.path))
   const base = path.basename(dir)
-  // `.git` holds no skills; `.system` is the harness's own (and Codex's system skills).
-  if (!base.startsWith('.') || base === '.git' || base === '.system') return undefined
+  // `.git` holds no skills; `.system` of the user DSH root is the harness's own
+  // (any other `.system`, such as Codex's system skills, is a dot-directory like `.curated`).
+  if (!base.startsWith('.') || base === '.git' || (base === '.system' && file.source === 'user-dsh')) return undefined
   // Already read as a root of its own.
   if (roots.some((root) => path.resolve(String(root.path)) === dir)) return undefined
   const folders = skillFolders(dir)
@@ -207,17 +207,6 @@ function dotDirHint(file, roots) {
     `\`${base}/\` holds ${what}; dot-directories are not read: to read ${folders === 1 ? 'it' : 'them'}, ` +
     `add --skill-dir ${shellWord(dir)} (provider option customSkillDirs)`
   )
-}
-
-/** How many folders directly inside `dir` hold a SKILL.md (`dir/<folder>/SKILL.md`). */
-function skillFolders(dir) {
-  let entries
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true })
-  } catch {
-    return 0
-  }
-  return entries.filter((entry) => entry.isDirectory() && fs.existsSync(path.join(dir, entry.name, 'SKILL.md'))).length
 }
 
 module.exports = {

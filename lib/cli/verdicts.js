@@ -188,4 +188,15 @@ function deepSkillFiles(dir, roots = []) {
   return count
 }
 
-module.exports = { classify, deepSkillFiles, kebabCase, entryName, NOT_KEBAB }
+/** How many folders directly inside `dir` hold a SKILL.md (`dir/<folder>/SKILL.md`). */
+function skillFolders(dir) {
+  let entries
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return 0
+  }
+  return entries.filter((entry) => entry.isDirectory() && fs.existsSync(path.join(dir, entry.name, 'SKILL.md'))).length
+}
+
+module.exports = { classify, deepSkillFiles, skillFolders, kebabCase, entryName, NOT_KEBAB }

@@ -48,7 +48,7 @@ async function run(session) {
     await warnUnmatchedOverrides(session, diagnosis.files)
     diagnosis.switchedOff = switchedOff(diagnosis, snapshot.skills)
   }
-  diagnosis.notRead = await unreadCompatRoots(session)
+  diagnosis.notRead = await unreadCompatRoots(session, diagnosis.roots)
   let budget
   if (options.budget !== undefined) {
     snapshot ??= await session.snapshot()

@@ -116,6 +116,8 @@ async function run(session) {
     running = true
     /** Files named on stdout by a `# broken:` line in this refresh (text mode): not warned about again. */
     const named = new Set()
+    /** The diagnosis of the last pass: the counts of the warnings. */
+    let lastDiagnosis
     try {
       do {
         again = false
@@ -130,6 +132,7 @@ async function run(session) {
           ...(typeof shape === 'object' ? shape : { maxLength: shape }),
         })
         const diagnosis = await diagnose(session)
+        lastDiagnosis = diagnosis
         if (stopped) return
         const now = {
           entries: entriesByName(session, snapshot.skills, options.maxLength),
@@ -169,7 +172,7 @@ async function run(session) {
       } while (again && !stopped)
       // After the first catalog, what a change broke is named in full (once:
       // a file a `# broken:` line named is not warned about again).
-      session.reportWarnings(undefined, { verbose: reported, named })
+      await session.reportWarnings(undefined, { verbose: reported, named, diagnosis: lastDiagnosis })
       reported = true
     } catch (error) {
       io.err.line(`dsh-skills: catalog refresh failed: ${firstLine(error)}`)
