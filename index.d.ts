@@ -71,6 +71,7 @@ export {
   planCatalogStep,
   scanCatalogHistory,
   renderSkillContent,
+  catalogBudgetWarning,
   structuredCatalog,
   structuredCatalogDigest,
   readSkillCatalogSource,

@@ -201,6 +201,35 @@ describe('broken and shadowed skills', () => {
   })
 })
 
+describe('a budget over a big collection', () => {
+  it("keeps the user's own skills whole before a huge folder gets names only", () => {
+    const { base, home, run } = setup()
+    const own = 'My own way of doing this, written for myself, with the when and the why in one sentence.'
+    const mine: string[] = []
+    for (const [root, count] of [
+      [path.join(home, '.agents', 'skills'), 9],
+      [path.join(home, '.dsh', 'skills'), 8],
+      [path.join(home, '.claude', 'skills'), 8],
+    ] as const) {
+      for (let i = 0; i < count; i++) {
+        const name = `${path.basename(path.dirname(root)).slice(1)}-own-${i}`
+        mine.push(name)
+        write(path.join(root, name, 'SKILL.md'), skillText(name, own))
+      }
+    }
+    const dump = path.join(base, 'composio-skills')
+    for (let i = 0; i < 740; i++) {
+      const name = `app${String(i).padStart(3, '0')}-automation`
+      write(path.join(dump, name, 'SKILL.md'), skillText(name, `Automate App ${i} tasks via the toolkit; always search tools first for current schemas.`))
+    }
+    const json = JSON.parse(run(['catalog', '--compat', 'claude', '--skill-dir', dump, '--budget', '24000', '--json', '-q']).stdout)
+    expect(json.report.total).toBe(765)
+    for (const name of mine) expect(json.entries).toContain(`- \`${name}\`: ${own}`)
+    for (const source of ['user-dsh', 'user-agents', 'user-claude']) expect(json.report.bySource[source].omitted).toBe(0)
+    expect(json.report.bySource.custom.full).toBeLessThan(740)
+  })
+})
+
 describe('a root inside another root', () => {
   /** An outer root with one skill, and a folder inside it given as a root of its own (one broken skill, one good). */
   function nested() {

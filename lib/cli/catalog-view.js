@@ -63,6 +63,16 @@ function renderCatalog(session, skills) {
   }
 }
 
+/**
+ * The warning for a budget that left skills out without `--search-tool`
+ * (the library's `catalogBudgetWarning`, with the flag that names the tool
+ * here), or undefined.
+ */
+function unreachableWarning(session, report) {
+  const warning = session.catalog.catalogBudgetWarning(report, { searchTool: session.options.searchTool })
+  return warning && `${warning} (here: --search-tool ${session.catalog.SEARCH_TOOL})`
+}
+
 /** One line about what a budget did to the catalog (`report` of `renderCatalog`). */
 function budgetLine(budget, report) {
   const parts = [`${report.full} in full`]
@@ -191,6 +201,7 @@ module.exports = {
   renderCatalog,
   budgetLine,
   bySourceLines,
+  unreachableWarning,
   warnUnknownPins,
   entriesByName,
   catalogChanges,

@@ -10,7 +10,7 @@
 const fs = require('node:fs')
 const { firstLine } = require('../errors.js')
 const { shown, rootOf } = require('../format.js')
-const { layout, entriesByName, catalogChanges } = require('../catalog-view.js')
+const { layout, entriesByName, catalogChanges, unreachableWarning } = require('../catalog-view.js')
 const { diagnose, brokenCopies } = require('../diagnosis.js')
 const { entryName } = require('../verdicts.js')
 
@@ -107,6 +107,8 @@ async function run(session) {
   let stopped = false
   /** Whether the first refresh's warnings were reported (later ones come one change at a time). */
   let reported = false
+  /** Whether the warning about skills a budget leaves out without a search tool was printed. */
+  let warnedUnreachable = false
 
   const refresh = async () => {
     if (running) {
@@ -168,6 +170,10 @@ async function run(session) {
         if (publishes) {
           published = true
           visibleDigest = plan.digest
+          // Once a run: a budget that leaves skills out without a search tool.
+          const unreachable = warnedUnreachable || options.quiet ? undefined : unreachableWarning(session, plan.report)
+          if (unreachable) io.err.line(`dsh-skills: warning: ${unreachable}`)
+          warnedUnreachable ||= unreachable !== undefined
         }
       } while (again && !stopped)
       // After the first catalog, what a change broke is named in full (once:
