@@ -53,14 +53,24 @@ const targets = pkg.napi.targets.map(describeTriple)
 
 describe('entry points', () => {
   it('every exports target exists and is packed', () => {
-    const manifest = require('../package.json') as { exports: Record<string, string | Record<string, string>>; files: string[] }
+    const manifest = require('../package.json') as {
+      exports: Record<string, string | Record<string, Record<string, string>>>
+      files: string[]
+    }
     const packed = (file: string) =>
       manifest.files.some((pattern) => pattern === file || (pattern.endsWith('/') && file.startsWith(pattern)))
     const entries = Object.keys(manifest.exports)
     expect(entries).toEqual(['.', './cordis', './filesystem', './harness', './harness/filesystem', './search-tool', './harness/search-tool', './package.json'])
     for (const [entry, target] of Object.entries(manifest.exports)) {
-      const targets = typeof target === 'string' ? [target] : Object.values(target)
-      if (typeof target !== 'string') expect(Object.keys(target), entry).toEqual(['types', 'import', 'require'])
+      // Each condition with its own typings (types/… .d.mts for import, .d.cts for require).
+      const targets = typeof target === 'string' ? [target] : Object.values(target).flatMap((condition) => Object.values(condition))
+      if (typeof target !== 'string') {
+        expect(Object.keys(target), entry).toEqual(['import', 'require'])
+        expect(Object.keys(target.import), entry).toEqual(['types', 'default'])
+        expect(Object.keys(target.require), entry).toEqual(['types', 'default'])
+        expect(target.import.types, entry).toMatch(/\.d\.mts$/)
+        expect(target.require.types, entry).toMatch(/\.d\.cts$/)
+      }
       for (const file of targets.map((t) => t.replace(/^\.\//, ''))) {
         expect(fs.existsSync(path.join(root, file)), `${entry}: ${file}`).toBe(true)
         if (file !== 'package.json') expect(packed(file), `${entry}: ${file} in files`).toBe(true)
