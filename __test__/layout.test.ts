@@ -95,7 +95,8 @@ describe('prebuilt addon layout', () => {
   })
 
   it('has one npm/<platform> package per target, with the right os, cpu, libc, version and binary', () => {
-    expect(fs.readdirSync(path.join(root, 'npm')).sort()).toEqual(targets.map((t) => t.abi).sort())
+    // (npm/compat/ holds the compatibility packages: compat.test.ts.)
+    expect(fs.readdirSync(path.join(root, 'npm')).filter((dir) => dir !== 'compat').sort()).toEqual(targets.map((t) => t.abi).sort())
     for (const target of targets) {
       const manifest = JSON.parse(fs.readFileSync(path.join(root, 'npm', target.abi, 'package.json'), 'utf8'))
       const binary = `${pkg.napi.binaryName}.${target.abi}.node`
@@ -164,6 +165,8 @@ describe('prebuilt addon layout', () => {
     expect(workflow).toContain('npm run build -- --target ${{ matrix.target }}')
     expect(workflow).toContain('npx napi artifacts')
     expect(workflow).toContain('npx napi pre-publish -t npm')
+    // Then the compatibility packages (npm/compat/) whose entries are there.
+    expect(workflow).toContain('node scripts/compat.js --publishable')
     expect(workflow).not.toMatch(/test-hooks\b[^\n]*--features|--features[^\n]*test-hooks/)
   })
 

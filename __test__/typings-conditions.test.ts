@@ -49,6 +49,8 @@ beforeAll(() => {
       `const out = {}
 for (const subpath of ${JSON.stringify(SUBPATHS)}) {
   const { default: value } = await import(subpath === '.' ? '${NAME}' : '${NAME}/' + subpath.slice(2))
+  // Every entry has a default export (its .d.mts declares one; the compatibility packages re-export it).
+  if (value === undefined) throw new Error(subpath + ' has no default export')
   out[subpath] = typeof value === 'function' || typeof value?.apply === 'function'
 }
 console.log(JSON.stringify(out))`,
