@@ -35,8 +35,8 @@ use skill_core::catalog::{
     Origin, SourceReport,
 };
 use skill_core::local::Source;
-use skill_core::registry::Winner;
 use skill_core::model::ResourceBase;
+use skill_core::registry::Winner;
 
 /// A string returned to JS; ASCII text (the usual catalog) is handed over as
 /// Latin-1, which V8 copies as is instead of decoding UTF-8.
@@ -300,7 +300,11 @@ fn with_catalog<T>(
                         entries.zip(registry_origins(merged)).enumerate()
                     {
                         let source = source_at(&sources, origins, k)?;
-                        items.push((name, description, Origin::new(source, rank).in_folder(folder)));
+                        items.push((
+                            name,
+                            description,
+                            Origin::new(source, rank).in_folder(folder),
+                        ));
                     }
                     check_origins(origins, items.len())?;
                     Catalog::with_origins(items, max_len)

@@ -14,8 +14,8 @@
 #![cfg_attr(test, allow(dead_code))]
 
 use crate::catalog::{
-    catalog_error, check_origins, latin1_string, origin_at, registry_origins, source_at, source_ranks, unpack,
-    NapiCatalogReport, NapiLayout, MISMATCH, UNSUPPLIED,
+    catalog_error, check_origins, latin1_string, origin_at, registry_origins, source_at,
+    source_ranks, unpack, NapiCatalogReport, NapiLayout, MISMATCH, UNSUPPLIED,
 };
 use crate::registry::NativeCatalog;
 use crate::util::invalid_arg;

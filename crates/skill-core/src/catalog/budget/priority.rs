@@ -196,7 +196,14 @@ mod tests {
             Groups {
                 pinned: vec![],
                 preferred: vec![],
-                sources: vec![vec![8], vec![4], vec![5, 7], vec![6], vec![0, 1, 2], vec![3]]
+                sources: vec![
+                    vec![8],
+                    vec![4],
+                    vec![5, 7],
+                    vec![6],
+                    vec![0, 1, 2],
+                    vec![3]
+                ]
             }
         );
         // A glob's matches come by rank, then name; a second match keeps the

@@ -69,7 +69,9 @@ fn reference_shared(
         }
     };
     let render = |shapes: &[S]| {
-        let mut lines: Vec<String> = (0..items.len()).filter_map(|i| line(i, shapes[i])).collect();
+        let mut lines: Vec<String> = (0..items.len())
+            .filter_map(|i| line(i, shapes[i]))
+            .collect();
         let out = shapes.iter().filter(|s| **s == S::Out).count();
         if out > 0 {
             lines.push(notice.text(out));
@@ -616,7 +618,9 @@ use crate::catalog::Origin;
 /// user's own 25 skills in three user roots, two small custom folders, and a
 /// custom folder of 740 templated skills, all with long descriptions.
 fn newcomer_corpus() -> Vec<(String, String, &'static str, Option<&'static str>)> {
-    let long = |what: &str| format!("{what}: does one careful thing for the person who wrote it, and says when to use it in a sentence or two.");
+    let long = |what: &str| {
+        format!("{what}: does one careful thing for the person who wrote it, and says when to use it in a sentence or two.")
+    };
     let mut out = vec![("zz-deploy".to_string(), long("deploy"), "project-dsh", None)];
     for (source, count) in [("user-dsh", 8), ("user-agents", 8), ("user-claude", 9)] {
         for i in 0..count {
@@ -673,11 +677,7 @@ fn fair_shares_keep_small_sources_whole_before_a_huge_folder_gets_names() {
                 assert!(e.text.lines().any(|l| l == line), "{tool:?}: {name}");
             }
         }
-        let huge: Vec<&str> = e
-            .text
-            .lines()
-            .filter(|l| l.starts_with("- `app"))
-            .collect();
+        let huge: Vec<&str> = e.text.lines().filter(|l| l.starts_with("- `app")).collect();
         assert!(huge.len() > 30, "{tool:?}: {}", huge.len());
         assert!(e.report.omitted > 0);
         let expected: Vec<Item<'_>> = skills
@@ -699,7 +699,12 @@ fn fair_shares_keep_small_sources_whole_before_a_huge_folder_gets_names() {
         .map(|(n, d, source, _)| (n.as_str(), d.as_str(), Origin::of_source(source)))
         .collect();
     let e = render_ranked(&by_label, 500, 8000, &[]);
-    let user = e.report.by_source.iter().find(|s| s.source == "user-dsh").expect("user-dsh");
+    let user = e
+        .report
+        .by_source
+        .iter()
+        .find(|s| s.source == "user-dsh")
+        .expect("user-dsh");
     assert_eq!((user.total, user.full), (8, 8));
     // Without origins the alphabetical head is kept instead.
     let plain: Vec<(&str, &str)> = skills.iter().map(|s| (s.0, s.1)).collect();
@@ -714,7 +719,16 @@ fn the_report_counts_per_source_label_and_adds_up() {
     let e = render_ranked(&skills, 500, 8000, &[]);
     let by_source = &e.report.by_source;
     let sources: Vec<&str> = by_source.iter().map(|s| s.source.as_str()).collect();
-    assert_eq!(sources, ["project-dsh", "custom", "user-dsh", "user-agents", "user-claude"]);
+    assert_eq!(
+        sources,
+        [
+            "project-dsh",
+            "custom",
+            "user-dsh",
+            "user-agents",
+            "user-claude"
+        ]
+    );
     assert_eq!(
         by_source[0],
         SourceReport {
@@ -747,7 +761,12 @@ fn a_source_smaller_than_its_share_gives_the_rest_to_the_others() {
     let e = render_ranked(&skills, 500, budget, &[]);
     assert!(e.text.contains(&format!("- `near`: {d}")));
     // The far source takes the whole rest: 1001 - 91 units for 20 lines.
-    let far = e.report.by_source.iter().find(|s| s.source == "bundled").expect("far");
+    let far = e
+        .report
+        .by_source
+        .iter()
+        .find(|s| s.source == "bundled")
+        .expect("far");
     assert_eq!(far.total, 20);
     assert_eq!(far.shortened + far.name_only, 20);
     assert!(e.report.chars > budget - 30, "{}", e.report.chars);
@@ -757,7 +776,11 @@ fn a_source_smaller_than_its_share_gives_the_rest_to_the_others() {
         .iter()
         .map(|n| (n.as_str(), d.as_str(), Origin::of_source("bundled")))
         .collect();
-    even.extend(other.iter().map(|n| (n.as_str(), d.as_str(), Origin::of_source("user-dsh"))));
+    even.extend(
+        other
+            .iter()
+            .map(|n| (n.as_str(), d.as_str(), Origin::of_source("user-dsh"))),
+    );
     let e = render_ranked(&even, 500, 2000, &[]);
     // (by_source: the nearer first.) What the farther one leaves of its share goes to the nearer.
     let listed: Vec<(usize, usize)> = e
@@ -766,7 +789,10 @@ fn a_source_smaller_than_its_share_gives_the_rest_to_the_others() {
         .iter()
         .map(|s| (s.shortened, s.omitted))
         .collect();
-    assert!(listed[0].0 >= listed[1].0 && listed[0].1 <= listed[1].1, "{listed:?}");
+    assert!(
+        listed[0].0 >= listed[1].0 && listed[0].1 <= listed[1].1,
+        "{listed:?}"
+    );
     assert!(listed[0].0 - listed[1].0 <= 1, "{listed:?}");
 }
 
@@ -871,7 +897,14 @@ fn matches_the_literal_reference_with_sources_folders_globs_and_a_search_tool() 
         "rather-long-name-of-another-skill-here",
         "s-t-u-v-w-x-y-z-and-then-some-more",
     ];
-    let sources = ["project-dsh", "runtime", "custom", "user-dsh", "bundled", "remote"];
+    let sources = [
+        "project-dsh",
+        "runtime",
+        "custom",
+        "user-dsh",
+        "bundled",
+        "remote",
+    ];
     let folders = [None, Some("/f/a"), Some("/f/b")];
     let globs = ["*", "*-*", "a*", "*j", "b-*", "x-*", "h*j", "nope"];
     let mut next = crate::catalog::tests::xorshift(0x51ed_2701_b0a3_c4d5);
@@ -953,8 +986,8 @@ fn matches_the_literal_reference_with_sources_folders_globs_and_a_search_tool() 
         "a search tool",
         "names and omissions",
     ]
-        .iter()
-        .zip(seen)
+    .iter()
+    .zip(seen)
     {
         assert!(n > 50, "{what}: {n}");
     }
