@@ -5,7 +5,7 @@
 const path = require('node:path')
 const term = require('./term.js')
 const { classify, deepSkillFiles, skillFolders, kebabCase, entryName, NOT_KEBAB } = require('./verdicts.js')
-const { shown, isInside, rootOf, OUTCOME_STYLE } = require('./format.js')
+const { shown, rootOf, OUTCOME_STYLE } = require('./format.js')
 const { unreadLine } = require('./hints.js')
 const { shellWord } = require('./args.js')
 

@@ -18,9 +18,9 @@ const { shellWord } = require('./args.js')
  */
 
 /**
- * The dot-directories directly in a diagnosed root that hold skill folders,
- * with how many each holds (`.git` and the harness's own `.system` aside, as
- * doctor's hints do).
+ * The dot-directories directly in a diagnosed root that hold skill folders
+ * (`.git` aside), with how many each holds; none that `read` names (a root of
+ * the run already).
  * @returns {{ name: string, path: string, skills: number }[]}
  */
 function dotDirectories(diagnosis, root, read) {

@@ -146,7 +146,6 @@ async function run(session) {
         // The first report names what there is (added: every skill, and the
         // broken files); its text is the heading alone.
         const changes = changesBetween(first ? { entries: new Map(), files: new Map(), broken: new Map() } : known, now, diagnosis)
-        if (first) changes.bodyChanged = []
         known = now
         if (first ? !publishes : !publishes && !anyChange(changes)) continue
         const digest = publishes ? plan.digest : (visibleDigest ?? null)

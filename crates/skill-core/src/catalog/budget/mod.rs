@@ -107,9 +107,10 @@ impl Notice {
         }
     }
 
-    /// Whether left-out skills are reachable only by a name the model was
-    /// shown: no search tool, so name-only entries buy reach.
-    fn names_only(&self) -> bool {
+    /// Whether the harness names no search tool: a skill left out is then
+    /// reachable only by a name the model was shown, so name-only entries
+    /// always buy reach.
+    fn no_search_tool(&self) -> bool {
         self.search_tool.is_none()
     }
 
@@ -468,7 +469,7 @@ impl Layout<'_, '_> {
             .filter(|&&i| self.shapes[i] != Shape::Omitted)
             .map(|&i| self.line_len(i, self.shapes[i]) - self.line_len(i, Shape::NameOnly))
             .sum();
-        self.notice.names_only() || self.total() - saved <= budget
+        self.notice.no_search_tool() || self.total() - saved <= budget
     }
 
     /// Step 1: the largest common description length that fits; when even the

@@ -70,7 +70,7 @@ impl Layout<'_, '_> {
     /// a skill that is not listed; with one, only when every skill of the
     /// group is then listed.
     fn names_buy_reach(&self, group: &[usize], room: usize) -> bool {
-        self.notice.names_only()
+        self.notice.no_search_tool()
             || group
                 .iter()
                 .map(|&i| self.line_len(i, Shape::NameOnly) + 1)
