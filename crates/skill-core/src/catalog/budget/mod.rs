@@ -67,7 +67,7 @@ mod share;
 pub use report::{CatalogReport, SourceReport};
 
 use super::{push_description, utf16_len, Catalog, CatalogError, Entries};
-use priority::{groups, Pin};
+use priority::{groups, Groups, Pin};
 use std::ops::Range;
 
 /// Shortest description length (UTF-16 units, `...` included) a budget cuts
@@ -339,6 +339,9 @@ fn measure(rendered: &str, escapes: &mut Vec<(usize, usize)>) -> Desc {
 struct Layout<'c, 'a> {
     catalog: &'c Catalog<'a>,
     notice: &'c Notice,
+    /// The shape each entry starts from: `Full`, or `NameOnly` for one whose
+    /// description is never shown (not even measured, [`described`]).
+    initial: Vec<Shape>,
     descs: Vec<Desc>,
     escapes: Vec<(usize, usize)>,
     shapes: Vec<Shape>,
@@ -560,6 +563,55 @@ pub(super) fn render(catalog: &Catalog<'_>, budget: &Budget) -> Entries {
     render_shaped(catalog, budget).0
 }
 
+/// Units of the line of entry `i` in full, with its newline (descriptions
+/// rendered to measure them: for the few pinned and preferred entries).
+fn full_line(catalog: &Catalog<'_>, i: usize, scratch: &mut String) -> usize {
+    let (name, description) = catalog.items[i];
+    scratch.clear();
+    push_description(scratch, description, catalog.max_len);
+    7 + name.len() + utf16_len(scratch)
+}
+
+/// Which entries may show a description in the block: those of a source
+/// whose lines by name only (each with its newline) fit the most room the
+/// sources can share, `budget + 1` less the pinned and preferred lines in
+/// full; of a bigger source, none when the budget names no search tool (it
+/// ends with every entry name-only or left out), else the first entries in
+/// name order whose shortest possible lines (a line of no description is
+/// `- `NAME`: `) already exceed that room (the others are left out before
+/// them). The others are neither rendered nor measured: a budget of 8,000
+/// over 10,000 skills reads a few hundred descriptions, not 10,000.
+fn described(catalog: &Catalog<'_>, groups: &Groups, budget: &Budget) -> Vec<bool> {
+    let items = &catalog.items;
+    let mut out = vec![true; items.len()];
+    let mut scratch = String::new();
+    let kept: usize = groups
+        .pinned
+        .iter()
+        .chain(&groups.preferred)
+        .map(|&i| full_line(catalog, i, &mut scratch))
+        .sum();
+    let room = budget.chars.saturating_add(1).saturating_sub(kept);
+    for source in &groups.sources {
+        let names: usize = source.iter().map(|&i| 5 + items[i].0.len()).sum();
+        if names <= room {
+            continue;
+        }
+        let mut keep = 0;
+        if !budget.notice.no_search_tool() {
+            let mut shortest = 0;
+            while keep < source.len() && shortest <= room {
+                shortest += 7 + items[source[keep]].0.len();
+                keep += 1;
+            }
+        }
+        for &i in &source[keep..] {
+            out[i] = false;
+        }
+    }
+    out
+}
+
 /// [`render`], and how each entry appears in the block.
 pub(in crate::catalog) fn render_shaped(
     catalog: &Catalog<'_>,
@@ -567,14 +619,34 @@ pub(in crate::catalog) fn render_shaped(
 ) -> (Entries, Vec<Shape>) {
     let total = catalog.len();
     let items = &catalog.items;
-    // The unbudgeted rendering, each description measured while it is fresh
-    // in cache.
-    let mut full = String::with_capacity(catalog.size_hint());
+    let groups = groups(catalog, &budget.pins, &budget.preferred);
+    let described = described(catalog, &groups, budget);
+    let all_described = described.iter().all(|&d| d);
+    // The unbudgeted rendering of the described entries, each description
+    // measured while it is fresh in cache.
+    let mut full = String::with_capacity(if all_described {
+        catalog.size_hint()
+    } else {
+        0
+    });
     let mut spans = Vec::with_capacity(total);
     let mut descs = Vec::with_capacity(total);
+    let mut initial = Vec::with_capacity(total);
     let mut escapes = Vec::new();
     let mut listed_len = 0;
     for (i, (name, description)) in items.iter().enumerate() {
+        if !described[i] {
+            listed_len += 4 + name.len();
+            spans.push((0, 0));
+            descs.push(Desc {
+                units: 0,
+                norm: 0,
+                ascii: true,
+                escapes: 0..0,
+            });
+            initial.push(Shape::NameOnly);
+            continue;
+        }
         if i > 0 {
             full.push('\n');
         }
@@ -587,27 +659,27 @@ pub(in crate::catalog) fn render_shaped(
         listed_len += 6 + name.len() + desc.units;
         spans.push((start, full.len()));
         descs.push(desc);
+        initial.push(Shape::Full);
     }
-    let shapes = vec![Shape::Full; total];
     let full_chars = listed_len + total.saturating_sub(1);
-    if full_chars <= budget.chars {
+    if all_described && full_chars <= budget.chars {
         let entries = Entries {
             text: full,
             report: CatalogReport::unbudgeted(catalog, full_chars),
         };
-        return (entries, shapes);
+        return (entries, initial);
     }
     let mut layout = Layout {
         catalog,
         notice: &budget.notice,
+        shapes: initial.clone(),
+        initial,
         descs,
         escapes,
-        shapes,
         listed_len,
         listed: total,
         omitted: 0,
     };
-    let groups = groups(catalog, &budget.pins, &budget.preferred);
     let fits = layout.share(&groups, budget.chars);
     // When the sources are all left out and the block still does not fit,
     // the preferred skills give way, then the pinned ones.

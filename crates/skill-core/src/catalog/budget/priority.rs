@@ -95,12 +95,18 @@ pub(super) fn groups(catalog: &Catalog<'_>, pins: &[Pin], preferred: &[String]) 
     // (group, lowest rank, entries), in order of first appearance.
     let mut sources: Vec<(&str, f64, Vec<usize>)> = Vec::new();
     let mut at: HashMap<&str, usize> = HashMap::new();
+    // The group seen last and its place (neighbours mostly share a group).
+    let mut last: Option<(&str, usize)> = None;
     for i in (0..items.len()).filter(|&i| !taken[i]) {
         let (group, rank) = origins.get(i).map_or(("", 0.0), |o| (o.group, o.rank));
-        let k = *at.entry(group).or_insert_with(|| {
-            sources.push((group, rank, Vec::new()));
-            sources.len() - 1
-        });
+        let k = match last {
+            Some((seen, k)) if std::ptr::eq(seen, group) || seen == group => k,
+            _ => *at.entry(group).or_insert_with(|| {
+                sources.push((group, rank, Vec::new()));
+                sources.len() - 1
+            }),
+        };
+        last = Some((group, k));
         let source = &mut sources[k];
         if rank < source.1 {
             source.1 = rank;

@@ -17,22 +17,34 @@ impl Layout<'_, '_> {
             .sum()
     }
 
-    /// Lays out the sources of `groups` (every entry in full) in what the
+    /// Lays out the sources of `groups` (every entry as it starts) in what the
     /// pinned and preferred skills leave of `budget`: first without room for
     /// the last line, and when something is left out, again with it. False
     /// when the block does not fit (then every source is left out).
     pub(super) fn share(&mut self, groups: &Groups, budget: usize) -> bool {
         // Counted with one newline per line, the block is one unit longer.
         let kept = self.cost(&groups.pinned) + self.cost(&groups.preferred);
-        let Some(room) = (budget + 1).checked_sub(kept) else {
+        let Some(room) = budget.saturating_add(1).checked_sub(kept) else {
             self.split(&groups.sources, 0);
             return false;
         };
-        self.split(&groups.sources, room);
-        if self.omitted > 0 {
+        // When not even every name fits, something is left out for sure: the
+        // first split is skipped.
+        let names: usize = groups
+            .sources
+            .iter()
+            .flatten()
+            .map(|&i| self.line_len(i, Shape::NameOnly) + 1)
+            .sum();
+        if names <= room {
+            self.split(&groups.sources, room);
+        }
+        if names > room || self.omitted > 0 {
             let sourced: usize = groups.sources.iter().map(Vec::len).sum();
-            for &i in groups.sources.iter().flatten() {
-                self.set(i, Shape::Full);
+            if names <= room {
+                for &i in groups.sources.iter().flatten() {
+                    self.set(i, self.initial[i]);
+                }
             }
             // The last line at its longest: every source entry counted.
             let reserve = self.notice.len(sourced) + 1;
@@ -41,7 +53,7 @@ impl Layout<'_, '_> {
         self.total() <= budget
     }
 
-    /// Splits `room` units between `sources` (every entry in full): each
+    /// Splits `room` units between `sources` (every entry as it starts): each
     /// source whose lines take no more than an equal share of what is left
     /// stays whole, smallest first (ties: nearest first); the others, farthest
     /// first, each fit into an equal part of what is left then.
@@ -78,7 +90,7 @@ impl Layout<'_, '_> {
                 <= room
     }
 
-    /// Fits `group` (every entry in full, in name order) into `room` units:
+    /// Fits `group` (every entry as it starts, in name order) into `room` units:
     /// shortened to a common length, then name-only entries (where they buy
     /// reach), then left out, the end of the alphabet first. Returns the
     /// units its lines take.
