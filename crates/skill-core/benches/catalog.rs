@@ -119,7 +119,7 @@ fn bench_ranked_and_structured(c: &mut Criterion) {
         // a search tool.
         let folders: Vec<String> = (0..45).map(|k| format!("/skills/folder-{k:02}")).collect();
         let folder_of = |i: usize| {
-            if i % 2 == 0 {
+            if i.is_multiple_of(2) {
                 folders[0].as_str()
             } else {
                 folders[1 + (i / 2) % 44].as_str()
