@@ -9,12 +9,29 @@
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** The package's own embedder: all-MiniLM-L6-v2 from a model folder. */
+export declare class LocalEmbedder {
+  /** The model's id (its name and the start of its weights' sha256). */
+  get id(): string
+  /** Length of its vectors. */
+  get dimensions(): number
+  /** The token ids of `text` as the model sees it (for checks). */
+  tokens(text: string): Array<number>
+  /**
+   * The unit vectors of `texts`, computed on the pool (a few threads);
+   * `cancel` makes it give up.
+   */
+  embed(texts: Array<string>, cancel?: SearchCancel | undefined | null): Promise<Array<Float32Array>>
+}
+
 /**
  * One merged catalog (cached catalogs are shared by every lookup that hits).
  * It holds every winner's name, description and invocation in name order
  * (JS-provider winners included), so the catalog renderer can work from it.
  */
 export declare class NativeCatalog {
+  /** The skill texts `vectors` lacks (each once), worked out on the pool. */
+  missingVectors(vectors: NativeVectors): Promise<NapiMissing>
   /** Unique catalog id. */
   get id(): number
   /** Whether the catalog is complete (and cached). */
@@ -32,6 +49,13 @@ export declare class NativeCatalog {
    * one). The first supply stays.
    */
   supplyDescriptions(descriptions: PackedTexts): void
+  /**
+   * [`Self::supply_descriptions`] a few thousand at a time: each call
+   * continues the previous ones, and the one that completes the count
+   * supplies them (search hands a large catalog's descriptions over
+   * across turns of the event loop). Ignored once supplied.
+   */
+  supplyDescriptionsPart(descriptions: PackedTexts): void
   /**
    * `[name, description]` of every model-invocable skill, in name order
    * (what the catalog renderer reads), or `null` while descriptions are
@@ -79,15 +103,14 @@ export declare class NativeCatalog {
   /** Load the definition of a native winner off the JS thread. */
   loadNative(name: string, cwd?: string | undefined | null): Promise<unknown>
   /**
-   * The best `limit` model-invocable skills for `query`. Throws while
-   * the runtime and JS-provider descriptions are still to be supplied.
+   * The best `limit` model-invocable skills for `query`, worked out on
+   * the libuv pool (the index is built there on the first search of the
+   * catalog); `cancel` makes it give up. With `vectors` and the query's
+   * `queryVector` (of the same model), meaning is fused with words.
+   * Throws while the runtime and JS-provider descriptions are still to
+   * be supplied.
    */
-  search(query: string, limit: number): NapiSearchResults
-  /**
-   * `query` with its words that match nothing replaced by the closest
-   * indexed words, or `null` when none could be corrected.
-   */
-  suggest(query: string): string | null
+  search(query: string, limit: number, cancel?: SearchCancel | undefined | null, vectors?: NativeVectors | undefined | null, queryVector?: Float32Array | undefined | null): Promise<NapiSearchResults>
   /** Record that skill `name` was loaded from this catalog's view. */
   recordUse(name: string): void
 }
@@ -147,6 +170,33 @@ export declare class NativeCollection {
    * `null` when the generation moved and JS must retry.
    */
   finish(states: Array<number>): FinishedCollection | null
+}
+
+/**
+ * A catalog's structured entries (name order) and their digest, hashed
+ * when first asked for (a chain of recorded deltas needs only the last).
+ */
+export declare class NativeEntries {
+  /**
+   * Entries given packed like skills (names need not be skill names), in
+   * the order given.
+   */
+  static fromPacked(chunks: Array<string>, lengths: Uint32Array): NativeEntries
+  /** Digest of the entries. */
+  get digest(): string
+  /** Number of entries. */
+  get count(): number
+  /** Whether the names are strictly increasing (deltas apply only then). */
+  inNameOrder(): boolean
+  /** The entries, packed. */
+  packed(): NapiPacked
+  /** What changed from these entries to `after` (both in name order). */
+  diff(after: NativeEntries): NapiDelta
+  /**
+   * The entries after a recorded delta (each list packed like skills;
+   * removed names with empty descriptions), or `null` when it does not fit.
+   */
+  apply(added: Array<string>, addedLengths: Uint32Array, changed: Array<string>, changedLengths: Uint32Array, removed: Array<string>, removedLengths: Uint32Array): NativeEntries | null
 }
 
 /**
@@ -364,6 +414,34 @@ export declare class NativeServiceScan {
   finishDiagnosis(cwd?: string | undefined | null): Promise<object>
 }
 
+/** The vectors of one embedding model, in memory and (with a folder) on disk. */
+export declare class NativeVectors {
+  /**
+   * The store of `model`'s vectors, kept in `dir` when given (read back
+   * at once: a restart with an unchanged catalog embeds nothing).
+   */
+  constructor(model: string, dir?: string | undefined | null)
+  /** How many vectors it holds. */
+  get size(): number
+  /** The file the vectors are kept in, if any. */
+  get path(): string | null
+  /** The first failure to read or write the file, once. */
+  diskError(): string | null
+  /**
+   * Adds vectors: `keys` as [`NativeCatalog::missing_vectors`] gave
+   * them (16 bytes each), one vector per key.
+   */
+  add(keys: Uint8Array, vectors: Array<Float32Array>): void
+}
+
+/** Cancels the searches it was handed to (an `AbortSignal`'s `abort`). */
+export declare class SearchCancel {
+  /** A handle that has not cancelled anything yet. */
+  constructor()
+  /** Cancel: a search still running gives up at its next check. */
+  cancel(): void
+}
+
 /** The rank of the `bundled` source (the lowest-priority local root). */
 export declare function bundledSkillRankNative(): number
 
@@ -430,6 +508,13 @@ export declare function hasSkillGesture(text: string): boolean
  */
 export declare function isSkillName(name: unknown): boolean
 
+/**
+ * Loads the local embedder from a model folder (`config.json`,
+ * `vocab.txt`, `model.safetensors`; `scripts/embed-model.mjs` makes one),
+ * on the pool.
+ */
+export declare function loadLocalEmbedder(dir: string): Promise<LocalEmbedder>
+
 /** Entries, their digest and the report in one call. */
 export interface NapiCatalogEntries {
   /** Joined entries. */
@@ -473,6 +558,13 @@ export interface NapiCatalogUpdate {
   report: NapiCatalogReport
 }
 
+/** What changed between two catalogs (the removed entries have empty descriptions). */
+export interface NapiDelta {
+  added: NapiPacked
+  changed: NapiPacked
+  removed: NapiPacked
+}
+
 /** How the entries are laid out (checked by the JS layer). */
 export interface NapiLayout {
   /** Description limit (`maxLength`). */
@@ -497,6 +589,14 @@ export interface NapiLayout {
   preferUsed?: boolean
 }
 
+/** Texts a store lacks: the texts, and their keys (16 bytes each). */
+export interface NapiMissing {
+  /** The texts to embed. */
+  texts: Array<string>
+  /** Their keys, back to back. */
+  keys: Uint8Array
+}
+
 /**
  * One override rule as JS read it: the JS type of the item (a tag, see
  * `skill_core::model::host::Tag`) and, per own enumerable key, the type and
@@ -511,6 +611,14 @@ export interface NapiOverrideRule {
   tags: Array<number>
   /** Text of each key's value. */
   texts: Array<string>
+}
+
+/** Entries packed as JS reads them: every name and description back to back. */
+export interface NapiPacked {
+  /** Every name and description back to back. */
+  units: string
+  /** Code units of each name and description. */
+  lengths: Uint32Array
 }
 
 /** `resourceBase` of a loaded skill, checked by the JS layer. */
@@ -535,6 +643,11 @@ export interface NapiSearchResults {
   hits: Float64Array
   /** How many model-invocable skills matched. */
   total: number
+  /**
+   * When nothing matched: the query with its unknown words replaced by
+   * the closest indexed words, if any could be.
+   */
+  suggestion?: string
 }
 
 /** How the model-invocable skills of one source appear in the entries block. */
@@ -562,6 +675,13 @@ export interface NapiStructured {
   /** Digest of the entries. */
   digest: string
   /** How each skill appears. */
+  report: NapiCatalogReport
+}
+
+/** Structured entries kept natively, their digest and the report. */
+export interface NapiStructuredNative {
+  entries: NativeEntries
+  digest: string
   report: NapiCatalogReport
 }
 
@@ -814,6 +934,12 @@ export declare function scanSkillGesturesAmong(texts: Array<string>, names: Arra
  * skill names).
  */
 export declare function structuredDigest(chunks: Array<string>, lengths: Uint32Array): string
+
+/**
+ * The structured catalog of the model-invocable skills, its entries kept on
+ * the native side (see `structuredRender` for the arguments).
+ */
+export declare function structuredNative(registry: NativeCatalog | undefined | null, chunks: Array<string>, lengths: Uint32Array, layout: NapiLayout): NapiStructuredNative
 
 /**
  * Plans the catalog for a complete snapshot against the history's baseline

@@ -835,11 +835,15 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.LocalEmbedder = nativeBinding.LocalEmbedder
 module.exports.NativeCatalog = nativeBinding.NativeCatalog
 module.exports.NativeCollection = nativeBinding.NativeCollection
+module.exports.NativeEntries = nativeBinding.NativeEntries
 module.exports.NativeLocalProvider = nativeBinding.NativeLocalProvider
 module.exports.NativeRegistry = nativeBinding.NativeRegistry
 module.exports.NativeServiceScan = nativeBinding.NativeServiceScan
+module.exports.NativeVectors = nativeBinding.NativeVectors
+module.exports.SearchCancel = nativeBinding.SearchCancel
 module.exports.bundledSkillRankNative = nativeBinding.bundledSkillRankNative
 module.exports.catalogContentDigest = nativeBinding.catalogContentDigest
 module.exports.catalogDigest = nativeBinding.catalogDigest
@@ -850,9 +854,11 @@ module.exports.catalogRender = nativeBinding.catalogRender
 module.exports.escapeTextNative = nativeBinding.escapeTextNative
 module.exports.hasSkillGesture = nativeBinding.hasSkillGesture
 module.exports.isSkillName = nativeBinding.isSkillName
+module.exports.loadLocalEmbedder = nativeBinding.loadLocalEmbedder
 module.exports.renderSkillContentNative = nativeBinding.renderSkillContentNative
 module.exports.scanSkillGestures = nativeBinding.scanSkillGestures
 module.exports.scanSkillGesturesAmong = nativeBinding.scanSkillGesturesAmong
 module.exports.structuredDigest = nativeBinding.structuredDigest
+module.exports.structuredNative = nativeBinding.structuredNative
 module.exports.structuredPlan = nativeBinding.structuredPlan
 module.exports.structuredRender = nativeBinding.structuredRender

@@ -40,6 +40,13 @@ describe('dsh-skills search', () => {
     expect(parsed.complete).toBe(true)
   })
 
+  it('--embed with no usable model searches by words and says so once', async () => {
+    const found = await runInProcess(['search', 'scanned', 'invoices', '--embed', path.join(small.home, 'no-model'), ...small.roots], small.env)
+    expect(found.code).toBe(0)
+    expect(found.stdout.trimEnd().split('\n')[1]).toMatch(/^invoice-extractor\s/)
+    expect(found.stderr.match(/embedder unavailable: cannot read .*config\.json.*words only/g)).toHaveLength(1)
+  })
+
   it('says so when nothing matches, with a did-you-mean, and exits 1', async () => {
     const none = await runInProcess(['search', 'invoicez', 'totalz', 'scannedd', ...small.roots], small.env)
     expect(none.code).toBe(0)

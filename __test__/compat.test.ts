@@ -13,7 +13,7 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { RELEASE_FILESYSTEM, RELEASE_REGISTRY, typeProbe, type ExportList } from './export-lists'
+import { RELEASE_FILESYSTEM, RELEASE_REGISTRY, RELEASE_TOOL_SKILL, RELEASE_TOOL_SKILL_INVARIANT, typeProbe, type ExportList } from './export-lists'
 import { copyPackage, pack, root, userEnv } from './pack'
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
@@ -27,6 +27,8 @@ const served = PACKAGES.filter((pkg) => pkg.exported)
 const LISTS: Record<string, ExportList> = {
   '@deepseek-ai/dsh-skill': RELEASE_REGISTRY,
   '@deepseek-ai/dsh-skill-filesystem': RELEASE_FILESYSTEM,
+  '@deepseek-ai/dsh-tool-skill': RELEASE_TOOL_SKILL,
+  '@deepseek-ai/dsh-tool-skill/invariant': RELEASE_TOOL_SKILL_INVARIANT,
 }
 
 let base: string
@@ -54,6 +56,8 @@ beforeAll(() => {
   const dev = path.join(root, 'node_modules')
   copyPackage(project, '@deepseek-ai/cordis', path.join(dev, 'harness-cordis'))
   copyPackage(project, '@deepseek-ai/schemastery', path.join(dev, 'harness-schemastery'))
+  // The harness packages the `skill` tool entry loads and types against (our stand-ins).
+  for (const name of ['dsh-scope', 'dsh-tools', 'dsh-llm']) copyPackage(project, `@deepseek-ai/${name}`, path.join(__dirname, 'stand-ins', '@deepseek-ai', name))
 }, 180_000)
 
 afterAll(() => {
@@ -125,7 +129,7 @@ console.log(JSON.stringify({ esm: same(ours, theirs), cjs: ourCjs === theirCjs &
     fs.writeFileSync(path.join(project, 'bundled.ts'), `${esm}\n`)
     const probes: string[] = []
     for (const [name, list] of Object.entries(LISTS)) {
-      if (!names.includes(name)) continue
+      if (!names.some((served) => name === served || name.startsWith(`${served}/`))) continue
       const file = `probe${probes.length}.mts`
       fs.writeFileSync(path.join(project, file), typeProbe(name, list, '@deepseek-ai/cordis'))
       probes.push(file)

@@ -104,6 +104,33 @@ export const RELEASE_FILESYSTEM: ExportList = {
   types: ['Config'],
 }
 
+/** `@deepseek-ai/dsh-tool-skill` at release 0.1.1-rc.2: a plugin module. */
+export const RELEASE_TOOL_SKILL: ExportList = {
+  values: {
+    name: 'string',
+    inject: 'string[]',
+    Config: 'schema',
+    apply: 'function',
+  },
+  types: ['Config', 'SkillCatalogSource'],
+  signatures: [
+    'export const config: Config = { catalogDescriptionMaxLength: 200 }',
+    "export const source: SkillCatalogSource = { kind: 'skill-catalog', form: 'catalog', update: true, entries: [{ name: 'a-b', description: 'A.' }] }",
+    'export const applySig: (ctx: Context, config?: Config) => void = entry.apply',
+  ],
+}
+
+/** `@deepseek-ai/dsh-tool-skill/invariant` at release 0.1.1-rc.2: the invariant companion. */
+export const RELEASE_TOOL_SKILL_INVARIANT: ExportList = {
+  values: {
+    name: 'string',
+    inject: 'string[]',
+    apply: 'function',
+  },
+  types: [],
+  signatures: ['export const applySig: (ctx: Context) => Promise<() => void> = entry.apply'],
+}
+
 /** The earlier release's registry package (`SkillService`), as the `…/cordis` entry serves it. */
 export const EARLIER_REGISTRY: ExportList = {
   values: {
@@ -173,6 +200,8 @@ export const ENTRIES = {
   '@deepseek-ai/dsh-skill-native/filesystem': RELEASE_FILESYSTEM,
   '@deepseek-ai/dsh-skill-native/harness': union(EARLIER_REGISTRY, EARLIER_LOCAL_PLUGIN, RELEASE_REGISTRY),
   '@deepseek-ai/dsh-skill-native/harness/filesystem': RELEASE_FILESYSTEM,
+  '@deepseek-ai/dsh-skill-native/harness/tool-skill': RELEASE_TOOL_SKILL,
+  '@deepseek-ai/dsh-skill-native/harness/tool-skill/invariant': RELEASE_TOOL_SKILL_INVARIANT,
 } as const satisfies Record<string, ExportList>
 
 export type EntryName = keyof typeof ENTRIES

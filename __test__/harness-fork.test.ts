@@ -52,6 +52,7 @@ beforeAll(() => {
   copyPackage(harness, '@deepseek-ai/schemastery', path.join(devModules, 'schemastery-fork-stand-in'))
   copyPackage(harness, '@deepseek-ai/dsh-scope', path.join(__dirname, 'stand-ins', '@deepseek-ai', 'dsh-scope'))
   copyPackage(harness, '@deepseek-ai/dsh-tools', path.join(__dirname, 'stand-ins', '@deepseek-ai', 'dsh-tools'))
+  copyPackage(harness, '@deepseek-ai/dsh-llm', path.join(__dirname, 'stand-ins', '@deepseek-ai', 'dsh-llm'))
   trap(harness, 'cordis')
   trap(harness, 'schemastery')
   // The same installed package, in a project on npm cordis.
@@ -124,6 +125,13 @@ describe('inside a harness with @deepseek-ai/cordis', () => {
       'filesystem.mjs',
       'harness.mjs',
       'harness-filesystem.mjs',
+      'harness-tool-skill.mjs',
+      'harness-tool-skill-invariant.mjs',
+      'lib/harness-tool-skill.js',
+      'lib/harness-tool-skill-invariant.js',
+      'lib/tool-skill/index.js',
+      'types/harness-tool-skill.d.ts',
+      'types/harness-tool-skill-invariant.d.ts',
       'search-tool.mjs',
       'harness-search-tool.mjs',
       'lib/search-tool.js',
@@ -434,7 +442,16 @@ describe('export parity with the harness packages', () => {
       entries.forEach((entry, i) => fs.writeFileSync(path.join(dir, `probe${i}.ts`), typeProbe(entry, ENTRIES[entry], framework)))
       compiles(dir, { source: entries.map((_, i) => `export * as probe${i} from './probe${i}'`).join('\n') + '\n' })
     }
-    check(harness, ['@deepseek-ai/dsh-skill-native/harness', '@deepseek-ai/dsh-skill-native/harness/filesystem'], '@deepseek-ai/cordis')
+    check(
+      harness,
+      [
+        '@deepseek-ai/dsh-skill-native/harness',
+        '@deepseek-ai/dsh-skill-native/harness/filesystem',
+        '@deepseek-ai/dsh-skill-native/harness/tool-skill',
+        '@deepseek-ai/dsh-skill-native/harness/tool-skill/invariant',
+      ],
+      '@deepseek-ai/cordis',
+    )
     check(plain, onNpm, 'cordis')
   })
 })

@@ -60,7 +60,18 @@ describe('entry points', () => {
     const packed = (file: string) =>
       manifest.files.some((pattern) => pattern === file || (pattern.endsWith('/') && file.startsWith(pattern)))
     const entries = Object.keys(manifest.exports)
-    expect(entries).toEqual(['.', './cordis', './filesystem', './harness', './harness/filesystem', './search-tool', './harness/search-tool', './package.json'])
+    expect(entries).toEqual([
+      '.',
+      './cordis',
+      './filesystem',
+      './harness',
+      './harness/filesystem',
+      './harness/tool-skill',
+      './harness/tool-skill/invariant',
+      './search-tool',
+      './harness/search-tool',
+      './package.json',
+    ])
     for (const [entry, target] of Object.entries(manifest.exports)) {
       // Each condition with its own typings (types/… .d.mts for import, .d.cts for require).
       const targets = typeof target === 'string' ? [target] : Object.values(target).flatMap((condition) => Object.values(condition))

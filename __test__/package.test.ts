@@ -99,6 +99,7 @@ describe('the packed package', () => {
       'crates/skill-core/src/lib.rs',
       'crates/skill-napi/src/lib.rs',
       'crates/skill-napi/build.rs',
+      'crates/skill-embed/src/lib.rs',
       // The vendored, patched YAML parser the workspace builds with, with its licence and patch notes.
       'crates/saphyr-parser/Cargo.toml',
       'crates/saphyr-parser/src/lib.rs',
@@ -116,7 +117,7 @@ describe('the packed package', () => {
     expect(metadata.stderr).not.toMatch(/error/)
     expect(metadata.status).toBe(0)
     const members = JSON.parse(metadata.stdout).packages.map((p: { name: string }) => p.name).sort()
-    expect(members).toEqual(['skill-core', 'skill-napi'])
+    expect(members).toEqual(['skill-core', 'skill-embed', 'skill-napi'])
   })
 
   it('installs without the optional peers', () => {

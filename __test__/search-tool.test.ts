@@ -108,7 +108,7 @@ describe('the search tool plugin', () => {
       out.loaded = text(await tools.call('skill', { name: 'invoice-extractor' }, exec))
       // The calling agent's view: a skill of its own layer only it finds.
       const other = { session: { header: { cwd: process.env.PROJECT } } }
-      ctx.skills.register({ name: 'house-style', description: 'Our house style for invoices and receipts.', content: 'Style.' }, { scope: agent })
+      ctx.skills.register({ name: 'house-style', description: 'Our house style for invoices & receipts <draft>.', content: 'Style.' }, { scope: agent })
       out.mine = text(await tools.call('skill_search', { query: 'house style' }, exec))
       out.theirs = text(await tools.call('skill_search', { query: 'house style' }, { agent: other, signal: exec.signal }))
       console.log(JSON.stringify(out))
@@ -141,7 +141,8 @@ describe('the search tool plugin', () => {
     expect(out.nothing).toMatch(/^No skill matches "zebra husbandry"\./)
     expect(out.empty).toBe('TOOL_FAILED: skill_search needs a query: a few words about the task')
     expect(out.loaded).toMatch(/^<skill_content name="invoice-extractor">\n<skill_resources>\n[^]*\n<\/skill_resources>\n\n<skill_instructions>\nBody of invoice-extractor\.\n<\/skill_instructions>\n<\/skill_content>$/)
-    expect(out.mine.split('\n')[1]).toBe('- `house-style`: Our house style for invoices and receipts.')
+    // The answer is plain text: `&` and `<` reach the model as written.
+    expect(out.mine.split('\n')[1]).toBe('- `house-style`: Our house style for invoices & receipts <draft>.')
     expect(out.theirs).not.toContain('house-style')
   })
 

@@ -95,6 +95,22 @@ describe('search()', () => {
     await provider.dispose()
   })
 
+  it("finds a local skill by its whenToUse and the opening of its body, below one whose description says it", async () => {
+    const dir = temps.make()
+    write(path.join(dir, 'tidy', 'SKILL.md'), '---\nname: tidy\ndescription: Keep folders in order.\nwhenToUse: When the downloads folder is a mess.\n---\n\n# Tidy\n\nSorts receipts and invoices into folders by month.\n')
+    write(path.join(dir, 'receipts.md'), skillFile('receipts', 'Sort receipts for the tax return.'))
+    write(path.join(dir, 'long.md'), `---\nname: long\ndescription: Something else.\n---\n\n${'filler '.repeat(200)}zebra\n`)
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerLocalProvider({ includeDefaultRoots: false, customSkillDirs: [dir], watch: false })
+    expect((await registry.search('downloads mess')).skills.map((s) => s.name)).toEqual(['tidy'])
+    expect((await registry.search('receipts')).skills.map((s) => s.name)).toEqual(['receipts', 'tidy'])
+    // Only the opening of a body is indexed.
+    expect((await registry.search('zebra')).total).toBe(0)
+    // Runtime skills: name and description only.
+    registry.register({ name: 'runtime-one', description: 'A runtime skill.', whenToUse: 'When pelicans fly.', content: 'pelicans' })
+    expect((await registry.search('pelicans')).total).toBe(0)
+  })
+
   it('searches the view of options.scope', async () => {
     const registry = registryWith(SKILLS)
     const reviewer = { name: 'reviewer' }
@@ -123,6 +139,27 @@ describe('search()', () => {
     const controller = new AbortController()
     controller.abort(new Error('stop'))
     await expect(registry.search('x', { signal: controller.signal })).rejects.toThrow('stop')
+  })
+
+  it('an abort that arrives while the index is built rejects at once; the next search builds it again', async () => {
+    const skills = Array.from({ length: 30_000 }, (_, i) => ({
+      name: `skill-${i}`,
+      description: `Skill number ${i} about topic ${i % 97} and theme ${i % 89}.`,
+      invocation: both,
+      source: 'custom',
+      provider: 'many',
+      rank: 300,
+    }))
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    registry.registerProvider(() => ({ name: 'many', list: () => skills, get: () => undefined }))
+    await registry.snapshot()
+    const controller = new AbortController()
+    const pending = registry.search('topic 7', { signal: controller.signal })
+    setImmediate(() => controller.abort(new Error('stopped mid-search')))
+    await expect(pending).rejects.toThrow('stopped mid-search')
+    const again = await registry.search('skill-29999')
+    expect(again.skills[0].name).toBe('skill-29999')
+    expect(again.total).toBeGreaterThan(0)
   })
 
   it('is on the Cordis service', async () => {

@@ -40,6 +40,8 @@ beforeAll(() => {
   const dev = path.join(root, 'node_modules')
   for (const framework of ['@deepseek-ai/cordis', 'cordis']) copyPackage(project, framework, path.join(dev, 'harness-cordis'))
   for (const schema of ['@deepseek-ai/schemastery', 'schemastery']) copyPackage(project, schema, path.join(dev, 'harness-schemastery'))
+  // The harness packages the `skill` tool entry loads and types against (our stand-ins).
+  for (const name of ['dsh-scope', 'dsh-tools', 'dsh-llm']) copyPackage(project, `@deepseek-ai/${name}`, path.join(__dirname, 'stand-ins', '@deepseek-ai', name))
   // Which entries default-export a plugin, as Node loads them.
   const probe = spawnSync(
     process.execPath,

@@ -8,9 +8,9 @@
 // records, packs, and builds the returned objects.
 
 const native = require('./native.js')
-const { internal, renderCatalogMessage, renderCatalogUpdate } = require('./catalog.js')
+const { internal: catalogInternal, renderCatalogMessage, renderCatalogUpdate } = require('./catalog.js')
 
-const { describe, checkOptions, pack, renderThen, copyReport } = internal
+const { describe, checkOptions, pack, renderThen, copyReport } = catalogInternal
 
 const SOURCE_KIND = 'skill-catalog'
 const SOURCE_FORM = 'catalog'
@@ -135,10 +135,15 @@ function recordDigest(value, read) {
   if (before !== undefined && sameStrings(before.names, read.names) && sameStrings(before.descriptions, read.descriptions)) {
     return before.digest
   }
-  const { chunks, lengths } = packPairs(read.names, read.descriptions)
-  const digest = native.structuredDigest(chunks, lengths)
+  const digest = pairsDigest(read.names, read.descriptions)
   readDigests.set(read.entries, { names: read.names, descriptions: read.descriptions, digest })
   return digest
+}
+
+/** The structured digest of entries given as parallel name and description arrays. */
+function pairsDigest(names, descriptions) {
+  const { chunks, lengths } = packPairs(names, descriptions)
+  return native.structuredDigest(chunks, lengths)
 }
 
 function sameStrings(a, b) {
@@ -275,7 +280,47 @@ function finishStep(step) {
   }
 }
 
+/** Native entries → their entries as frozen JS objects (sliced once, when asked for). */
+const slicedEntries = new WeakMap()
+
+/**
+ * The structured catalog of `skills` (or a registry catalog view) with its
+ * entries kept on the native side: `{ native, digest, report }`, `native` a
+ * `NativeEntries`. The JS entries are sliced only when asked for
+ * (`entriesOfNative`). Memoised for an unchanged registry catalog, as
+ * `structuredCatalog` is. `layout` is checked already (`checkOptions`).
+ */
+function structuredNative(skills, layout, fn) {
+  return renderThen('structuredNative', finishNative, skills, layout, fn)
+}
+
+function finishNative(result) {
+  return { native: result.entries, digest: result.digest, report: result.report }
+}
+
+/** The frozen `{ name, description }` entries of a `NativeEntries` (sliced once per object). */
+function entriesOfNative(entries) {
+  let sliced = slicedEntries.get(entries)
+  if (sliced === undefined) {
+    const { units, lengths } = entries.packed()
+    sliced = entriesOf(units, lengths)
+    knownDigests.set(sliced, entries.digest)
+    slicedEntries.set(entries, sliced)
+  }
+  return sliced
+}
+
+/** `NativeEntries` of parallel name and description arrays, in the order given. */
+function nativeEntries(names, descriptions) {
+  const { chunks, lengths } = packPairs(names, descriptions)
+  return native.NativeEntries.fromPacked(chunks, lengths)
+}
+
+/** Shared with the `skill` tool plugin (`lib/tool-skill/`); not part of the public API. */
+const internal = Object.freeze({ readRecord, recordDigest, pairsDigest, packPairs, structuredNative, entriesOfNative, nativeEntries, copyReport })
+
 module.exports = {
+  internal,
   structuredCatalog,
   structuredCatalogDigest,
   readSkillCatalogSource,

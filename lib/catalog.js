@@ -7,7 +7,7 @@
 // and one Uint32Array.
 
 const native = require('./native.js')
-const { catalogSourceOf } = require('./registry.js')
+const { catalogSourceOf, catalogSource, viewEntryOf, addModelLabels, freshSummaries } = require('./registry.js')
 
 /** Default description limit (`catalogDescriptionMaxLength`). */
 const DEFAULT_MAX_LENGTH = 500
@@ -304,9 +304,9 @@ function memoized(handle, key, compute) {
 }
 
 // Operations whose result holds a report (counted per source).
-const REPORTING = new Set(['catalogRender', 'catalogPlan', 'structuredRender', 'structuredPlan'])
+const REPORTING = new Set(['catalogRender', 'catalogPlan', 'structuredRender', 'structuredPlan', 'structuredNative'])
 // Operations that read descriptions as exact JS strings (UTF-16).
-const EXACT = new Set(['structuredRender', 'structuredPlan'])
+const EXACT = new Set(['structuredRender', 'structuredPlan', 'structuredNative'])
 const same = (value) => value
 
 /**
@@ -325,6 +325,8 @@ function render(op, skills, layout, fn, ...extra) {
  * a reused result is the finished one, so it must not be changed by callers).
  */
 function renderThen(op, finish, skills, layout, fn, ...extra) {
+  const entry = viewEntryOf(skills)
+  if (entry !== undefined) return renderView(op, finish, entry, layout, fn, extra)
   const count = Array.isArray(skills) ? skills.length : 0
   const labels = REPORTING.has(op) || layout.budget !== undefined ? new SourceLabels(count) : undefined
   const registry = registryCatalog(skills, labels, EXACT.has(op))
@@ -345,6 +347,42 @@ function renderThen(op, finish, skills, layout, fn, ...extra) {
   if (labels !== undefined && !labels.equals(kept.labels)) {
     kept.labels = labels
     kept.result = finish(native[op](registry, NO_CHUNKS, NO_LENGTHS, withSources, ...extra))
+  }
+  return kept.result
+}
+
+/** Catalog entries behind view tokens → the labels of their model-invocable skills (see `renderView`). */
+const viewLabels = new WeakMap()
+
+/**
+ * `renderThen` for a catalog view token the registry handed out (see
+ * `kCatalogView`): straight from the registry's native catalog, memoised
+ * like an unchanged returned array, without summaries to check. The labels
+ * of the entry's winners are read once per entry. Descriptions that are not
+ * well-formed UTF-16, and labels that are not strings, send the view's
+ * summaries the usual way instead.
+ */
+function renderView(op, finish, entry, layout, fn, extra) {
+  const source = (entry.source ??= catalogSource(entry))
+  const fallback = () => renderThen(op, finish, freshSummaries(entry), layout, fn, ...extra)
+  if (EXACT.has(op) && !wellFormedSource(source)) return fallback()
+  let labels
+  if (REPORTING.has(op) || layout.budget !== undefined) {
+    labels = viewLabels.get(entry)
+    if (labels === undefined) {
+      labels = new SourceLabels(source.summaries.length)
+      if (!addModelLabels(entry, (label) => labels.add(label))) return fallback()
+      viewLabels.set(entry, labels)
+    }
+  }
+  const key = JSON.stringify([op, layout.max, layout.budget, layout.pinned, layout.searchTool, layout.preferUsed, ...extra])
+  const withSources = labels === undefined ? layout : { ...layout, ...labels.layout() }
+  const compute = () => finish(native[op](source.catalog, NO_CHUNKS, NO_LENGTHS, withSources, ...extra))
+  const kept = memoized(source.catalog, key, () => ({ labels, result: compute() }))
+  // A result kept for a returned array of the same catalog whose labels were changed since.
+  if (labels !== undefined && kept.labels !== labels && !labels.equals(kept.labels)) {
+    kept.labels = labels
+    kept.result = compute()
   }
   return kept.result
 }
@@ -573,7 +611,7 @@ function renderSkillContentIn(input, spaced) {
  * Shared with the structured catalog (`lib/catalog-structured.js`); not part
  * of the public API.
  */
-const internal = Object.freeze({ describe, checkOptions, pack, renderThen, copyReport })
+const internal = Object.freeze({ describe, checkOptions, pack, renderThen, copyReport, isWellFormed })
 
 module.exports = {
   internal,

@@ -11,3 +11,10 @@ exports.kAttach = Symbol.for('dsh-skill-native.attach')
 exports.kLogger = Symbol.for('dsh-skill-native.logger')
 /** `true` once a provider of this package was disposed: the registry refuses to register it again. */
 exports.kDisposed = Symbol.for('dsh-skill-native.disposed')
+/**
+ * `registry[kCatalogView](options)`: the view's catalog without building its
+ * summaries (`{ view, complete }`, `view` an opaque token the catalog
+ * renderers read straight from the native catalog). For this package's own
+ * consumers (the `skill` tool plugin).
+ */
+exports.kCatalogView = Symbol.for('dsh-skill-native.catalogView')

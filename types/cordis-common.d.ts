@@ -8,6 +8,7 @@ import type {
   SkillRegistration,
   SkillSummary,
   SkillSearchOptions,
+  SkillSearchPrepared,
   SkillSearchResults,
   SkillViewOptions,
 } from './skill'
@@ -69,6 +70,8 @@ export interface SkillServiceMethods {
   explain(name: string, options?: SkillViewOptions): Promise<SkillExplanation | undefined>
   /** The model-invocable skills of the view that `query` is about, best first (see `SkillRegistry.search`). */
   search(query: string, options?: SkillSearchOptions): Promise<SkillSearchResults>
+  /** Embeds the view's skills that have no cached vector (see `SkillRegistry.prepareSearch`). */
+  prepareSearch(options?: SkillViewOptions): Promise<SkillSearchPrepared>
   /**
    * Replace override rules and emit one `skills/change`: without
    * `options.scope` the service's own (for every agent), with it the rules

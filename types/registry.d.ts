@@ -10,6 +10,8 @@ import type {
   SkillSource,
   SkillSummary,
   SkillSearchOptions,
+  SkillSearchPrepared,
+  SkillEmbedder,
   SkillSearchResults,
   SkillViewOptions,
 } from './skill'
@@ -116,6 +118,18 @@ export interface Config {
    * throw, naming the rule and the key (`overrides[1].effect must be ...`).
    */
   readonly overrides?: readonly SkillOverrideRule[]
+  /**
+   * Fuse meaning with words in `search()` (default: words only, exactly as
+   * without the option). Without a usable model search uses words alone
+   * and says so once. See docs/search.md.
+   */
+  readonly embedder?: SkillEmbedder
+  /**
+   * Folder of the cached skill vectors (one file per model id), or `false`
+   * for memory only. Default: `$DSH_SKILL_EMBED_CACHE`, else
+   * `$XDG_CACHE_HOME/dsh-skill-native/vectors` (`~/.cache/…`).
+   */
+  readonly embedderCacheDir?: string | false
 }
 
 /**
@@ -256,6 +270,12 @@ export declare class SkillRegistry {
    * `RangeError`/`TypeError` for a `limit` that is not a positive integer.
    */
   search(query: string, options?: SkillSearchOptions): Promise<SkillSearchResults>
+  /**
+   * With an `embedder`: embeds every skill of the view that has no cached
+   * vector yet and resolves when done (search itself embeds only a few
+   * changed skills and leaves a large backlog to the background).
+   */
+  prepareSearch(options?: SkillViewOptions): Promise<SkillSearchPrepared>
   /**
    * Replace override rules and notify listeners once: without
    * `options.scope` the registry's own rules (every completed catalog is

@@ -5,6 +5,7 @@ import type { Context } from 'cordis'
 import type Schema from 'schemastery'
 // `ctx.skills` and `skills/change` on the Context.
 import './cordis'
+import type { SkillEmbedder } from './skill'
 
 /** The plugin's options. */
 export interface Config {
@@ -12,6 +13,8 @@ export interface Config {
   limit?: number
   /** Description limit (UTF-16 code units) of each skill in an answer: integer >= 3, default 200. */
   descriptionMaxLength?: number
+  /** Fuse meaning with words in this tool's searches (default: the skills service's own `embedder`). */
+  embedder?: SkillEmbedder
 }
 
 /** The plugin name. */

@@ -99,10 +99,42 @@ export interface SkillViewOptions extends SkillLookupOptions {
   readonly scope?: SkillScopeKey | undefined
 }
 
+/**
+ * An embedding function of the host (an embedding API): the vectors of
+ * `texts`, one `Float32Array` per text, all of one length; `id` names the
+ * model (skill vectors are cached per id: change it when the model changes).
+ */
+export interface SkillEmbedFunction {
+  (texts: string[], options: { signal?: AbortSignal }): Promise<ArrayLike<number>[]>
+  readonly id: string
+}
+
+/**
+ * What fuses meaning with words in `search()`: the package's local
+ * all-MiniLM-L6-v2 (`'local'`: the model folder in
+ * `$DSH_SKILL_EMBED_MODEL`; `{ model }`: that folder), or a host embedding
+ * function (`SkillEmbedFunction`, or `{ id, embed }`). See docs/search.md.
+ */
+export type SkillEmbedder =
+  | 'local'
+  | { readonly model: string }
+  | SkillEmbedFunction
+  | { readonly id: string; embed(texts: string[], options: { signal?: AbortSignal }): Promise<ArrayLike<number>[]> }
+
 /** Options of `search()`: the view, as for `snapshot()`, and how many results. */
 export interface SkillSearchOptions extends SkillViewOptions {
   /** Most skills returned (a positive integer); default 10. */
   readonly limit?: number | undefined
+  /** Fuse meaning with words with this embedder, in place of the registry's own `embedder`. */
+  readonly embedder?: SkillEmbedder | undefined
+}
+
+/** What `prepareSearch()` returns. */
+export interface SkillSearchPrepared {
+  /** How many skill texts were embedded now (0 when every one was cached). */
+  readonly embedded: number
+  /** Whether an embedder is configured and usable (else search uses words alone). */
+  readonly available: boolean
 }
 
 /** One search result: the skill's summary (as `snapshot()` hands it out) and its score. */

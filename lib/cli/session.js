@@ -141,7 +141,8 @@ class Session {
     if (!mode.config && !options.quiet) checkDirOptions(options, (message) => io.err.warning(message))
     const overrides = options.overrides ?? []
     try {
-      this.registry = new api.SkillRegistry({ logger, ...(overrides.length ? { overrides } : {}) })
+      const embedder = options.embed === undefined ? {} : { embedder: options.embed === 'local' ? 'local' : { model: options.embed } }
+      this.registry = new api.SkillRegistry({ logger, ...(overrides.length ? { overrides } : {}), ...embedder })
     } catch (error) {
       throw new UsageError(overrideProblem(firstLine(error), overrides))
     }

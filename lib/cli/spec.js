@@ -75,6 +75,11 @@ const OPTIONS = {
     help: "name the harness's search tool (e.g. skill_search) in the last line when --budget leaves skills out",
   },
   limit: { type: 'string', value: 'N', help: 'most skills to show (default 10)' },
+  embed: {
+    type: 'string',
+    value: 'MODEL',
+    help: "fuse meaning with words: 'local' (the model folder in $DSH_SKILL_EMBED_MODEL) or a model folder (node scripts/embed-model.mjs makes one); skill vectors are cached, so only the first run embeds every skill",
+  },
   pin: {
     type: 'string',
     value: 'NAME',
@@ -179,7 +184,7 @@ const COMMANDS = {
       'QUERY is free text (several words may be given); a skill named exactly by it comes\n' +
       'first, then by relevance of name and description. When nothing matches: a\n' +
       'did-you-mean.',
-    options: [...ROOTS, ...OVERRIDES, 'limit', 'json', 'quiet', 'verbose'],
+    options: [...ROOTS, ...OVERRIDES, 'limit', 'embed', 'json', 'quiet', 'verbose'],
     json: '{ query, skills, total, complete, suggestion? }',
     examples: ['dsh-skills search deploy to kubernetes', "dsh-skills search 'fill pdf forms' --limit 3", 'dsh-skills search review --json'],
     run: handler('search'),

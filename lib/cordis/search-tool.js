@@ -7,7 +7,6 @@
 // (an optional peer, loaded when the plugin is applied) and registered
 // through `ctx.tools`.
 
-const { escapeText } = require('../content.js')
 
 /** The tool's name (what a catalog's `searchTool` option names). */
 const SEARCH_TOOL_NAME = 'skill_search'
@@ -44,7 +43,8 @@ function renderAnswer(value) {
     shown === value.total
       ? `${shown === 1 ? '1 skill matches' : `${shown} skills match`} ${quoted(value.query)}, best first:`
       : `${shown} of the ${value.total} skills matching ${quoted(value.query)}, best first:`
-  const lines = value.skills.map((skill) => `- \`${skill.name}\`: ${escapeText(skill.description)}`)
+  // Plain text: descriptions as written (no markup to escape, so `Q&A` stays `Q&A`).
+  const lines = value.skills.map((skill) => `- \`${skill.name}\`: ${skill.description}`)
   return [head, ...lines, 'Load the one that fits with the `skill` tool (pass its exact name) before acting on the task.'].join('\n')
 }
 
@@ -95,12 +95,12 @@ function settings(config) {
   if (!Number.isInteger(descriptionMaxLength) || descriptionMaxLength < 3) {
     throw new RangeError(`skill search tool: descriptionMaxLength must be an integer >= 3 (got ${String(descriptionMaxLength)})`)
   }
-  return { limit, descriptionMaxLength }
+  return { limit, descriptionMaxLength, embedder: config.embedder }
 }
 
 /** The tool definition (before `defineTool`), searching `skills` (`ctx.skills`). */
 function searchToolDefinition(skills, config) {
-  const { limit, descriptionMaxLength } = settings(config)
+  const { limit, descriptionMaxLength, embedder } = settings(config)
   return {
     name: SEARCH_TOOL_NAME,
     description:
@@ -144,7 +144,7 @@ function searchToolDefinition(skills, config) {
       // as this agent's composition does, as the `skill` tool's lookups do.
       const lookup = { cwd: exec?.agent?.session.header.cwd, signal: exec?.signal, scope: exec?.agent }
       const text = query.length > MAX_QUERY_LENGTH ? query.slice(0, MAX_QUERY_LENGTH) : query
-      const results = await skills.search(text, { ...lookup, limit: count })
+      const results = await skills.search(text, { ...lookup, limit: count, ...(embedder === undefined ? {} : { embedder }) })
       const value = {
         query: text,
         total: results.total,
@@ -175,6 +175,10 @@ function createSearchToolPlugin({ Schema }) {
       .min(3)
       .default(DEFAULT_DESCRIPTION_MAX_LENGTH)
       .description('Description limit (UTF-16 code units) of each skill in an answer.'),
+    // A function or an object, passed on as is (the registry checks it).
+    embedder: Schema.any().description(
+      "Fuse meaning with words in this tool's searches: 'local', { model: folder }, or a function (texts, { signal }) => Promise<Float32Array[]> with a string id (default: the skills service's own).",
+    ),
   })
   return {
     name: 'skill-search-tool',

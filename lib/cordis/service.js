@@ -80,6 +80,11 @@ function createSkillService({ cordis: { Service }, Schema }) {
     scopes: Schema.any().description(
       'Scope resolver { scopeChainOf(key), scopeOf?(ctx) } for per-scope layers (default: @deepseek-ai/dsh-scope when installed, else every registration is global).',
     ),
+    // A function or an object, passed on as is (the registry checks it).
+    embedder: Schema.any().description(
+      "Fuse meaning with words in search(): 'local', { model: folder }, or a function (texts, { signal }) => Promise<Float32Array[]> with a string id (default: words only).",
+    ),
+    embedderCacheDir: Schema.any().description('Folder of the cached skill vectors, or false for memory only (default: the user cache folder).'),
   })
 
   /**
@@ -92,13 +97,13 @@ function createSkillService({ cordis: { Service }, Schema }) {
   class SkillService extends Service {
     /**
      * @param {import('cordis').Context} ctx
-     * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number, overrides?: readonly object[], scopes?: object }} [config]
+     * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number, overrides?: readonly object[], scopes?: object, embedder?: unknown, embedderCacheDir?: string | false }} [config]
      */
     constructor(ctx, config = {}) {
       super(ctx, SERVICE_NAME)
       const logger = createLogger(ctx, SERVICE_NAME)
-      const { collectCacheMaxEntries, providerTimeoutMs, overrides, scopes } = config
-      const options = { collectCacheMaxEntries, providerTimeoutMs, overrides, logger }
+      const { collectCacheMaxEntries, providerTimeoutMs, overrides, scopes, embedder, embedderCacheDir } = config
+      const options = { collectCacheMaxEntries, providerTimeoutMs, overrides, logger, embedder, embedderCacheDir }
       if (scopes !== undefined) options.scopes = scopes
       const registry = new SkillRegistry(options)
       this[kRegistry] = registry
@@ -193,6 +198,10 @@ function createSkillService({ cordis: { Service }, Schema }) {
 
     search(query, options) {
       return this[kRegistry].search(query, options)
+    }
+
+    prepareSearch(options) {
+      return this[kRegistry].prepareSearch(options)
     }
 
     explain(name, options) {

@@ -1,10 +1,14 @@
 'use strict'
 // `search(query, options)`: the model-invocable skills of a lookup's view,
 // ranked by the native index of its catalog (`skill_core::search`), each
-// handed out as a fresh summary with its score.
+// handed out as a fresh summary with its score. The index is built and
+// searched on the libuv pool; an abort of the caller's signal rejects at
+// once and makes the native search give up.
 
+const native = require('../native.js')
+const { raceSignal } = require('../util.js')
 const { describe } = require('./scopes.js')
-const { summaryAt, describedCatalog } = require('./summaries.js')
+const { summaryAt, suppliedCatalog } = require('./summaries.js')
 
 /** Results a search returns when `options.limit` is not given. */
 const DEFAULT_SEARCH_LIMIT = 10
@@ -25,13 +29,34 @@ function searchLimit(options) {
 }
 
 /**
+ * Runs `work(cancel)` (native work on the pool that polls `cancel`): an abort
+ * of `signal` rejects at once and cancels the work.
+ */
+async function cancellable(signal, work) {
+  if (signal === undefined) return work(undefined)
+  const cancel = new native.SearchCancel()
+  const onAbort = () => cancel.cancel()
+  signal.addEventListener('abort', onAbort, { once: true })
+  try {
+    return await raceSignal(work(cancel), signal)
+  } finally {
+    signal.removeEventListener('abort', onAbort)
+  }
+}
+
+/**
  * The search results of one catalog entry: `{ skills, total, complete }`,
  * and `suggestion` (the query with its unknown words corrected) when
- * nothing matched and a correction exists.
+ * nothing matched and a correction exists. With a `semantic` (the
+ * registry's embedder), meaning is fused with words.
  */
-function searchEntry(entry, query, limit) {
-  const catalog = describedCatalog(entry)
-  const { hits, total } = catalog.search(query, limit)
+async function searchEntry(entry, query, limit, signal, semantic) {
+  const catalog = await raceSignal(suppliedCatalog(entry), signal)
+  const found = await cancellable(signal, async (cancel) => {
+    const fused = semantic === undefined ? [] : await semantic.forSearch(catalog, query, signal, cancel)
+    return catalog.search(query, limit, cancel, ...fused)
+  })
+  const { hits, total, suggestion } = found
   const skills = []
   for (let i = 0; i < hits.length; i += 3) {
     const skill = summaryAt(entry, hits[i])
@@ -39,11 +64,15 @@ function searchEntry(entry, query, limit) {
     skills.push(skill)
   }
   const results = { skills, total, complete: entry.complete }
-  if (total === 0) {
-    const suggestion = catalog.suggest(query)
-    if (suggestion !== null && suggestion !== undefined) results.suggestion = suggestion
-  }
+  if (total === 0 && suggestion !== null && suggestion !== undefined) results.suggestion = suggestion
   return results
 }
 
-module.exports = { DEFAULT_SEARCH_LIMIT, checkQuery, searchLimit, searchEntry }
+/** Embeds every skill of an entry's catalog the embedder has no vector of. */
+async function prepareEntry(entry, signal, semantic) {
+  if (semantic === undefined) return { embedded: 0, available: false }
+  const catalog = await raceSignal(suppliedCatalog(entry), signal)
+  return cancellable(signal, (cancel) => semantic.prepare(catalog, signal, cancel))
+}
+
+module.exports = { DEFAULT_SEARCH_LIMIT, checkQuery, searchLimit, searchEntry, prepareEntry }

@@ -4,7 +4,7 @@
 // hands Rust only what it needs to validate, merge, rank and cache.
 
 const native = require('../native.js')
-const { kAttach, kDisposed, kLogger, kNative, kOnDispose } = require('../symbols.js')
+const { kAttach, kCatalogView, kDisposed, kLogger, kNative, kOnDispose } = require('../symbols.js')
 const {
   toError,
   throwIfAborted,
@@ -16,7 +16,8 @@ const {
 } = require('../util.js')
 
 const { packRules, packListing, packOrThrow } = require('./pack.js')
-const { checkQuery, searchLimit, searchEntry } = require('./search.js')
+const { checkQuery, searchLimit, searchEntry, prepareEntry } = require('./search.js')
+const { semanticOption } = require('./embedder.js')
 const { Deliveries } = require('./deliveries.js')
 const { checkResolver, defaultResolver, scopeOption, overridesOption, isScopeKey, chainOf, keyName, describe } = require('./scopes.js')
 const {
@@ -27,6 +28,7 @@ const {
   rewrittenPolicy,
   explained,
   returnedArrays,
+  catalogView,
   buildEntry,
   runtimeDefinition,
 } = require('./summaries.js')
@@ -107,6 +109,11 @@ class SkillRegistry {
   #listeners = new Set()
   /** Hands out the summaries of a burst of lookups turn by turn (see `deliveries.js`). */
   #deliveries = new Deliveries()
+  /** The `embedder` option's state (`undefined`: search by words alone). */
+  #semantic
+  #embedderCacheDir
+  /** The states of embedders given to single searches, by value. */
+  #semantics = { strings: new Map(), objects: new WeakMap() }
   /** The `scopes` option; `undefined` until the default is needed. */
   #scopes
   /** scope key → the id of its layer (maybe dropped since: the native side knows) */
@@ -133,7 +140,7 @@ class SkillRegistry {
   }
 
   /**
-   * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number, overrides?: readonly object[], logger?: { warn(message: string): void }, scopes?: { scopeChainOf(key: object): readonly object[] } }} [config]
+   * @param {{ collectCacheMaxEntries?: number, providerTimeoutMs?: number, overrides?: readonly object[], logger?: { warn(message: string): void }, scopes?: { scopeChainOf(key: object): readonly object[] }, embedder?: unknown, embedderCacheDir?: string | false }} [config]
    */
   constructor(config = {}) {
     if (typeof config !== 'object' || config === null) {
@@ -160,6 +167,20 @@ class SkillRegistry {
     // registry's methods.
     Object.defineProperty(this, 'scopes', { get: () => this.#resolver(), enumerable: false, configurable: false })
     if (config.overrides !== undefined) this.#setOverrides(config.overrides)
+    this.#semantic = semanticOption(config, this.#logger)
+    this.#embedderCacheDir = config.embedderCacheDir
+  }
+
+  /** The state of an `embedder` given to one search (made once per value). */
+  #semanticFor(embedder) {
+    const key = typeof embedder === 'string' ? `string:${embedder}` : embedder
+    const cache = typeof key === 'string' ? this.#semantics.strings : this.#semantics.objects
+    let semantic = cache.get(key)
+    if (semantic === undefined) {
+      semantic = semanticOption({ embedder, embedderCacheDir: this.#embedderCacheDir }, this.#logger)
+      cache.set(key, semantic)
+    }
+    return semantic
   }
 
   /** The scope resolver in use (see `scopes`, defined per instance in the constructor). */
@@ -517,21 +538,51 @@ class SkillRegistry {
   }
 
   /**
+   * The caller's view as `snapshot()` sees it, without its summaries: `{
+   * view, complete }`, `view` a token the catalog renderers (`renderCatalog`,
+   * `structuredCatalog`, the step planners) take in place of `skills` and
+   * read straight from the native catalog. For this package's own consumers
+   * (the `skill` tool plugin plans every agent step from it).
+   * @param {{ cwd?: string, signal?: AbortSignal, scope?: object }} [options]
+   */
+  async [kCatalogView](options) {
+    const entry = await this.#collect(options, this.#viewOf(options))
+    return { view: catalogView(entry), complete: entry.complete }
+  }
+
+  /**
    * The model-invocable skills of the caller's view that `query` is about,
    * best first (`options.limit`, default 10), from the same (possibly
    * cached) catalog `snapshot()` reads: `{ skills, total, complete,
    * suggestion? }`, each skill a fresh summary with its `score`.
    * @param {string} query
-   * @param {{ cwd?: string, signal?: AbortSignal, scope?: object, limit?: number }} [options]
+   * `options.embedder` (the forms of the constructor's option) fuses meaning
+   * with words for this search, in place of the registry's own embedder.
+   * @param {{ cwd?: string, signal?: AbortSignal, scope?: object, limit?: number, embedder?: unknown }} [options]
    */
   async search(query, options) {
     checkQuery(query)
     const limit = searchLimit(options)
+    const semantic = options?.embedder === undefined ? this.#semantic : this.#semanticFor(options.embedder)
     const entry = await this.#collect(options, this.#viewOf(options))
     throwIfAborted(options?.signal)
     const turn = this.#deliveries.admit(Math.min(limit, entry.sources.length))
     if (turn !== undefined) await turn
-    return searchEntry(entry, query, limit)
+    return searchEntry(entry, query, limit, options?.signal ?? undefined, semantic)
+  }
+
+  /**
+   * With an `embedder`: embeds every skill of the caller's view that has
+   * no vector yet, and resolves when done (`{ embedded, available }`);
+   * search itself embeds only the few skills that changed and leaves a
+   * large backlog to the background. Without one: `{ embedded: 0,
+   * available: false }`.
+   * @param {{ cwd?: string, signal?: AbortSignal, scope?: object }} [options]
+   */
+  async prepareSearch(options) {
+    const entry = await this.#collect(options, this.#viewOf(options))
+    throwIfAborted(options?.signal)
+    return prepareEntry(entry, options?.signal ?? undefined, this.#semantic)
   }
 
   /**

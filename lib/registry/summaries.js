@@ -179,6 +179,45 @@ function explained(row, entry, scope, ruleScope) {
 /** Arrays returned by `snapshot()`/`list()` → the catalog entry they came from. */
 const returnedArrays = new WeakMap()
 
+/** Catalog view tokens (see `kCatalogView`) → the catalog entry they stand for. */
+const viewEntries = new WeakMap()
+
+/**
+ * An opaque token for a catalog entry, handed to this package's own
+ * consumers instead of summaries: the catalog renderers read it straight
+ * from the native catalog (see `viewEntryOf`).
+ * @param {CatalogEntry} entry
+ */
+function catalogView(entry) {
+  let view = entry.view
+  if (view === undefined) {
+    view = Object.freeze({})
+    viewEntries.set(view, entry)
+    entry.view = view
+  }
+  return view
+}
+
+/** The catalog entry behind a view token, or `undefined` for any other value. */
+function viewEntryOf(value) {
+  return typeof value === 'object' && value !== null ? viewEntries.get(value) : undefined
+}
+
+/**
+ * The labels (`source`) of an entry's model-invocable winners, in catalog
+ * order, each handed to `add(label)` (a runtime registration or a JS
+ * provider's candidate, as registered; a native summary's own).
+ * @param {CatalogEntry} entry
+ * @param {(label: unknown) => boolean} add
+ */
+function addModelLabels(entry, add) {
+  const { sources, winners } = entry
+  for (let i = 0; i < sources.length; i++) {
+    if (winners[4 * i + 3] === 1 && !add(sources[i].source)) return false
+  }
+  return true
+}
+
 /**
  * For a `skills` array returned by `snapshot()` or `list()`: the native catalog
  * it came from (every winner's name, description and invocation in name order,
@@ -205,7 +244,6 @@ function catalogSourceOf(skills) {
  * @param {number} position
  */
 function summaryAt(entry, position) {
-  entry.source ??= catalogSource(entry)
   const { sources, winners, rewritten } = entry
   const summary = winners[4 * position] === KIND_NATIVE ? copyNativeSummary(sources[position]) : copySummary(sources[position])
   if (rewritten !== undefined) {
@@ -228,6 +266,41 @@ function rewriteCodes(rewritten) {
 function describedCatalog(entry) {
   entry.source ??= catalogSource(entry)
   return entry.catalog
+}
+
+/** Descriptions handed over per turn of the event loop by `suppliedCatalog`. */
+const SUPPLY_SLICE = 2048
+
+/**
+ * The native catalog of an entry once it holds every description, handed
+ * over `SUPPLY_SLICE` at a time, one slice per turn of the event loop (a
+ * catalog of 100,000 JS-provider skills would otherwise hold the loop for
+ * the whole copy). Concurrent callers share one hand-over.
+ * @param {CatalogEntry} entry
+ */
+async function suppliedCatalog(entry) {
+  const { catalog } = entry
+  if (!catalog.needsDescriptions) return catalog
+  if (entry.sources.length <= SUPPLY_SLICE) return describedCatalog(entry)
+  entry.supplying ??= supplyInSlices(entry)
+  await entry.supplying
+  return catalog
+}
+
+async function supplyInSlices(entry) {
+  const { catalog, sources, winners, hosts } = entry
+  for (let start = 0; start < sources.length; start += SUPPLY_SLICE) {
+    // A catalog rendered meanwhile supplied everything at once.
+    if (!catalog.needsDescriptions) return
+    const held = []
+    for (let i = start; i < Math.min(start + SUPPLY_SLICE, sources.length); i++) {
+      const kind = winners[4 * i]
+      if (kind === KIND_NATIVE) continue
+      held.push(kind === KIND_EXTERNAL ? hosts.get(winners[4 * i + 1]).descriptions[winners[4 * i + 2]] : sources[i].description)
+    }
+    catalog.supplyDescriptionsPart(packTexts(held))
+    await new Promise((resolve) => setImmediate(resolve))
+  }
 }
 
 /**
@@ -274,6 +347,7 @@ function catalogSource(entry) {
  *   source?: { catalog: object, summaries: readonly object[] },
  *   natives: object[] | undefined,
  *   rewrites?: Map<number, number>,
+ *   view?: object,
  * }} CatalogEntry
  */
 
@@ -303,7 +377,7 @@ function buildEntry(finished, hosts, runtime, previous) {
     }
   }
   const rewritten = finished.rewritten.length > 0 ? finished.rewritten : undefined
-  return { catalog, complete: finished.complete, winners, sources, hosts, runtime, rewritten, source: undefined, rewrites: undefined, natives }
+  return { catalog, complete: finished.complete, winners, sources, hosts, runtime, rewritten, source: undefined, rewrites: undefined, natives, view: undefined }
 }
 
 /**
@@ -346,8 +420,13 @@ module.exports = {
   explained,
   returnedArrays,
   catalogSourceOf,
+  catalogSource,
+  catalogView,
+  viewEntryOf,
+  addModelLabels,
   summaryAt,
   describedCatalog,
+  suppliedCatalog,
   buildEntry,
   runtimeDefinition,
 }

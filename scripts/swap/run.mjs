@@ -17,7 +17,7 @@
 // 3. Every request the model received must be the TypeScript packages' own,
 //    byte for byte, apart from the message ids (random) and our wording inside
 //    `<skill_resources>` (and, with the `skill` tool swapped, the prose around
-//    the catalog entries).
+//    the catalog entries and the tool's descriptions).
 // 4. The lockfile pitfall of docs/migrating.md: in an npm workspace whose
 //    package gets a harness name only as a peer, adding the overrides and
 //    `npm install` can keep the TypeScript package (npm says "up to date");
@@ -161,13 +161,26 @@ function turn(dir, node, project) {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-/** A request as JSON, message ids masked; with `ours`, the text that is our own wording masked too. */
+/**
+ * A request as JSON, message ids masked; with `ours`, the text that is our own
+ * wording masked too: inside `<skill_resources>`, and with the `skill` tool
+ * swapped (`ours.tool`), the prose around the catalog entries and the tool's
+ * descriptions.
+ */
 function comparable(request, ours) {
-  return JSON.stringify(request, (key, value) => {
+  const copy = structuredClone(request)
+  if (ours?.tool) {
+    for (const tool of copy.tools ?? []) {
+      if (tool.name !== 'skill') continue
+      tool.description = '<our wording>'
+      for (const property of Object.values(tool.parameters?.properties ?? {})) property.description = '<our wording>'
+    }
+  }
+  return JSON.stringify(copy, (key, value) => {
     if (key === 'id' && typeof value === 'string' && UUID.test(value)) return '<id>'
     if (typeof value !== 'string' || !ours) return value
     let text = value.replace(/(<skill_resources>\n)[\s\S]*?(\n<\/skill_resources>)/g, '$1<our wording>$2')
-    if (ours.catalogProse) text = text.replace(/^(<system-reminder>\n)[\s\S]*?(<available_skills>\n[\s\S]*?<\/available_skills>\n)[\s\S]*?(<\/system-reminder>)$/, '$1<our wording>$2<our wording>$3')
+    if (ours.tool) text = text.replace(/^(<system-reminder>\n)[\s\S]*?(<available_skills>\n[\s\S]*?<\/available_skills>\n)[\s\S]*?(<\/system-reminder>)$/, '$1<our wording>$2<our wording>$3')
     return text
   })
 }
@@ -180,15 +193,18 @@ function firstDifference(a, b) {
 }
 
 function compare(label, theirs, ours, swapped) {
-  const catalogProse = swapped.includes('@deepseek-ai/dsh-tool-skill')
-  const first = [comparable(theirs[0], catalogProse && { catalogProse }), comparable(ours[0], catalogProse && { catalogProse })]
-  if (first[0] !== first[1]) fail(`${label}: the first request differs\n${firstDifference(...first)}`)
+  // With the `skill` tool swapped its prose is ours from the first request on;
+  // without, the first request is theirs byte for byte.
+  const tool = swapped.includes('@deepseek-ai/dsh-tool-skill')
+  const first = [comparable(theirs[0], tool && { tool }), comparable(ours[0], tool && { tool })]
+  if (first[0] !== first[1]) fail(`${label}: the first request differs${tool ? ' beyond our wording' : ''}\n${firstDifference(...first)}`)
   for (let i = 1; i < theirs.length; i++) {
-    const [a, b] = [comparable(theirs[i], { catalogProse }), comparable(ours[i], { catalogProse })]
+    const [a, b] = [comparable(theirs[i], { tool }), comparable(ours[i], { tool })]
     if (a !== b) fail(`${label}: request ${i + 1} differs beyond our wording\n${firstDifference(a, b)}`)
   }
   const exact = theirs.every((request, i) => comparable(request) === comparable(ours[i]))
-  say(`${label}: the ${theirs.length} requests match (${exact ? 'byte for byte' : 'our wording in <skill_resources> aside'})`)
+  const wording = tool ? 'the `skill` tool\'s and the catalog\'s prose and <skill_resources>' : '<skill_resources>'
+  say(`${label}: the ${theirs.length} requests match (${exact ? 'byte for byte' : `our wording in ${wording} aside`})`)
 }
 
 // -- the run ------------------------------------------------------------------

@@ -121,6 +121,30 @@ pub struct Candidate {
     /// The skill file's fingerprint, when the provider read the file itself
     /// ([`crate::same`]): tells a duplicate that is the same skill.
     pub fingerprint: Option<crate::same::Fingerprint>,
+    /// The opening of the body (at most [`LEAD_BYTES`]), when the provider
+    /// read it anyway: search indexes it at a low weight. Never shown.
+    pub lead: Option<Box<str>>,
+}
+
+/// Most bytes of a body's opening kept with a candidate ([`Candidate::lead`]).
+pub const LEAD_BYTES: usize = 480;
+
+/// The opening of `body`: its first [`LEAD_BYTES`] bytes, cut on a
+/// character boundary.
+pub fn lead_of(body: &str) -> &str {
+    cut_at(body, LEAD_BYTES)
+}
+
+/// `text` cut to at most `max` bytes, on a character boundary.
+pub fn cut_at(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// A complete skill, including the body.

@@ -190,6 +190,7 @@ mod tests {
             metadata: None,
             locator: Locator::None,
             fingerprint: text.map(fingerprint),
+            lead: None,
         }
     }
 

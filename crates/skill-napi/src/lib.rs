@@ -4,6 +4,8 @@
 
 pub mod catalog;
 pub mod convert;
+pub mod embed;
+pub mod entries;
 pub mod local;
 pub mod local_fs;
 pub mod raw;

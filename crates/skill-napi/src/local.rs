@@ -448,6 +448,7 @@ fn candidate_from_js(obj: &Object<'_>) -> Result<Candidate> {
         metadata: None,
         locator: Locator::None,
         fingerprint: None,
+        lead: None,
     })
 }
 

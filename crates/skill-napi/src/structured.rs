@@ -30,7 +30,7 @@ use skill_core::catalog::Origin;
 
 /// A JS string given as UTF-16 code units (not necessarily well-formed);
 /// handed over as Latin-1 when every unit fits in one byte.
-pub struct Text16(Vec<u16>);
+pub struct Text16(pub(crate) Vec<u16>);
 
 impl ToNapiValue for Text16 {
     unsafe fn to_napi_value(
@@ -87,7 +87,7 @@ type Pair16<'a> = (&'a [u16], &'a [u16]);
 
 /// Splits UTF-16 chunks into `(name, description)` code unit pairs by their
 /// lengths; a pair never spans two chunks (the rule of `catalog::unpack`).
-fn unpack16<'a>(
+pub(crate) fn unpack16<'a>(
     chunks: &'a [Utf16String],
     lengths: &[u32],
 ) -> Result<Vec<Pair16<'a>>, &'static str> {
@@ -123,7 +123,7 @@ fn unpack16<'a>(
 
 /// The structured catalog an export works on (the registry's, or the packed
 /// skills), laid out as `layout` says.
-fn with_structured<T>(
+pub(crate) fn with_structured<T>(
     registry: Option<&NativeCatalog>,
     chunks: &[Utf16String],
     lengths: &Uint32Array,

@@ -19,6 +19,9 @@ async function run(session, args) {
   const query = args.join(' ').trim()
   if (query === '') throw new UsageError('search needs a query (a few words about the task)', 'search')
   const limit = options.limit
+  // Every skill gets its vector before the one search of this run (cached:
+  // only a first run, or new skills, cost time).
+  if (options.embed !== undefined) await session.registry.prepareSearch(session.lookup())
   const results = await session.registry.search(query, { ...session.lookup(), ...(limit === undefined ? {} : { limit }) })
   if (options.json) {
     io.stdout.write(json({ query, ...results }))

@@ -29,6 +29,7 @@
 
 pub mod budget;
 pub mod content;
+pub mod delta;
 mod description;
 pub mod gesture;
 pub mod origin;

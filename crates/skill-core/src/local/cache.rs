@@ -98,7 +98,8 @@ impl Default for ParseCache {
     }
 }
 
-/// A parse without its body.
+/// A parse without its body, but for the body's opening
+/// ([`crate::model::lead_of`], which search indexes).
 fn without_body(skill: &ParsedSkill) -> ParsedSkill {
     ParsedSkill {
         name: skill.name.clone(),
@@ -106,7 +107,7 @@ fn without_body(skill: &ParsedSkill) -> ParsedSkill {
         when_to_use: skill.when_to_use.clone(),
         invocation: skill.invocation,
         metadata: skill.metadata.clone(),
-        body: String::new(),
+        body: crate::model::lead_of(&skill.body).to_string(),
         fingerprint: skill.fingerprint,
     }
 }
@@ -191,7 +192,8 @@ impl ParseCache {
     }
 
     /// The skill file at `path` (at most `cap` bytes) for discovery: an
-    /// unchanged file is neither read nor parsed, and its body is left empty.
+    /// unchanged file is neither read nor parsed, and only the opening of
+    /// its body is kept ([`crate::model::lead_of`]).
     pub fn read(&self, fs: &dyn SkillFs, path: &Path, cap: u64) -> ReadOutcome {
         self.fetch(fs, path, cap, false, None)
     }
@@ -318,11 +320,13 @@ impl ParseCache {
             Some(_) => self.forget(path),
             None => {}
         }
-        // Discovery holds every file's parse until the scan ends: without the
-        // body it holds a few hundred bytes per file instead of the whole
-        // text, and its worker threads' heaps stay small.
+        // Discovery holds every file's parse until the scan ends: with only
+        // the body's opening it holds a few hundred bytes per file instead
+        // of the whole text, and its worker threads' heaps stay small.
         if let (false, ReadOutcome::Parsed(parsed)) = (body, &mut outcome) {
-            parsed.body = String::new();
+            let lead = crate::model::lead_of(&parsed.body).len();
+            parsed.body.truncate(lead);
+            parsed.body.shrink_to_fit();
         }
         outcome
     }
@@ -363,6 +367,7 @@ impl ParseCache {
                 Kept::Parsed { skill, .. } => {
                     skill.name.len()
                         + skill.description.len()
+                        + skill.body.len()
                         + skill.when_to_use.as_ref().map_or(0, String::len)
                         + skill.metadata.as_ref().map_or(0, |m| {
                             m.iter().map(|(k, v)| k.len() + value_weight(v)).sum()
@@ -453,22 +458,28 @@ mod tests {
     }
 
     #[test]
-    fn discovery_reads_keep_no_body() {
+    fn discovery_reads_keep_only_the_opening_of_the_body() {
         let dir = tempfile::TempDir::new().expect("tempdir");
         let path = dir.path().join("a.md");
-        std::fs::write(&path, "---\nname: a\ndescription: d\n---\n\nBody\n").expect("write");
+        let body = format!("Body é{}", "x".repeat(crate::model::LEAD_BYTES));
+        std::fs::write(
+            &path,
+            format!("---\nname: a\ndescription: d\n---\n\n{body}\n"),
+        )
+        .expect("write");
         let fs = super::super::fs::StdFs;
         // Not trusted (granularity): every read parses the file again.
         let cache = ParseCache::new(16, 1 << 20, Duration::from_secs(3600));
         let ReadOutcome::Parsed(listed) = cache.read(&fs, &path, 1 << 20) else {
             panic!("not parsed");
         };
-        assert_eq!((listed.name.as_str(), listed.body.as_str()), ("a", ""));
+        assert_eq!(listed.name, "a");
+        assert_eq!(listed.body, body[..crate::model::LEAD_BYTES]);
         assert!(listed.fingerprint.is_some());
         let ReadOutcome::Parsed(loaded) = cache.load(&fs, &path, 1 << 20) else {
             panic!("not parsed");
         };
-        assert_eq!(loaded.body, "Body");
+        assert_eq!(loaded.body, body);
         assert_eq!(without_body(&loaded), listed);
         // Trusted: the kept parse still finds the body for `load`.
         let cache = ParseCache::new(16, 1 << 20, Duration::ZERO);
@@ -476,7 +487,7 @@ mod tests {
         let ReadOutcome::Parsed(loaded) = cache.load(&fs, &path, 1 << 20) else {
             panic!("not parsed");
         };
-        assert_eq!(loaded.body, "Body");
+        assert_eq!(loaded.body, body);
         assert_eq!(cache.stats().0, 1);
     }
 
@@ -520,7 +531,7 @@ mod tests {
             let ReadOutcome::Parsed(p) = cache.read(&fs, path, 1 << 20) else {
                 panic!("not parsed");
             };
-            assert!(p.body.is_empty());
+            assert_eq!(p.body, "Body", "only the opening of the body is kept");
         }
         assert_eq!(cache.stats().0 - hits, paths.len() as u64);
     }

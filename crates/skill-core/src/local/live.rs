@@ -102,6 +102,7 @@ fn file_bytes(file: &File) -> usize {
                 + s.name.len()
                 + s.description.len()
                 + s.when_to_use.as_ref().map_or(0, String::len)
+                + c.lead.as_ref().map_or(0, |l| l.len())
                 + c.path.as_ref().map_or(0, String::len)
                 + c.metadata.as_ref().map_or(0, |m| m.len() * 64)
         }

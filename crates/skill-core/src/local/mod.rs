@@ -750,7 +750,8 @@ pub(super) fn candidate(
     parsed: ParsedSkill,
 ) -> Candidate {
     let fingerprint = parsed.fingerprint;
-    let (summary, _, metadata) = summarize(parsed, provider, root.source, base);
+    let (summary, body, metadata) = summarize(parsed, provider, root.source, base);
+    let lead = crate::model::lead_of(&body);
     Candidate {
         summary,
         rank: root.rank(),
@@ -758,6 +759,7 @@ pub(super) fn candidate(
         metadata,
         locator: Locator::None,
         fingerprint,
+        lead: (!lead.is_empty()).then(|| lead.into()),
     }
 }
 

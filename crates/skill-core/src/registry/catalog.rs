@@ -5,6 +5,7 @@ use super::layers::{LayerId, GLOBAL_LAYER};
 use super::types::{Catalog, Description, Entry, Supplied, SupplyError, Winner};
 use crate::model::host::Span;
 use crate::model::SkillSummary;
+use std::sync::PoisonError;
 
 impl Catalog {
     /// The scoped layers this catalog merged, nearest first (the global
@@ -82,14 +83,45 @@ impl Catalog {
         if spans.len() != self.host_held() {
             return Err(SupplyError("wrong count"));
         }
-        if spans.iter().any(|s| {
-            s.start > s.end
-                || !text.is_char_boundary(s.start as usize)
-                || !text.is_char_boundary(s.end as usize)
-        }) {
-            return Err(SupplyError("span outside the text"));
-        }
+        check_spans(&text, &spans)?;
         let _ = self.supplied.set(Supplied { text, spans });
+        // Parts handed over so far are not needed any more.
+        drop(std::mem::take(
+            &mut *self
+                .supplying
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        ));
+        Ok(())
+    }
+
+    /// [`Catalog::supply_descriptions`] in parts, so that a host can hand a
+    /// large catalog's descriptions over a few thousand at a time: each part
+    /// continues the previous ones (`spans` are byte ranges in its own
+    /// `text`); the part that completes the count supplies them all. Parts
+    /// after a supply are ignored.
+    pub fn supply_part(&self, text: &str, spans: &[Span]) -> Result<(), SupplyError> {
+        if self.supplied.get().is_some() {
+            return Ok(());
+        }
+        let mut so_far = self
+            .supplying
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if so_far.spans.len() + spans.len() > self.host_held() {
+            return Err(SupplyError("wrong count"));
+        }
+        check_spans(text, spans)?;
+        let base = u32::try_from(so_far.text.len()).map_err(|_| SupplyError("too long"))?;
+        so_far.text.push_str(text);
+        so_far.spans.extend(spans.iter().map(|s| Span {
+            start: s.start + base,
+            end: s.end + base,
+        }));
+        if so_far.spans.len() == self.host_held() {
+            let done = std::mem::take(&mut *so_far);
+            let _ = self.supplied.set(done);
+        }
         Ok(())
     }
 
@@ -120,4 +152,17 @@ impl Catalog {
             .binary_search_by(|e| e.name.of(&self.text).cmp(name))
             .ok()
     }
+}
+
+/// Every span lies in `text`, on character boundaries.
+fn check_spans(text: &str, spans: &[Span]) -> Result<(), SupplyError> {
+    let outside = spans.iter().any(|s| {
+        s.start > s.end
+            || !text.is_char_boundary(s.start as usize)
+            || !text.is_char_boundary(s.end as usize)
+    });
+    if outside {
+        return Err(SupplyError("span outside the text"));
+    }
+    Ok(())
 }

@@ -380,6 +380,7 @@ impl Built {
             entries: self.entries,
             host_held: self.host_held,
             supplied: OnceLock::new(),
+            supplying: Default::default(),
             considered,
             derived: Default::default(),
             memo,

@@ -88,7 +88,7 @@ pub struct Entry {
 }
 
 /// Descriptions supplied by the host, in catalog order.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(super) struct Supplied {
     pub(super) text: String,
     pub(super) spans: Vec<Span>,
@@ -117,6 +117,8 @@ pub struct Catalog {
     pub(super) entries: Vec<Entry>,
     pub(super) host_held: u32,
     pub(super) supplied: OnceLock<Supplied>,
+    /// Descriptions supplied so far in parts ([`Catalog::supply_part`]).
+    pub(super) supplying: std::sync::Mutex<Supplied>,
     pub(super) considered: Considered,
     /// What is worked out from the catalog on demand and kept with it.
     pub(super) derived: Derived,
@@ -150,6 +152,11 @@ pub(super) struct Memo {
 #[derive(Debug, Default)]
 pub(super) struct Derived {
     pub(super) index: OnceLock<crate::search::Index>,
+    /// Held while the index is built (one build at a time).
+    pub(super) building: std::sync::Mutex<()>,
+    /// The vector-store keys of the indexed skills (see
+    /// [`Catalog::vector_keys`]).
+    pub(super) vector_keys: OnceLock<Vec<crate::search::vectors::Key>>,
     pub(super) fingerprint: OnceLock<u64>,
     /// The normalised cwd and scoped layers of the lookup that collected it.
     pub(super) view: String,

@@ -1,18 +1,25 @@
-//! Ranking: the exact name first, then a BM25 score over two fields (BM25F:
-//! a term in the name counts [`NAME_WEIGHT`] times one in the description),
-//! where each query word matches its own stem exactly, the longer terms it is
-//! a prefix of, and (only when neither exists) terms one or two edits away;
-//! ties by rank, then name.
+//! Ranking: the exact name first, then a BM25 score over three fields
+//! (BM25F: a whole name word counts [`NAME_WEIGHT`] times a description
+//! word, a word of the extra text [`EXTRA_WEIGHT`] times), where each query
+//! word matches its own stem exactly or, when the catalog has no such word,
+//! the longer terms it is a prefix of, or (neither existing) terms one or two
+//! edits away; ties by rank, then name.
 
 use super::fold::{fold, words};
-use super::index::{terms_of, Index, Posting};
+use super::index::{terms_of, Cancelled, Field, Index, Posting};
+use super::template::UNITS;
+use crate::cancel::CancelToken;
 
 /// BM25 term-frequency saturation.
 const K1: f64 = 1.2;
 /// BM25 length normalisation.
 const B: f64 = 0.75;
-/// Weight of a name occurrence against a description occurrence.
+/// Weight of a whole name word against a description word (a name word a
+/// query word only starts, or is a typo of, weighs as a description word).
 pub const NAME_WEIGHT: f64 = 3.0;
+/// Weight of a word of the extra text (`whenToUse`, the body's opening)
+/// against a description word.
+pub const EXTRA_WEIGHT: f64 = 0.3;
 /// Weight of a term a query word is only a prefix of, at most (scaled down
 /// by how much of the term the word covers).
 const PREFIX_WEIGHT: f64 = 0.8;
@@ -207,30 +214,57 @@ fn fuzz(len: usize) -> usize {
     }
 }
 
+/// A skill a query matched: its position in the index, its score, and
+/// whether the query is its name.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Ranked {
+    pub(super) doc: u32,
+    pub(super) score: f64,
+    pub(super) exact: bool,
+}
+
+/// One dictionary term a query word matches: its position, the weight of
+/// the match, and whether the word is the term itself (a whole word).
+#[derive(Clone, Copy, Debug)]
+struct Expansion {
+    term: usize,
+    weight: f64,
+    whole: bool,
+}
+
 impl Index {
-    /// The dictionary terms a query stem matches, with their weights: itself,
-    /// the terms it is a prefix of, or (neither existing) terms a few edits
-    /// away.
-    fn expand(&self, stem: &str, word: &str, out: &mut Vec<(usize, f64)>) {
-        self.expand_as(stem, word, out, true);
+    /// The position of the term `stem`.
+    fn term_at(&self, stem: &str) -> Option<usize> {
+        let range = self.prefix_range(stem);
+        (!range.is_empty() && self.term(range.start) == stem).then_some(range.start)
     }
 
-    /// [`Index::expand`]; without `fuzzy`, no terms a few edits away.
-    fn expand_as(&self, stem: &str, word: &str, out: &mut Vec<(usize, f64)>, fuzzy: bool) {
+    /// The dictionary terms a query stem matches, with their weights: itself
+    /// and its agent nouns; when the catalog has no such term, the terms it
+    /// is a prefix of; when neither exists (and `fuzzy`), terms a few edits
+    /// away.
+    fn expand(&self, stem: &str, word: &str, out: &mut Vec<Expansion>, fuzzy: bool) {
         out.clear();
-        let range = self.prefix_range(stem);
-        for t in range.clone() {
-            if &*self.terms[t].text == stem {
-                out.push((t, 1.0));
-            }
+        if let Some(term) = self.term_at(stem) {
+            out.push(Expansion {
+                term,
+                weight: 1.0,
+                whole: true,
+            });
+            self.agent_nouns(stem, out);
+            return;
         }
         if stem.len() >= MIN_PREFIX {
-            let mut longer: Vec<usize> = range.filter(|&t| &*self.terms[t].text != stem).collect();
-            longer.sort_by_key(|&t| (self.terms[t].text.len(), t));
+            let mut longer: Vec<usize> = self.prefix_range(stem).collect();
+            longer.sort_by_key(|&t| (self.term(t).len(), t));
             longer.truncate(MAX_EXPANSIONS);
-            out.extend(longer.into_iter().map(|t| {
-                let cover = stem.len() as f64 / self.terms[t].text.len() as f64;
-                (t, PREFIX_WEIGHT * (0.5 + 0.5 * cover))
+            out.extend(longer.into_iter().map(|term| {
+                let cover = stem.len() as f64 / self.term(term).len() as f64;
+                Expansion {
+                    term,
+                    weight: PREFIX_WEIGHT * (0.5 + 0.5 * cover),
+                    whole: false,
+                }
             }));
         }
         if out.is_empty() && fuzzy {
@@ -239,14 +273,50 @@ impl Index {
             if max == 0 || !word.is_ascii() {
                 return;
             }
-            for (t, term) in self.terms.iter().enumerate() {
-                let d = term
-                    .surfaces
-                    .iter()
-                    .filter_map(|s| distance(word.as_bytes(), s.as_bytes(), max))
-                    .min();
-                if let Some(d) = d {
-                    out.push((t, FUZZY_WEIGHT / d.max(1) as f64));
+            let mut last = usize::MAX;
+            for (term, surface) in self.surfaces() {
+                let Some(d) = distance(word.as_bytes(), surface.as_bytes(), max) else {
+                    continue;
+                };
+                let weight = FUZZY_WEIGHT / d.max(1) as f64;
+                match out.last_mut() {
+                    Some(e) if last == term => e.weight = e.weight.max(weight),
+                    _ => out.push(Expansion {
+                        term,
+                        weight,
+                        whole: false,
+                    }),
+                }
+                last = term;
+            }
+        }
+    }
+
+    /// The agent nouns of a stem the catalog holds, which the stemmer keeps
+    /// apart (`scan` → `scanner`, `build` → `builder`, `creat` → `creator`,
+    /// `write` → `writer`): whole words, weighing [`PREFIX_WEIGHT`].
+    fn agent_nouns(&self, stem: &str, out: &mut Vec<Expansion>) {
+        let Some(last) = stem.chars().last().filter(char::is_ascii_lowercase) else {
+            return;
+        };
+        if stem.len() < MIN_PREFIX {
+            return;
+        }
+        let doubled = format!("{stem}{last}er");
+        let nouns = [
+            format!("{stem}er"),
+            format!("{stem}or"),
+            format!("{stem}r"),
+            doubled,
+        ];
+        for noun in &nouns {
+            if let Some(term) = self.term_at(noun) {
+                if !out.iter().any(|e| e.term == term) {
+                    out.push(Expansion {
+                        term,
+                        weight: PREFIX_WEIGHT,
+                        whole: true,
+                    });
                 }
             }
         }
@@ -258,17 +328,52 @@ impl Index {
         (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
     }
 
-    /// The BM25F term-frequency part of one posting.
-    fn tf(&self, p: &Posting) -> f64 {
+    /// The BM25F term-frequency part of one posting (`whole`: the query
+    /// word is the term itself, so a name word gets the name's weight).
+    fn tf(&self, p: &Posting, whole: bool) -> f64 {
         let doc = &self.docs[p.doc as usize];
-        let norm = |len: u32, avg: f64| 1.0 - B + B * f64::from(len) / avg;
-        let tf = NAME_WEIGHT * f64::from(p.name) / norm(doc.name_len, self.avg_name)
-            + f64::from(p.desc) / norm(doc.desc_len, self.avg_desc);
+        let field = |f: Field, weight: f64| {
+            let units = f64::from(p.units[f as usize]);
+            if units == 0.0 {
+                return 0.0;
+            }
+            let norm = 1.0 - B + B * f64::from(doc.len[f as usize]) / self.avg[f as usize];
+            weight * units / f64::from(UNITS) / norm
+        };
+        let name = if whole { NAME_WEIGHT } else { 1.0 };
+        let tf = field(Field::Name, name)
+            + field(Field::Description, 1.0)
+            + field(Field::Extra, EXTRA_WEIGHT);
         tf * (K1 + 1.0) / (tf + K1)
     }
 
     /// The best `limit` matches of `query` (see the [`super`] docs).
     pub fn search(&self, query: &str, limit: usize) -> Results {
+        self.search_until(query, limit, &CancelToken::new())
+            .unwrap_or_default()
+    }
+
+    /// [`Index::search`], giving up when `cancel` is cancelled (looked at
+    /// between query words and every few thousand postings).
+    pub fn search_until(
+        &self,
+        query: &str,
+        limit: usize,
+        cancel: &CancelToken,
+    ) -> Result<Results, Cancelled> {
+        let mut ranked = self.rank_words(query, cancel)?;
+        let total = ranked.len();
+        self.keep_best(&mut ranked, limit);
+        Ok(self.results(ranked, total))
+    }
+
+    /// Every skill the words of `query` match (and the one it names), with
+    /// its score and whether the query is its name; in no particular order.
+    pub(super) fn rank_words(
+        &self,
+        query: &str,
+        cancel: &CancelToken,
+    ) -> Result<Vec<Ranked>, Cancelled> {
         let n = self.docs.len();
         let parsed = Query::parse(query);
         let exact = self.doc_named(&as_name(&fold(query)));
@@ -278,13 +383,19 @@ impl Index {
         let mut touched: Vec<u32> = Vec::new();
         let mut expansions = Vec::new();
         for (stem, word) in &parsed.terms {
-            self.expand(stem, word, &mut expansions);
-            for &(t, weight) in &expansions {
-                let term = &self.terms[t];
-                let idf = self.idf(term.postings.len());
-                for p in &term.postings {
+            if cancel.is_cancelled() {
+                return Err(Cancelled);
+            }
+            self.expand(stem, word, &mut expansions, true);
+            for e in &expansions {
+                let postings = self.postings_of(e.term);
+                let idf = self.idf(postings.len());
+                for (i, p) in postings.iter().enumerate() {
+                    if i % 4096 == 4095 && cancel.is_cancelled() {
+                        return Err(Cancelled);
+                    }
                     let d = p.doc as usize;
-                    let c = weight * idf * self.tf(p);
+                    let c = e.weight * idf * self.tf(p, e.whole);
                     if best[d] == 0.0 {
                         touched.push(p.doc);
                     }
@@ -301,38 +412,52 @@ impl Index {
             }
         }
         let words = parsed.terms.len().max(1) as f64;
-        let mut hits: Vec<(u32, f64, bool)> = (0..n)
+        Ok((0..n)
             .filter(|&d| matched[d] > 0 || exact == Some(d as u32))
             .map(|d| {
                 // Coordination: a skill matching more of the query's words
                 // ranks above one matching a single rarer word.
                 let coord = 0.5 + 0.5 * f64::from(matched[d]) / words;
-                (d as u32, total[d] * coord, exact == Some(d as u32))
+                Ranked {
+                    doc: d as u32,
+                    score: total[d] * coord,
+                    exact: exact == Some(d as u32),
+                }
             })
-            .collect();
-        let count = hits.len();
-        let order = |a: &(u32, f64, bool), b: &(u32, f64, bool)| {
-            let (da, db) = (&self.docs[a.0 as usize], &self.docs[b.0 as usize]);
-            b.2.cmp(&a.2)
-                .then(b.1.total_cmp(&a.1))
-                .then(da.rank.total_cmp(&db.rank))
-                .then(da.name.cmp(&db.name))
-        };
-        if limit < hits.len() {
-            hits.select_nth_unstable_by(limit, order);
-            hits.truncate(limit);
+            .collect())
+    }
+
+    /// The order of results: the exact name first, then score, then rank,
+    /// then name.
+    pub(super) fn order(&self, a: &Ranked, b: &Ranked) -> std::cmp::Ordering {
+        let (da, db) = (&self.docs[a.doc as usize], &self.docs[b.doc as usize]);
+        b.exact
+            .cmp(&a.exact)
+            .then(b.score.total_cmp(&a.score))
+            .then(da.rank.total_cmp(&db.rank))
+            .then_with(|| self.name(a.doc).cmp(self.name(b.doc)))
+    }
+
+    /// `ranked` cut to its best `limit`, best first.
+    pub(super) fn keep_best(&self, ranked: &mut Vec<Ranked>, limit: usize) {
+        if limit < ranked.len() {
+            ranked.select_nth_unstable_by(limit, |a, b| self.order(a, b));
+            ranked.truncate(limit);
         }
-        hits.sort_by(order);
+        ranked.sort_by(|a, b| self.order(a, b));
+    }
+
+    pub(super) fn results(&self, ranked: Vec<Ranked>, total: usize) -> Results {
         Results {
-            hits: hits
+            hits: ranked
                 .into_iter()
-                .map(|(d, score, exact)| Hit {
-                    id: self.docs[d as usize].id,
-                    score,
-                    exact,
+                .map(|r| Hit {
+                    id: self.docs[r.doc as usize].id,
+                    score: r.score,
+                    exact: r.exact,
                 })
                 .collect(),
-            total: count,
+            total,
         }
     }
 
@@ -346,17 +471,15 @@ impl Index {
         let mut out = Vec::with_capacity(parsed.terms.len());
         let mut expansions = Vec::new();
         for (stem, word) in &parsed.terms {
-            self.expand_as(stem, word, &mut expansions, false);
+            self.expand(stem, word, &mut expansions, false);
             if !expansions.is_empty() || word.len() < 3 || !word.is_ascii() {
                 out.push(word.clone());
                 continue;
             }
             let max = (word.len() / 3).clamp(1, 3);
             let closest = self
-                .terms
-                .iter()
-                .flat_map(|t| t.surfaces.iter())
-                .filter_map(|s| distance(word.as_bytes(), s.as_bytes(), max).map(|d| (d, &**s)))
+                .surfaces()
+                .filter_map(|(_, s)| distance(word.as_bytes(), s.as_bytes(), max).map(|d| (d, s)))
                 .min();
             match closest {
                 Some((_, surface)) => {

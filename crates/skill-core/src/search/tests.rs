@@ -1,5 +1,19 @@
 use super::*;
 
+/// The items of `(name, description)` pairs, ids in order, rank 1.
+pub(super) fn items_of<S: AsRef<str>>(pairs: &[(S, S)]) -> impl Iterator<Item = Item<'_>> {
+    pairs
+        .iter()
+        .enumerate()
+        .map(|(i, (name, description))| Item {
+            id: i as u32,
+            name: name.as_ref(),
+            description: description.as_ref(),
+            extra: "",
+            rank: 1.0,
+        })
+}
+
 fn index(items: &[(&'static str, &'static str, f64)]) -> Index {
     Index::build(
         items
@@ -9,6 +23,7 @@ fn index(items: &[(&'static str, &'static str, f64)]) -> Index {
                 id: i as u32,
                 name,
                 description,
+                extra: "",
                 rank,
             }),
     )
@@ -117,14 +132,16 @@ fn prefixes_case_diacritics_and_typos_match() {
     assert_eq!(names(&idx, SKILLS, "CAFÉ recette")[0], "cafe-menu");
     assert_eq!(names(&idx, SKILLS, "kubernets")[0], "k8s-deploy");
     assert_eq!(names(&idx, SKILLS, "documantation")[0], "deploy-docs");
-    // A prefix match ranks below an exact one; a shorter term a word is a
-    // prefix of ranks above a longer one.
+    // A query word that is a word of the catalog matches only that word
+    // (not every longer word it starts); one that is not matches the words
+    // it starts, the shorter ones first.
     let items: &[(&str, &str, f64)] = &[
         ("p", "Testcontainers setup.", 1.0),
         ("q", "Test setup.", 1.0),
     ];
     let idx = index(items);
-    assert_eq!(names(&idx, items, "test"), ["q", "p"]);
+    assert_eq!(names(&idx, items, "test"), ["q"]);
+    assert_eq!(names(&idx, items, "testcont"), ["p"]);
     let items: &[(&str, &str, f64)] = &[
         ("a", "Deployment of things.", 1.0),
         ("b", "Deploy things.", 1.0),
@@ -133,6 +150,83 @@ fn prefixes_case_diacritics_and_typos_match() {
     let idx = index(items);
     assert_eq!(names(&idx, items, "deploy"), ["b", "a"]);
     assert_eq!(names(&idx, items, "dep"), ["c", "b", "a"]);
+}
+
+#[test]
+fn name_weight_only_for_whole_name_words() {
+    // "build" starts the name word "buildkite" but is a word of the catalog:
+    // the workbook skill that says "build" wins, and "buildkite" does not
+    // match at all; "buil" (no such word) reaches both, neither by the
+    // name's weight.
+    let items: &[(&str, &str, f64)] = &[
+        ("buildkite-automation", "Automate Buildkite tasks.", 1.0),
+        ("xlsx", "Build a workbook with formulas.", 1.0),
+    ];
+    let idx = index(items);
+    assert_eq!(names(&idx, items, "build a workbook"), ["xlsx"]);
+    let hits = idx.search("buil", 10).hits;
+    assert_eq!(hits.len(), 2);
+    assert!(hits[0].score < 2.0 * hits[1].score, "{hits:?}");
+}
+
+#[test]
+fn templated_descriptions_weigh_little() {
+    // Forty skills share a template; a query word of the template finds the
+    // one skill that says it in its own words first.
+    let mut items: Vec<(String, String)> = (0..40)
+        .map(|i| {
+            (
+                format!("app{i}-automation"),
+                format!("Automate App{i} tasks via Rube MCP. Always search tools first for current schemas."),
+            )
+        })
+        .collect();
+    items.push((
+        "tool-search".into(),
+        "Search the tools of a project for the one that fits.".into(),
+    ));
+    let idx = Index::build(items_of(&items));
+    let hits = idx.search("search tools", 10).hits;
+    assert_eq!(items[hits[0].id as usize].0, "tool-search");
+    // What is the skill's own (the app's name) keeps its weight.
+    let hits = idx.search("app7", 10).hits;
+    assert_eq!(items[hits[0].id as usize].0, "app7-automation");
+}
+
+#[test]
+fn extra_text_weighs_less_than_the_description() {
+    let items: &[(&str, &str, f64)] = &[("a", "Tidy folders.", 1.0), ("b", "Sort receipts.", 1.0)];
+    let idx = Index::build([
+        Item {
+            id: 0,
+            name: items[0].0,
+            description: items[0].1,
+            extra: "Use when the downloads folder is a mess of receipts.",
+            rank: 1.0,
+        },
+        Item {
+            id: 1,
+            name: items[1].0,
+            description: items[1].1,
+            extra: "",
+            rank: 1.0,
+        },
+    ]);
+    assert_eq!(names(&idx, items, "downloads mess"), ["a"]);
+    assert_eq!(names(&idx, items, "receipts"), ["b", "a"]);
+}
+
+#[test]
+fn a_cancelled_search_or_build_gives_up() {
+    let cancel = crate::cancel::CancelToken::new();
+    cancel.cancel();
+    let idx = index(SKILLS);
+    assert_eq!(idx.search_until("deploy", 5, &cancel), Err(Cancelled));
+    let many: Vec<(String, String)> = (0..5000)
+        .map(|i| (format!("s{i}"), format!("Skill number {i}.")))
+        .collect();
+    let built = Index::build_until(items_of(&many), &cancel);
+    assert!(built.is_err());
 }
 
 #[test]

@@ -83,18 +83,20 @@ impl NativeCatalog {
     /// one). The first supply stays.
     #[napi(catch_unwind, ts_args_type = "descriptions: PackedTexts")]
     pub fn supply_descriptions(&self, descriptions: Texts<'_>) -> Result<()> {
-        let decoded = descriptions.decode()?;
-        let spans = decoded
-            .spans
-            .chunks_exact(2)
-            .map(|s| Span {
-                start: s[0],
-                end: s[1],
-            })
-            .collect();
+        let (text, spans) = decoded_spans(&descriptions)?;
         self.catalog
-            .supply_descriptions(decoded.text, spans)
+            .supply_descriptions(text, spans)
             .map_err(invalid_arg)
+    }
+
+    /// [`Self::supply_descriptions`] a few thousand at a time: each call
+    /// continues the previous ones, and the one that completes the count
+    /// supplies them (search hands a large catalog's descriptions over
+    /// across turns of the event loop). Ignored once supplied.
+    #[napi(catch_unwind, ts_args_type = "descriptions: PackedTexts")]
+    pub fn supply_descriptions_part(&self, descriptions: Texts<'_>) -> Result<()> {
+        let (text, spans) = decoded_spans(&descriptions)?;
+        self.catalog.supply_part(&text, &spans).map_err(invalid_arg)
     }
 
     /// `[name, description]` of every model-invocable skill, in name order
@@ -291,6 +293,11 @@ impl NativeCatalog {
         &self.catalog
     }
 
+    /// The merged catalog, shared (for work off the JS thread).
+    pub(crate) fn shared(&self) -> Arc<Catalog> {
+        Arc::clone(&self.catalog)
+    }
+
     /// The registry's usage book.
     pub(crate) fn usage(&self) -> &UsageBook {
         &self.usage
@@ -347,4 +354,18 @@ impl<'task> ScopedTask<'task> for LoadNativeTask {
         }
         Ok(obj)
     }
+}
+
+/// Packed texts decoded into one text and a span per text.
+fn decoded_spans(texts: &Texts<'_>) -> Result<(String, Vec<Span>)> {
+    let decoded = texts.decode()?;
+    let spans = decoded
+        .spans
+        .chunks_exact(2)
+        .map(|s| Span {
+            start: s[0],
+            end: s[1],
+        })
+        .collect();
+    Ok((decoded.text, spans))
 }

@@ -75,6 +75,23 @@ impl StructuredEntries {
         })
     }
 
+    /// Appends one entry given as code units.
+    pub fn push_units(&mut self, name: &[u16], description: &[u16]) {
+        self.units.extend_from_slice(name);
+        self.units.extend_from_slice(description);
+        self.lengths.push(units_u32(name.len()));
+        self.lengths.push(units_u32(description.len()));
+    }
+
+    /// Entries from UTF-16 code unit pairs.
+    pub fn from_pairs<'p>(pairs: impl IntoIterator<Item = (&'p [u16], &'p [u16])>) -> Self {
+        let mut entries = Self::default();
+        for (name, description) in pairs {
+            entries.push_units(name, description);
+        }
+        entries
+    }
+
     /// Appends one entry.
     fn push(&mut self, name: &str, description: impl FnOnce(&mut Vec<u16>)) {
         let start = self.units.len();

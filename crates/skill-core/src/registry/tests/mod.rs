@@ -41,6 +41,7 @@ fn cand(name: &str, provider: &str, rank: f64) -> Candidate {
         metadata: None,
         locator: Locator::None,
         fingerprint: None,
+        lead: None,
     }
 }
 

