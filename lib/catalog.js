@@ -452,6 +452,31 @@ function renderCatalogUpdate(skills, options) {
   return render('catalogMessage', skills, checkOptions(options, fn), fn, true)
 }
 
+/** The search tool of `…/harness/search-tool` (its `toolName`). */
+const SEARCH_TOOL = 'skill_search'
+
+/**
+ * The warning for a budgeted catalog that left skills out while the model has
+ * no search tool: it never sees their names, so only a search tool reaches
+ * them. Undefined when nothing is left out, or `searchTool` names one.
+ * @param {{ total: number, omitted: number }} report the report of the catalog (`renderCatalog`, `planCatalogStep`)
+ * @param {{ searchTool?: string }} [options] the catalog's options
+ */
+function catalogBudgetWarning(report, options = {}) {
+  const fn = 'catalogBudgetWarning'
+  if (report === null || typeof report !== 'object' || !Number.isInteger(report.omitted) || !Number.isInteger(report.total)) {
+    throw new TypeError(`${fn}: report must be a catalog report { total, omitted, ... } (got ${describe(report)})`)
+  }
+  if (report.omitted === 0 || (options !== null && typeof options === 'object' && typeof options.searchTool === 'string')) return undefined
+  const n = (value) => value.toLocaleString('en-US')
+  const [names, them] = report.omitted === 1 ? ['its name', 'it is'] : ['their names', 'they are']
+  return (
+    `the catalog budget leaves out ${n(report.omitted)} of ${n(report.total)} skills: the model never sees ${names}, so ` +
+    `${them} reachable only through a search tool. Mount @deepseek-ai/dsh-skill-native/harness/search-tool ` +
+    `(tool \`${SEARCH_TOOL}\`) and pass searchTool: '${SEARCH_TOOL}' to the catalog`
+  )
+}
+
 const NONE = Object.freeze({ kind: 'none' })
 
 /**
@@ -601,4 +626,6 @@ module.exports = {
   scanCatalogHistory,
   renderSkillContent,
   renderSkillContentIn,
+  catalogBudgetWarning,
+  SEARCH_TOOL,
 }
