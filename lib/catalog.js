@@ -7,7 +7,7 @@
 // and one Uint32Array.
 
 const native = require('./native.js')
-const { catalogSourceOf, catalogSource, viewEntryOf, addModelLabels, freshSummaries } = require('./registry.js')
+const { catalogSourceOf, viewCatalog, viewEntryOf, addModelLabels, freshSummaries } = require('./registry.js')
 
 /** Default description limit (`catalogDescriptionMaxLength`). */
 const DEFAULT_MAX_LENGTH = 500
@@ -363,22 +363,22 @@ const viewLabels = new WeakMap()
  * summaries the usual way instead.
  */
 function renderView(op, finish, entry, layout, fn, extra) {
-  const source = (entry.source ??= catalogSource(entry))
+  const { catalog, count, wellFormed } = viewCatalog(entry, isWellFormed)
   const fallback = () => renderThen(op, finish, freshSummaries(entry), layout, fn, ...extra)
-  if (EXACT.has(op) && !wellFormedSource(source)) return fallback()
+  if (EXACT.has(op) && !wellFormed) return fallback()
   let labels
   if (REPORTING.has(op) || layout.budget !== undefined) {
     labels = viewLabels.get(entry)
     if (labels === undefined) {
-      labels = new SourceLabels(source.summaries.length)
+      labels = new SourceLabels(count)
       if (!addModelLabels(entry, (label) => labels.add(label))) return fallback()
       viewLabels.set(entry, labels)
     }
   }
   const key = JSON.stringify([op, layout.max, layout.budget, layout.pinned, layout.searchTool, layout.preferUsed, ...extra])
   const withSources = labels === undefined ? layout : { ...layout, ...labels.layout() }
-  const compute = () => finish(native[op](source.catalog, NO_CHUNKS, NO_LENGTHS, withSources, ...extra))
-  const kept = memoized(source.catalog, key, () => ({ labels, result: compute() }))
+  const compute = () => finish(native[op](catalog, NO_CHUNKS, NO_LENGTHS, withSources, ...extra))
+  const kept = memoized(catalog, key, () => ({ labels, result: compute() }))
   // A result kept for a returned array of the same catalog whose labels were changed since.
   if (labels !== undefined && kept.labels !== labels && !labels.equals(kept.labels)) {
     kept.labels = labels
