@@ -74,6 +74,7 @@ export {
   planCatalogStep,
   scanCatalogHistory,
   renderSkillContent,
+  catalogBudgetWarning,
   structuredCatalog,
   structuredCatalogDigest,
   readSkillCatalogSource,

@@ -24,6 +24,7 @@ exports.renderCatalogUpdate = catalog.renderCatalogUpdate
 exports.planCatalogStep = catalog.planCatalogStep
 exports.scanCatalogHistory = catalog.scanCatalogHistory
 exports.renderSkillContent = catalog.renderSkillContent
+exports.catalogBudgetWarning = catalog.catalogBudgetWarning
 exports.escapeText = content.escapeText
 exports.BUNDLED_SKILL_RANK = content.BUNDLED_SKILL_RANK
 

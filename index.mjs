@@ -17,6 +17,7 @@ export const {
   planCatalogStep,
   scanCatalogHistory,
   renderSkillContent,
+  catalogBudgetWarning,
   escapeText,
   BUNDLED_SKILL_RANK,
   structuredCatalog,

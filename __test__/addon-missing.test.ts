@@ -1,6 +1,6 @@
 // A consumer project whose copy of the package has no loadable addon gets our
-// explanation (which files, why, the commands that fix it; the loader's error
-// as `cause`) from `require`, `import` and the `dsh-skills` bin, and following
+// explanation (which files, why, the commands that fix it; what the loader
+// tried as `cause`) from `require`, `import` and the `dsh-skills` bin, and following
 // the commands works. The package is packed without its addon (a platform
 // with no prebuilt package) and installed with npm's --ignore-scripts, as
 // npm leaves it when the install script does not run. A stand-in `cargo`
@@ -107,7 +107,9 @@ function expectImportSays(result: 'loaded' | { code: number | null; stdout: stri
   expect(result.code).toBe(1)
   expect(result.stdout).toBe('')
   expect(result.stderr).toContain(`\nAddonLoadError: ${message}\n`)
-  expect(result.stderr.indexOf('AddonLoadError')).toBeLessThan(result.stderr.indexOf('Cannot find native binding'))
+  // Below it, what the loader tried; never the loader's generic advice.
+  expect(result.stderr.indexOf('AddonLoadError')).toBeLessThan(result.stderr.indexOf('the addon loader tried, in order:'))
+  expect(result.stderr).not.toMatch(/npm has a bug|package-lock\.json|Cannot find native binding/)
 }
 
 /** The CLI prints the same explanation: the first line after `dsh-skills: `, the rest indented. */
@@ -138,9 +140,16 @@ describe.skipIf(process.platform === 'win32')('a consumer project without a load
       `  npm rebuild ${NAME} --foreground-scripts`,
     ])
     expect(required.message).toContain('https://rustup.rs')
-    // The generic message of the generated loader is kept as the cause, not shown.
+    // The cause is what the generated loader tried (each file or package,
+    // and why), in order, without its generic advice (an npm bug, remove
+    // package-lock.json), which is wrong here.
     expect(required.message).not.toContain('npm has a bug')
-    expect(required.cause).toContain('Cannot find native binding')
+    const tried = required.cause!.split('\n')
+    expect(tried[0]).toBe('the addon loader tried, in order:')
+    expect(tried.find((line) => line.startsWith('  1. '))).toContain(`dsh-skill-native.${platform}.node`)
+    expect(tried.find((line) => line.startsWith('  2. '))).toContain(`${NAME}-${platform}`)
+    expect(required.cause).toContain('Cannot find module')
+    expect(required.cause).not.toMatch(/npm has a bug|package-lock|Cannot find native binding/)
     expectImportSays(imported, required.message)
     expectImportSays(cordis, required.message)
     expectCliSays(cli, required.message)
@@ -155,9 +164,11 @@ describe.skipIf(process.platform === 'win32')('a consumer project without a load
       return result
     })
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).allowScripts).toBeDefined()
-    // --foreground-scripts showed the build's first and last lines.
+    // --foreground-scripts showed the build's first and last lines; approved,
+    // npm no longer lists the package as not covered, and the line says nothing of it.
     expect(results[1].stderr).toContain(`${NAME}: building the native addon from source, this takes a few minutes\n`)
-    expect(results[1].stderr).toMatch(/@deepseek-ai\/dsh-skill-native: built the native addon in \d+ s/)
+    expect(results[1].stderr).toMatch(/@deepseek-ai\/dsh-skill-native: built the native addon in \d+ s\n/)
+    expect(results[1].stderr).not.toContain('not yet covered by allowScripts')
     expect(fs.readdirSync(pkg)).toContain(`dsh-skill-native.${platform}.node`)
     const after = load(dir)
     expect([after.required, after.imported]).toEqual(['loaded', 'loaded'])
@@ -264,6 +275,90 @@ describe.skipIf(process.platform === 'win32')('a consumer project without a load
   )
 })
 
+describe('npm pack in a clone without the addon', () => {
+  /** A clone's package files (package.json, the pack step, one entry), with `addon` next to them when given. */
+  function clone(name: string, edit: (manifest: Record<string, unknown>) => void = () => {}, addon?: string) {
+    const dir = path.join(base, name)
+    fs.mkdirSync(path.join(dir, 'scripts'), { recursive: true })
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
+    edit(manifest)
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest))
+    fs.copyFileSync(path.join(root, 'scripts', 'prepack.js'), path.join(dir, 'scripts', 'prepack.js'))
+    fs.copyFileSync(path.join(root, 'index.js'), path.join(dir, 'index.js'))
+    if (addon) fs.writeFileSync(path.join(dir, addon), 'a stand-in addon')
+    return dir
+  }
+  const packIn = (dir: string, extra: NodeJS.ProcessEnv = {}) => {
+    const result = run(dir, npm, ['pack', '--dry-run', '--json'], extra)
+    const files = result.code === 0 ? JSON.parse(result.stdout)[0].files.map((file: { path: string }) => file.path) : []
+    return { ...result, files: files as string[] }
+  }
+
+  it('refuses, saying what the tarball would lack and what to run', () => {
+    const result = packIn(clone('pack-unbuilt'))
+    expect(result.code).not.toBe(0)
+    expect(result.stderr).toContain(`${NAME}: refusing to pack: the tarball would have no native addon`)
+    expect(result.stderr).toContain('Build the addon first (npm run build; npm ci does it), then pack again.')
+  })
+
+  it('packs with DSH_SKILL_NATIVE_PACK_WITHOUT_ADDON=1, warning that the tarball has no addon', () => {
+    const result = packIn(clone('pack-forced'), { DSH_SKILL_NATIVE_PACK_WITHOUT_ADDON: '1' })
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stderr).toContain(`${NAME}: warning: this tarball has no native addon`)
+    expect(result.files.some((file) => file.endsWith('.node'))).toBe(false)
+  })
+
+  it('packs without a word with the addon built, or with per-platform packages named (the release job)', () => {
+    const built = packIn(clone('pack-built', undefined, `dsh-skill-native.${platform}.node`))
+    expect(built.code, built.stderr).toBe(0)
+    expect(built.stderr).not.toMatch(/refusing|warning/)
+    expect(built.files).toContain(`dsh-skill-native.${platform}.node`)
+    const release = packIn(clone('pack-release', (manifest) => (manifest.optionalDependencies = { [`${NAME}-${platform}`]: '0.1.0' })))
+    expect(release.code, release.stderr).toBe(0)
+    expect(release.stderr).not.toMatch(/refusing|warning/)
+  })
+})
+
+describe("the install step's note on npm 11's allowScripts list", () => {
+  const { allowScriptsNote } = require('../scripts/install.js') as {
+    allowScriptsNote(how: { checkout: boolean }, env: NodeJS.ProcessEnv): boolean
+  }
+  const npm11 = { npm_lifecycle_event: 'install', npm_config_user_agent: 'npm/11.19.1 node/v20.20.2 linux x64 workspaces/false' }
+
+  /** A project directory whose package.json is `manifest`. */
+  function project(manifest: object) {
+    const dir = fs.mkdtempSync(path.join(base, 'allow-'))
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest))
+    return dir
+  }
+
+  it('is printed only when npm 11 will list the package: a project that has not approved it', () => {
+    const note = (manifest: object, extra: NodeJS.ProcessEnv = {}) =>
+      allowScriptsNote({ checkout: false }, { ...npm11, npm_config_local_prefix: project(manifest), ...extra })
+    expect(note({ name: 'p', dependencies: { [NAME]: '^0.1.0' } })).toBe(true)
+    expect(note({ name: 'p', allowScripts: { 'other-package': true } })).toBe(true)
+    expect(note({ name: 'p', allowScripts: { [NAME]: false } })).toBe(true)
+    // Approved: by name, by name and version, by the file: spec of a tarball, or for a global install.
+    expect(note({ name: 'p', allowScripts: { [NAME]: true } })).toBe(false)
+    expect(note({ name: 'p', allowScripts: { [`${NAME}@0.1.0`]: true } })).toBe(false)
+    const dir = project({ name: 'p', dependencies: { [NAME]: 'file:../pkg.tgz' } })
+    fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({
+      name: 'p',
+      dependencies: { [NAME]: 'file:../pkg.tgz' },
+      allowScripts: { [`file:${path.resolve(dir, '..', 'pkg.tgz')}`]: true },
+    }))
+    expect(allowScriptsNote({ checkout: false }, { ...npm11, npm_config_local_prefix: dir })).toBe(false)
+    expect(allowScriptsNote({ checkout: false }, { ...npm11, npm_config_allow_scripts: `other,${NAME}` })).toBe(false)
+    // Not npm 11, not run by npm, or the clone's own build (`npm ci` in the clone): no note.
+    expect(note({ name: 'p' }, { npm_config_user_agent: 'npm/10.9.2 node/v20.20.2 linux x64 workspaces/false' })).toBe(false)
+    expect(allowScriptsNote({ checkout: false }, { npm_config_user_agent: npm11.npm_config_user_agent })).toBe(false)
+    expect(allowScriptsNote({ checkout: true }, { ...npm11, npm_config_local_prefix: project({ name: 'p' }) })).toBe(false)
+    expect(allowScriptsNote({ checkout: false }, { ...npm11, npm_config_local_prefix: root })).toBe(false)
+    // A project whose package.json cannot be read: npm may list it, the note says "may".
+    expect(allowScriptsNote({ checkout: false }, { ...npm11, npm_config_local_prefix: path.join(base, 'nowhere') })).toBe(true)
+  })
+})
+
 describe('the explanation for other causes', () => {
   // Each case on the installed copy's own files, with what cannot be changed in
   // a running Node (the platform, the manifest) given to the explainer.
@@ -287,6 +382,34 @@ describe('the explanation for other causes', () => {
     expect(error.cause).toBe(cause)
     expect(error.message).toContain(`Looked for: ${path.join(dir, 'dsh-skill-native.freebsd-x64.node')} (a local build).\n`)
     expect(error.message).toContain('Why: there is no prebuilt package for freebsd-x64 (prebuilt: Linux x64 and arm64 (glibc and musl), macOS x64 and arm64, Windows x64), and the install step that builds the addon did not run')
+  })
+
+  it("keeps the loader's attempts in order as the cause, without its generic advice", () => {
+    const dir = installedCopy(() => {})
+    // As the generated loader builds it: one error per attempt, each the
+    // cause of the next, under its generic message.
+    const attempts = [
+      new Error(`Cannot find module './dsh-skill-native.freebsd-x64.node'\nRequire stack:\n- ${dir}/binding.js`),
+      new Error(`Cannot find module '${NAME}-freebsd-x64'`),
+    ]
+    const chain = attempts.reduce<Error | null>((previous, current) => Object.assign(new Error(current.message), { cause: previous }), null)
+    const generic = Object.assign(
+      new Error('Cannot find native binding. npm has a bug related to optional dependencies (https://github.com/npm/cli/issues/4828). Please try `npm i` again after removing both package-lock.json and node_modules directory.'),
+      { cause: chain },
+    )
+    const error = explainLoadFailure(generic, { dir, platform: 'freebsd-x64', env: {} })
+    const cause = error.cause as Error
+    expect(cause.message).toBe(
+      [
+        'the addon loader tried, in order:',
+        "  1. Cannot find module './dsh-skill-native.freebsd-x64.node'",
+        '     Require stack:',
+        `     - ${dir}/binding.js`,
+        `  2. Cannot find module '${NAME}-freebsd-x64'`,
+      ].join('\n'),
+    )
+    expect(cause.stack).toBe(`AddonLoadAttempts: ${cause.message}`)
+    expect(require('node:util').inspect(error)).not.toMatch(/npm has a bug|package-lock/)
   })
 
   it('docs/install.md quotes the message as it is', () => {

@@ -1,6 +1,7 @@
-// Budget by nearness: when a budget must cut, pins (names and globs), then the
-// skill's rank, then its name decide who keeps a full description; the report
-// counts per source.
+// Budget shares: when a budget must cut, pins (names and globs) keep their
+// descriptions, and the sources (the local provider's folders, else source
+// labels) share the rest fairly, small sources whole; the report counts per
+// source label.
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import path from 'node:path'
 import { createRequire } from 'node:module'
@@ -67,8 +68,8 @@ function expectReportAddsUp(report: CatalogReport) {
 
 const LONG = 'Builds, tags and publishes a release of this project - runs the checks, writes the changelog and pushes the tag.'
 
-describe('budget priority by rank', () => {
-  it('keeps a project skill late in the alphabet in full while far user-root skills are cut (registry array)', async () => {
+describe('budget shares', () => {
+  it('keeps the small sources whole and shares the rest between the big ones (registry array)', async () => {
     // The skill author's case, through the registry: the native local
     // provider (project and user roots), runtime skills and a JS provider.
     const { project, cwd, home } = projectLayout(temps.make())
@@ -107,22 +108,21 @@ describe('budget priority by rank', () => {
     const expected = oracleBudgeted(skills as Summary[], 500, budget, [], rankOf)
     expect(entries).toBe(expected)
     expect(digest).toBe(sha256(expected))
-    expect(entries).toContain(`- \`zz-deploy\`: ${LONG}`)
-    expect(entries).toContain(`- \`y-remote\`: ${LONG}`)
-    expect(entries).toContain(`- \`m-runtime\`: ${LONG}`)
-    expect(entries).not.toContain('b-far')
+    // The small sources whole: the project's own skill, the runtime skill, both remote ones.
+    for (const name of ['zz-deploy', 'y-remote', 'm-runtime', 'b-far']) expect(entries).toContain(`- \`${name}\`: ${LONG}`)
     expect(report.bySource).toEqual(countsFrom(entries, skills as Summary[]))
     // Nearest source first (by the lowest rank among its skills).
     expect(Object.keys(report.bySource)).toEqual(['project-dsh', 'remote', 'runtime', 'user-dsh', 'user-agents'])
     expect(report.bySource['project-dsh']).toEqual({ total: 1, full: 1, shortened: 0, nameOnly: 0, omitted: 0 })
-    expect(report.bySource['user-agents'].full).toBe(0)
-    expect(report.bySource['user-agents'].total).toBe(20)
-    // `b-far` (rank 900) is one of the remote skills, so the remote source is
-    // counted with one left out, the other kept.
-    expect(report.bySource.remote).toEqual({ total: 2, full: 1, shortened: 0, nameOnly: 0, omitted: 1 })
+    expect(report.bySource.remote).toEqual({ total: 2, full: 2, shortened: 0, nameOnly: 0, omitted: 0 })
+    // The two user roots share the rest equally (the nearer one gets what the other leaves).
+    const [dsh, agents] = [report.bySource['user-dsh'], report.bySource['user-agents']]
+    expect([dsh.total, agents.total]).toEqual([20, 20])
+    expect(dsh.full + agents.full).toBe(0)
+    expect(Math.abs(dsh.omitted - agents.omitted)).toBeLessThanOrEqual(1)
     expectReportAddsUp(report)
     // The old order (alphabetical head kept) for comparison: the same skills
-    // without sources are one rank.
+    // without sources are one source.
     const anonymous = skills.map((s) => ({ name: s.name, description: s.description, invocation: s.invocation }))
     const alphabetical = catalog.renderCatalog(anonymous, { budget })
     expect(alphabetical.entries).not.toContain('- `zz-deploy`: ')
@@ -130,31 +130,32 @@ describe('budget priority by rank', () => {
     expect(alphabetical.report.bySource).toEqual({ '': { total, full, shortened, nameOnly, omitted } })
   })
 
-  it('a copy of the array falls back to the ranks its source labels stand for', async () => {
+  it("a registry array shares by the local provider's folders; a copy of it by source label", async () => {
+    const base = temps.make()
+    const small = path.join(base, 'mine')
+    const huge = path.join(base, 'dump')
+    for (let i = 0; i < 3; i++) write(path.join(small, `mine-${i}`, 'SKILL.md'), skillFile(`mine-${i}`, LONG))
+    for (let i = 0; i < 60; i++) write(path.join(huge, `app-${i}`, 'SKILL.md'), skillFile(`app-${i}`, `${LONG} (${i})`))
     const registry = new SkillRegistry({ logger: recorder().logger })
-    registry.registerProvider(() => ({
-      name: 'remote',
-      list: async () => [
-        { name: 'near-remote', description: LONG, invocation: both, source: 'remote', provider: 'remote', rank: 50, locator: 1 },
-      ],
-      get: async () => undefined,
-    }))
-    for (let i = 0; i < 10; i++) registry.register({ name: `rt-${i}`, description: LONG, content: 'x', source: 'runtime' })
+    registry.registerLocalProvider({ includeDefaultRoots: false, customSkillDirs: [huge, small], watch: false })
     const { skills } = await registry.snapshot()
-    const budget = 400
+    const budget = 2500
+    const folderOf = (s: Summary) => (s.name.startsWith('mine-') ? small : huge)
     const fromRegistry = catalog.renderCatalog(skills, { budget })
-    // Rank 50 from the registry: kept in full.
-    expect(fromRegistry.entries).toContain(`- \`near-remote\`: ${LONG}`)
-    // A plain array does not know that rank: `remote` is not a known source
-    // label, so it ranks after every known one and gives way first.
+    expect(fromRegistry.entries).toBe(oracleBudgeted(skills as Summary[], 500, budget, [], undefined, { groupOf: folderOf }))
+    // Each custom folder is a source: the small one stays whole.
+    for (let i = 0; i < 3; i++) expect(fromRegistry.entries).toContain(`- \`mine-${i}\`: ${LONG}`)
+    // A plain array knows no folders: one `custom` source, given way in name order.
     const copy = [...skills]
     const plain = catalog.renderCatalog(copy, { budget })
     expect(plain.entries).toBe(oracleBudgeted(copy as Summary[], 500, budget, []))
-    expect(plain.entries).not.toContain(`- \`near-remote\`: ${LONG}`)
-    expect(plain.report.bySource.remote.full).toBe(0)
+    expect(plain.entries).not.toContain(`- \`mine-2\`: ${LONG}`)
+    // The report counts per source label either way.
+    expect(Object.keys(fromRegistry.report.bySource)).toEqual(['custom'])
+    expect(plain.report.bySource.custom.total).toBe(fromRegistry.report.bySource.custom.total)
   })
 
-  it('plain arrays give way in source order, matching the oracle over a generated corpus', () => {
+  it('plain arrays share by source label, matching the oracle over a generated corpus, with and without a search tool', () => {
     const rand = mulberry32(0x50c0)
     const sources = ['project-dsh', 'project-agents', 'project-claude', 'runtime', 'custom', 'user-dsh', 'user-agents', 'user-codex', 'bundled', 'remote', undefined]
     const globs = ['*', 'a-*', '*-1*', 'b*x', 'z-*', 'no-*']
@@ -177,14 +178,15 @@ describe('budget priority by rank', () => {
       const pinned = Array.from({ length: Math.floor(rand() * 3) }, () =>
         rand() < 0.5 ? globs[Math.floor(rand() * globs.length)] : skills[Math.floor(rand() * skills.length)]?.name ?? 'x',
       )
-      const label = `round ${round}: budget ${budget} max ${max} pinned ${pinned}`
-      const expected = oracleBudgeted(skills, max, budget, pinned)
-      const { entries, digest, report } = catalog.renderCatalog(skills, { maxLength: max, budget, pinned })
+      const searchTool = rand() < 0.3 ? 'skill_search' : undefined
+      const label = `round ${round}: budget ${budget} max ${max} pinned ${pinned} tool ${searchTool}`
+      const expected = oracleBudgeted(skills, max, budget, pinned, undefined, { searchTool })
+      const { entries, digest, report } = catalog.renderCatalog(skills, { maxLength: max, budget, pinned, searchTool })
       expect(entries, label).toBe(wellFormed(expected))
       expect(digest, label).toBe(sha256(expected))
       expect(report.bySource, label).toEqual(countsFrom(entries, skills, max))
       expectReportAddsUp(report)
-      expect(catalog.catalogDigest(skills, { maxLength: max, budget, pinned })).toBe(digest)
+      expect(catalog.catalogDigest(skills, { maxLength: max, budget, pinned, searchTool })).toBe(digest)
       const sourcesCut = Object.values(report.bySource).filter((s) => s.full < s.total).length
       seen.cutAcrossSources += Number(sourcesCut > 0 && sourcesCut < Object.keys(report.bySource).length)
       seen.nearKept += Number(report.bySource['project-dsh']?.full > 0 && report.full < report.total)
@@ -223,13 +225,18 @@ describe('budget priority by rank', () => {
     expect(Object.getPrototypeOf(report.bySource)).toBe(Object.prototype)
     expect(report.bySource.__proto__).toEqual({ total: 1, full: 1, shortened: 0, nameOnly: 0, omitted: 0 })
     expectReportAddsUp(report)
-    // Room for the nearest in full and the last line: every farther group is
-    // left out before its description is cut.
-    const line = `- \`d\`: ${'x'.repeat(100)}`
-    const cut = catalog.renderCatalog(skills, { budget: line.length + 1 + notice(3).length })
-    expect(cut.entries).toBe(`${line}\n${notice(3)}`)
+    // Four sources of one skill each share the room equally: all four cut to
+    // one length, none left out.
+    const budget = 4 * 60
+    const cut = catalog.renderCatalog(skills, { budget })
+    expect(cut.entries).toBe(oracleBudgeted(skills, 500, budget, []))
+    const lengths = cut.entries.split('\n').map((line) => line.length)
+    expect(lengths).toHaveLength(4)
+    expect(Math.max(...lengths) - Math.min(...lengths)).toBeLessThanOrEqual(1)
+    // The unit left over goes to the nearest source (project-agents: `d`).
+    expect(lengths[3]).toBe(Math.max(...lengths))
     expect(cut.report.bySource).toEqual(countsFrom(cut.entries, skills))
-    expect(cut.report.bySource['project-agents'].full).toBe(1)
+    expect(cut.report.shortened).toBe(4)
     expect(() => catalog.renderCatalog([{ ...skill('a', 'x'), source: 42 as never }])).toThrow(/skills\[0\]\.source must be a string when present/)
     // Runs of the same label, and of none, first or not.
     const runs = [skill('a', 'x'), skill('b', 'x'), skill('c', 'x', 'runtime'), skill('d', 'x', 'runtime'), skill('e', 'x'), skill('f', 'x', 'runtime')]

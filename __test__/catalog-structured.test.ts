@@ -197,8 +197,10 @@ describe('structured entries and digest', () => {
       expect(got.entries.map((e) => (e.description === '' ? `- \`${e.name}\`` : `- \`${e.name}\`: ${e.description}`))).toEqual(listed)
       expect(got.digest).toBe(oracleDigest(got.entries))
     }
-    const tight = catalog.structuredCatalog(skills, { budget: 300 })
+    // The project's one skill is a small source: it stays whole while the 20 others share the rest.
+    const tight = catalog.structuredCatalog(skills, { budget: 400 })
     expect(tight.entries.find((e) => e.name === 'zz-deploy')).toEqual({ name: 'zz-deploy', description: long })
+    expect(tight.report.bySource.bundled.full).toBe(0)
   })
 
   it('returns frozen entries and checks its input', () => {

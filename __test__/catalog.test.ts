@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { createHash } from 'node:crypto'
 import { createRequire } from 'node:module'
 import { mulberry32 } from './helpers'
+import { notice, oracleBudgeted } from './catalog-oracle'
 
 const require = createRequire(import.meta.url)
 const catalog = require('../lib/catalog.js') as typeof import('../types/catalog')
@@ -554,7 +555,6 @@ describe('renderSkillContent', () => {
 // Budgets
 // ---------------------------------------------------------------------------
 
-const MIN_SHORTENED = 40
 const EMPTY_REPORT = { total: 0, full: 0, shortened: 0, nameOnly: 0, omitted: 0 }
 
 /** `bySource` of a report whose `total` skills are all from `source` and shown in full. */
@@ -562,63 +562,8 @@ function allFull(source: string, total: number) {
   return total === 0 ? {} : { [source]: { ...EMPTY_REPORT, total, full: total } }
 }
 
-/** The documented last line of a budgeted catalog that left `n` skills out. */
-function notice(n: number): string {
-  return n === 1
-    ? '(1 more skill is available but not listed here; load it by its exact name with the `skill` tool.)'
-    : `(${n} more skills are available but not listed here; load one by its exact name with the \`skill\` tool.)`
-}
-
-/**
- * The budget rules of `CatalogOptions.budget` taken literally, on top of the
- * plain JS oracle: every candidate block is rendered and measured with
- * `.length`, the longest common description length first.
- */
-function oracleBudgeted(skills: readonly Summary[], max: number, budget: number, pinned: readonly string[]): string {
-  const items = skills
-    .filter((s) => s.invocation.modelInvocable)
-    .map((s, i) => [s, i] as const)
-    .sort(([a, i], [b, j]) => (a.name < b.name ? -1 : a.name > b.name ? 1 : i - j))
-    .map(([s]) => s)
-  type Shape = number | 'name' | 'out'
-  const render = (shapes: Shape[]) => {
-    const lines: string[] = []
-    let out = 0
-    items.forEach((s, i) => {
-      const shape = shapes[i]
-      if (shape === 'out') out++
-      else if (shape === 'name') lines.push(`- \`${s.name}\``)
-      else lines.push(`- \`${s.name}\`: ${oracleDescription(s.description, shape)}`)
-    })
-    if (out > 0) lines.push(notice(out))
-    return lines.join('\n')
-  }
-  const fits = (shapes: Shape[]) => render(shapes).length <= budget
-  const shapes: Shape[] = items.map(() => max)
-  if (fits(shapes)) return render(shapes)
-  const first: number[] = []
-  for (const name of pinned) items.forEach((s, i) => s.name === name && !first.includes(i) && first.push(i))
-  const rest = items.map((_, i) => i).filter((i) => !first.includes(i))
-  // Lengths at or past the longest normalised description cut nothing.
-  const longest = Math.max(0, ...items.map((s) => s.description.replace(/\s+/g, ' ').trim().length))
-  for (const group of [rest, first]) {
-    for (let cap = Math.min(max - 1, longest); cap >= MIN_SHORTENED; cap--) {
-      const trial = [...shapes]
-      for (const i of group) trial[i] = cap
-      if (fits(trial)) return render(trial)
-    }
-    if (MIN_SHORTENED < max) for (const i of group) shapes[i] = MIN_SHORTENED
-    for (const i of [...group].reverse()) {
-      shapes[i] = 'name'
-      if (fits(shapes)) return render(shapes)
-    }
-    for (const i of [...group].reverse()) {
-      shapes[i] = 'out'
-      if (fits(shapes)) return render(shapes)
-    }
-  }
-  return render(shapes)
-}
+// The budget rules taken literally, and the documented last line: `catalog-oracle.ts`
+// (every skill here is of one source).
 
 describe('budget', () => {
   it('with every option at its default, bytes and digest are the oracle corpus ones', () => {
@@ -723,8 +668,10 @@ describe('budget', () => {
     expect(catalog.renderCatalog(skills, { budget: 80, pinned: ['b'] }).entries).toBe(`- \`a\`\n- \`b\`: ${d('y', 60)}\n- \`c\``)
     const many = Array.from({ length: 30 }, (_, i) => skill(`s-${String(i).padStart(2, '0')}`, d('d', 80)))
     const { entries, report } = catalog.renderCatalog(many, { budget: 268 })
-    expect(entries).toBe(`${many.slice(0, 18).map((s) => `- \`${s.name}\``).join('\n')}\n${notice(12)}`)
-    const counts = { total: 30, full: 0, shortened: 0, nameOnly: 18, omitted: 12 }
+    // Room is kept for the last line at its longest (all 30 left out); the names take the rest.
+    const k = Math.floor((268 + 1 - (notice(30).length + 1)) / '- `s-00`\n'.length)
+    expect(entries).toBe(`${many.slice(0, k).map((s) => `- \`${s.name}\``).join('\n')}\n${notice(30 - k)}`)
+    const counts = { total: 30, full: 0, shortened: 0, nameOnly: k, omitted: 30 - k }
     expect(report).toEqual({ ...counts, chars: entries.length, bySource: { 'project-agents': counts } })
     expect(catalog.renderCatalog(many, { budget: 1 }).entries).toBe(notice(30))
   })

@@ -39,20 +39,61 @@ beforeAll(() => {
 describe('--pin takes names and globs', () => {
   it('a glob is passed on; one that matches nothing, or is not a glob of names, is a warning, not a failure', () => {
     for (const pin of ['u-01*', 'zz-*', '*-release']) {
-      const result = runCli(['catalog', ...args.slice(1), '--budget', '4000', '--pin', pin], { cwd: project, env })
+      // (With the search tool named: no warning about skills left out.)
+      const result = runCli(['catalog', ...args.slice(1), '--budget', '4000', '--search-tool', 'skill_search', '--pin', pin], { cwd: project, env })
       expect(result.code, pin).toBe(0)
       expect(result.stderr, pin).toBe('')
     }
-    const none = runCli(['catalog', ...args.slice(1), '--budget', '4000', '--pin', 'nothing-*'], { cwd: project, env })
+    const none = runCli(['catalog', ...args.slice(1), '--budget', '4000', '--search-tool', 'skill_search', '--pin', 'nothing-*'], { cwd: project, env })
     expect(none.code).toBe(0)
     expect(none.stderr).toBe('dsh-skills: warning: --pin nothing-*: the glob matches no model-invocable skill\n')
-    const bad = runCli(['catalog', ...args.slice(1), '--budget', '4000', '--pin', 'Zz_*'], { cwd: project, env })
+    const bad = runCli(['catalog', ...args.slice(1), '--budget', '4000', '--search-tool', 'skill_search', '--pin', 'Zz_*'], { cwd: project, env })
     expect(bad.code).toBe(0)
     expect(bad.stderr).toBe('dsh-skills: warning: --pin Zz_*: not a skill name or a glob of one (kebab-case, with *)\n')
-    const name = runCli(['catalog', ...args.slice(1), '--budget', '4000', '--pin', 'zz-releas'], { cwd: project, env })
+    const name = runCli(['catalog', ...args.slice(1), '--budget', '4000', '--search-tool', 'skill_search', '--pin', 'zz-releas'], { cwd: project, env })
     expect(name.stderr).toBe('dsh-skills: warning: --pin zz-releas: no model-invocable skill of that name; did you mean zz-release?\n')
     // Quiet: no warnings.
     expect(run(['--budget', '4000', '--pin', 'nothing-*']).stderr).toBe('')
+  })
+})
+
+describe('skills a budget leaves out', () => {
+  it('without a search tool: the last line says the list does not show them, and stderr says only a search tool reaches them', () => {
+    const loud = ['catalog', ...args.slice(1), '--budget', '1000']
+    const result = runCli(loud, { cwd: project, env })
+    expect(result.code).toBe(0)
+    const json = JSON.parse(runCli([...loud, '--json'], { cwd: project, env }).stdout)
+    const omitted = json.report.omitted
+    expect(omitted).toBeGreaterThan(100)
+    expect(json.entries.split('\n').at(-1)).toBe(
+      `(${omitted} more skills are available but not listed here; the \`skill\` tool loads one only by its exact name, which this list does not show.)`,
+    )
+    expect(result.stderr).toBe(
+      `dsh-skills: warning: the catalog budget leaves out ${omitted} of ${USER_SKILLS + 1} skills: the model never sees their names, so they are ` +
+        "reachable only through a search tool. Mount @deepseek-ai/dsh-skill-native/harness/search-tool (tool `skill_search`) and pass searchTool: 'skill_search' " +
+        'to the catalog (here: --search-tool skill_search)\n',
+    )
+    // Named: the last line says how to find them, and there is nothing to warn about.
+    const searched = runCli([...loud, '--search-tool', 'skill_search'], { cwd: project, env })
+    expect(searched.stderr).toBe('')
+    expect(searched.stdout).toContain('with the `skill_search` tool, then load it by its exact name')
+    // doctor says it in its report; --quiet silences catalog.
+    expect(runCli(['doctor', ...args.slice(1), '--budget', '1000'], { cwd: project, env }).stdout).toContain(
+      `warning: the catalog budget leaves out ${omitted} of ${USER_SKILLS + 1} skills`,
+    )
+    expect(run(['--budget', '1000']).stderr).toBe('')
+  })
+
+  it('the library gives the same warning to log, for plugins', () => {
+    const { catalogBudgetWarning } = require('../index.js') as typeof import('../index')
+    const { toolName } = require('../lib/search-tool.js') as { toolName: string }
+    expect(toolName).toBe('skill_search')
+    expect(catalogBudgetWarning({ total: 10, omitted: 0 })).toBeUndefined()
+    expect(catalogBudgetWarning({ total: 10, omitted: 3 }, { searchTool: 'skill_search' })).toBeUndefined()
+    expect(catalogBudgetWarning({ total: 10, omitted: 1 })).toBe(
+      "the catalog budget leaves out 1 of 10 skills: the model never sees its name, so it is reachable only through a search tool. Mount @deepseek-ai/dsh-skill-native/harness/search-tool (tool `skill_search`) and pass searchTool: 'skill_search' to the catalog",
+    )
+    expect(() => catalogBudgetWarning(null as never)).toThrow(TypeError)
   })
 })
 
@@ -83,7 +124,7 @@ describe(`a budget on ${USER_SKILLS + 1} skills`, () => {
     expect(text.stdout).toContain(`\nbudget 6000: ${USER_SKILLS + 1} skills, ${json.report.full} in full`)
   })
 
-  it('keeps the project skill in full while it cuts the far user-root skills', () => {
+  it('keeps the project skill (a small source) in full while it cuts the big user root', () => {
     const json = JSON.parse(run(['--json', '--budget', '6000']).stdout)
     expect(json.entries).toContain(`- \`zz-release\`: ${projectDescription}`)
     expect(json.report.bySource['project-dsh']).toEqual({ total: 1, full: 1, shortened: 0, nameOnly: 0, omitted: 0 })

@@ -53,12 +53,11 @@ describe('--color', () => {
 })
 
 describe('warnings after the output', () => {
-  it('counts the skipped files and shadowed skills in one line; --verbose prints each; --quiet none', () => {
+  it("counts the shadowed and broken skills in one line, with list's numbers and words; --verbose prints each; --quiet none", () => {
     const counted = run(['catalog', ...roots])
     expect(counted.code).toBe(0)
-    expect(counted.stderr).toBe(
-      `dsh-skills: warning: 4 skill files skipped, 2 skills shadowed (each one: --verbose; why: dsh-skills doctor ${roots.join(' ')})\n`,
-    )
+    expect(counted.stderr).toBe(`dsh-skills: warning: 2 shadowed, 4 broken (each one: --verbose; why: dsh-skills doctor ${roots.join(' ')})\n`)
+    expect(run(['list', ...roots]).stderr).toContain('dsh-skills: 10 loaded, 2 shadowed, 4 broken, 1 ignored;')
     const verbose = run(['catalog', ...roots, '--verbose'])
     const lines = verbose.stderr.trimEnd().split('\n')
     expect(lines).toHaveLength(6)
@@ -80,11 +79,10 @@ describe('warnings after the output', () => {
         'skill file /r/b.md skipped: missing frontmatter: the first line must be exactly `---`',
       ],
       err,
+      // doctor's counts: b.md is no skill (no frontmatter), a.md is broken.
+      { counts: { shadowed: 0, broken: 1 } },
     )
-    expect(printed).toEqual([
-      'skill root /r was not listed; skill discovery is incomplete',
-      '2 skill files skipped (each one: --verbose; why: dsh-skills doctor)',
-    ])
+    expect(printed).toEqual(['skill root /r was not listed; skill discovery is incomplete', '1 broken (each one: --verbose; why: dsh-skills doctor)'])
   })
 })
 
@@ -165,7 +163,7 @@ describe('watch', () => {
 })
 
 describe('watch warnings', () => {
-  it('names a skill broken by a change, each time it breaks again', async () => {
+  it('names a skill broken by a change, each time it breaks again, once (on stdout)', async () => {
     const project = temps.make()
     fs.mkdirSync(path.join(project, '.git'))
     const skills = path.join(project, '.agents', 'skills')
@@ -180,7 +178,8 @@ describe('watch warnings', () => {
     const broken = `---\nname: bund\ndescription: [broken\n---\nBody.\n`
     const watched = spawnWatch(project, ['--dsh-home', empty, '--agents-home', empty], env)
     const { out, until } = watched
-    const named = () => out.stderr.split('\n').filter((line) => line.includes(bundle) && line.includes('skipped')).length
+    // Named on stdout, with its file and why; not warned about on stderr as well.
+    const named = () => out.stdout.split('\n').filter((line) => line.startsWith(`# broken: bund: ${path.relative(project, bundle)}: `)).length
     try {
       await until(() => out.stdout.includes('# initial catalog'), 'the initial catalog')
       replace(broken)
@@ -194,6 +193,7 @@ describe('watch warnings', () => {
     }
     expect(await watched.exited).toBe(130)
     expect(out.stderr).not.toMatch(/skill files? skipped \(each one/)
+    expect(out.stderr).not.toContain(bundle)
   })
 })
 

@@ -38,7 +38,7 @@ describe('hints with many roots', () => {
     const catalog = run(['catalog', '--no-default-roots', ...flags])
     expect(catalog.code).toBe(0)
     expect(catalog.stderr).toBe(
-      'dsh-skills: warning: 1 skill file skipped (each one: --verbose; why: dsh-skills doctor with the same root flags (--no-default-roots, 45 × --skill-dir))\n',
+      'dsh-skills: warning: 1 broken (each one: --verbose; why: dsh-skills doctor with the same root flags (--no-default-roots, 45 × --skill-dir))\n',
     )
     // A few short flags are still written out, so the hint can be copied.
     const few = run(['list', '--no-default-roots', '--skill-dir', dirs[0]])
@@ -143,7 +143,146 @@ describe('show with a folder name', () => {
   })
 })
 
+describe('a Codex skills folder', () => {
+  it('.curated/ and .system/ get the same hint; a folder of only dot-directories gets one without --compat codex', () => {
+    const { home, run } = setup()
+    const codex = path.join(home, '.codex', 'skills')
+    write(path.join(codex, '.system', 'sys-skill', 'SKILL.md'), skillText('sys-skill', 'A system skill.'))
+    write(path.join(codex, '.curated', 'cur-skill', 'SKILL.md'), skillText('cur-skill', 'A curated skill.'))
+    // The harness's own `.system` under ~/.dsh/skills stays reserved, without a hint.
+    write(path.join(home, '.dsh', 'skills', '.system', 'own', 'SKILL.md'), skillText('own', 'The harness.'))
+    const curated = path.join(codex, '.curated')
+    const system = path.join(codex, '.system')
+    const readBoth = `add --skill-dir ${curated} --skill-dir ${system} (provider option customSkillDirs: ['${curated}', '${system}'])`
+    const list = run(['list'])
+    expect(list.stderr).toContain(
+      `dsh-skills: hint: ${codex} holds 2 skill folders in \`.curated/\` and \`.system/\`; dot-directories are not read: ${readBoth}\n`,
+    )
+    expect(run(['doctor']).stdout).toContain(`hint: ${codex} holds 2 skill folders in \`.curated/\` and \`.system/\`; dot-directories are not read: ${readBoth}\n`)
+    const doctor = run(['doctor', '--compat', 'codex'])
+    expect(doctor.stdout).not.toContain('deeper than one level')
+    for (const [dir, folder] of [
+      [curated, '.curated'],
+      [system, '.system'],
+    ]) {
+      expect(doctor.stdout).toContain(
+        `hint: \`${folder}/\` holds 1 skill folder; dot-directories are not read: to read it, add --skill-dir ${dir} (provider option customSkillDirs)\n`,
+      )
+    }
+    expect(doctor.stdout).toMatch(/ignored +\.system\n +reserved for the harness\n\n/)
+    // Following the hint reads them.
+    const read = run(['list', '--skill-dir', curated, '--skill-dir', system])
+    expect(read.stdout.split('\n').slice(1, 3).map((row) => row.split(/\s+/)[0])).toEqual(['cur-skill', 'sys-skill'])
+    expect(read.stderr).not.toContain('hint:')
+  })
+})
+
+describe('broken and shadowed skills', () => {
+  it('list, catalog, search and explain give one count in one wording', () => {
+    const { base, run } = setup()
+    const near = path.join(base, 'near')
+    const far = path.join(base, 'far')
+    write(path.join(near, 'deploy', 'SKILL.md'), skillText('deploy', 'Deploy the service.'))
+    write(path.join(far, 'deploy', 'SKILL.md'), skillText('deploy', 'Deploy, the far copy.'))
+    write(path.join(far, 'deploy.md'), skillText('deploy', 'Deploy, a third copy.'))
+    write(path.join(near, 'Bad_Name', 'SKILL.md'), skillText('Bad_Name', 'Broken.'))
+    // No skill at all (the library warns about it; doctor calls it ignored, not broken).
+    write(path.join(near, 'README.md'), '# Notes\n')
+    const flags = ['--no-default-roots', '--skill-dir', near, '--skill-dir', far]
+    const list = run(['list', ...flags])
+    const summary = /^dsh-skills: 1 loaded, (\d+) shadowed, (\d+) broken, \d+ ignored; /m.exec(list.stderr)
+    expect(summary, list.stderr).not.toBeNull()
+    const [, shadowed, broken] = summary!
+    expect([shadowed, broken]).toEqual(['2', '1'])
+    const warning = `dsh-skills: warning: ${shadowed} shadowed, ${broken} broken (each one: --verbose; why: dsh-skills doctor ${flags.join(' ')})\n`
+    expect(run(['catalog', ...flags]).stderr).toBe(warning)
+    expect(run(['search', 'deploy', ...flags]).stderr).toBe(warning)
+    expect(run(['explain', 'deploy', ...flags]).stderr).toBe(warning)
+  })
+})
+
+describe('a budget over a big collection', () => {
+  it("keeps the user's own skills whole before a huge folder gets names only", () => {
+    const { base, home, run } = setup()
+    const own = 'My own way of doing this, written for myself, with the when and the why in one sentence.'
+    const mine: string[] = []
+    for (const [root, count] of [
+      [path.join(home, '.agents', 'skills'), 9],
+      [path.join(home, '.dsh', 'skills'), 8],
+      [path.join(home, '.claude', 'skills'), 8],
+    ] as const) {
+      for (let i = 0; i < count; i++) {
+        const name = `${path.basename(path.dirname(root)).slice(1)}-own-${i}`
+        mine.push(name)
+        write(path.join(root, name, 'SKILL.md'), skillText(name, own))
+      }
+    }
+    const dump = path.join(base, 'composio-skills')
+    for (let i = 0; i < 740; i++) {
+      const name = `app${String(i).padStart(3, '0')}-automation`
+      write(path.join(dump, name, 'SKILL.md'), skillText(name, `Automate App ${i} tasks via the toolkit; always search tools first for current schemas.`))
+    }
+    const json = JSON.parse(run(['catalog', '--compat', 'claude', '--skill-dir', dump, '--budget', '24000', '--json', '-q']).stdout)
+    expect(json.report.total).toBe(765)
+    for (const name of mine) expect(json.entries).toContain(`- \`${name}\`: ${own}`)
+    for (const source of ['user-dsh', 'user-agents', 'user-claude']) expect(json.report.bySource[source].omitted).toBe(0)
+    expect(json.report.bySource.custom.full).toBeLessThan(740)
+  })
+})
+
+describe('a root inside another root', () => {
+  /** An outer root with one skill, and a folder inside it given as a root of its own (one broken skill, one good). */
+  function nested() {
+    const { base, run } = setup()
+    const outer = path.join(base, 'composio')
+    const inner = path.join(outer, 'composio-skills')
+    write(path.join(outer, 'top', 'SKILL.md'), skillText('top', 'Top.'))
+    write(path.join(inner, 'capsule_crm-automation', 'SKILL.md'), skillText('capsule_crm-automation', 'Capsule CRM.'))
+    write(path.join(inner, 'good-one', 'SKILL.md'), skillText('good-one', 'Good.'))
+    const both = ['--no-default-roots', '--skill-dir', outer, '--skill-dir', inner]
+    return { run, outer, inner, both }
+  }
+
+  it('show finds a broken entry of the inner root by its folder name, and a skill of it by name', () => {
+    const { run, inner, both } = nested()
+    const show = run(['show', 'capsule_crm-automation', ...both])
+    expect(show.code).toBe(1)
+    const lines = show.stderr.trimEnd().split('\n')
+    expect(lines[0]).toMatch(/^dsh-skills: "capsule_crm-automation" is not a skill name, but the entry of that name is broken /)
+    expect(lines[1]).toBe(`  ${path.join(inner, 'capsule_crm-automation', 'SKILL.md')} [custom] does not load`)
+    expect(lines.at(-1)).toBe('  did you mean `capsule-crm-automation`?')
+    const good = run(['show', 'good-one', ...both])
+    expect(good.code).toBe(0)
+    expect(good.stdout).toContain('<skill_content name="good-one">')
+  })
+
+  it("doctor lists the inner root's entries under it, and gives no depth hint for the folder it reads", () => {
+    const { run, outer, inner, both } = nested()
+    const doctor = run(['doctor', ...both])
+    expect(doctor.code).toBe(1)
+    expect(doctor.stdout).not.toContain('deeper than one level')
+    expect(doctor.stdout).toMatch(/ignored +composio-skills\/\n +not a skill: read as a skill root of its own\n/)
+    const [, outerPart, innerPart] = doctor.stdout.split(/^custom \(rank 300\) +/m)
+    expect(outerPart.startsWith(`${outer}\n`)).toBe(true)
+    expect(outerPart).not.toContain('good-one')
+    expect(innerPart.startsWith(`${inner}\n`)).toBe(true)
+    expect(innerPart).toMatch(/broken +capsule_crm-automation\/SKILL\.md\n/)
+    expect(innerPart).toMatch(/loaded +good-one +good-one\/SKILL\.md\n/)
+    // The outer root alone: the folder is deeper than one level, and doctor says so.
+    const alone = run(['doctor', '--no-default-roots', '--skill-dir', outer])
+    expect(alone.stdout).toContain('hint: 2 SKILL.md files below `composio-skills/` are deeper than one level')
+  })
+})
+
 describe('help texts', () => {
+  it('lists every exit code, 143 (watch stopped by SIGTERM) included', () => {
+    const { run } = setup()
+    const help = run(['--help']).stdout.replace(/\s+/g, ' ')
+    for (const code of ['0 success', '1 failure', '2 usage error', '130 watch stopped by Ctrl-C', '143 watch stopped by SIGTERM']) {
+      expect(help).toContain(code)
+    }
+  })
+
   it("explain's help speaks of the roots the CLI reads, not of providers it cannot have", () => {
     const { run } = setup()
     const help = run(['help', 'explain']).stdout

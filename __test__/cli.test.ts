@@ -655,7 +655,7 @@ describe('dsh-skills on a terminal', () => {
 
   it('fits list and doctor lines to the terminal width with an ellipsis', async () => {
     const dir = temps.make()
-    const long = `a-very-long-skill-name-${'x'.repeat(60)}`
+    const long = `a-very-long-skill-name-${'x'.repeat(40)}` // 63 characters: a name may have 64
     write(path.join(dir, long, 'SKILL.md'), `---\nname: ${long}\ndescription: Long.\n---\n`)
     write(path.join(dir, 'short', 'SKILL.md'), '---\nname: short\ndescription: Short.\n---\n')
     const args = ['--skill-dir', dir, '--dsh-home', dir, '--agents-home', dir, '--cwd', dir]

@@ -189,6 +189,44 @@ describe('the filesystem plugin module (…/filesystem)', () => {
     expect(warnings('skill-filesystem')).toEqual([expect.stringContaining('cannot observe')])
   })
 
+  for (const watch of [false, true]) {
+    it(`tells listeners of every first-party write or edit of a skill entry at once, one skills/change each (watch: ${watch})`, async () => {
+      // Both harness releases notify once per invalidation, synchronously:
+      // two observations in one turn are two changes before it ends.
+      const { ctx } = harness()
+      const home = temps.make()
+      const root = path.join(home, '.agents', 'skills')
+      await ctx.plugin(SkillRegistry)
+      await ctx.plugin(SkillFileSystem, {
+        dshHome: path.join(home, '.dsh'),
+        agentsHome: path.join(home, '.agents'),
+        watch,
+        watchStabilityThresholdMs: 60_000,
+      })
+      expect(await ctx.skills.list()).toEqual([])
+      let changes = 0
+      ctx.on('skills/change', () => void changes++)
+      const file = path.join(root, 'noted', 'SKILL.md')
+      writeSkill(file, 'noted', 'Noted.')
+      const observe = (displayPath: string, actor?: object) =>
+        (ctx as any).emit('fs/observed', { targetKey: displayPath, displayPath }, { kind: 'present', version: 'v' }, actor)
+      const before = changes
+      observe(file, { name: 'write' })
+      expect(changes - before).toBe(1)
+      // Not a write or edit, or not a skill entry: nothing.
+      observe(file)
+      observe(file, { name: 'read' })
+      observe(root, { name: 'write' })
+      observe(path.join(root, 'noted', 'references', 'x.md'), { name: 'write' })
+      observe(path.join(home, 'elsewhere.md'), { name: 'edit' })
+      expect(changes - before).toBe(1)
+      observe(file, { name: 'edit' })
+      observe(path.join(root, 'flat.md'), { name: 'write' })
+      expect(changes - before).toBe(3)
+      expect((await ctx.skills.list()).map((s) => s.name)).toEqual(['noted'])
+    })
+  }
+
   it('without scopes, a second filesystem provider of the same name (one layer: the global one) is refused', async () => {
     // Without scopes every registration is global: one name per layer.
     const { ctx } = harness()

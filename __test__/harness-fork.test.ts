@@ -1,8 +1,10 @@
 // The package inside a harness of release 0.1.1-rc.2, as its author gets it:
 // a project whose node_modules holds the harness's framework copy
-// (`@deepseek-ai/cordis`, `@deepseek-ai/schemastery`; here npm aliases of the
-// nearest published versions, installed in the dev tree under neutral names
-// so the dev tree itself never resolves them), the scope package (our
+// (`@deepseek-ai/cordis`, `@deepseek-ai/schemastery`; here npm aliases of
+// npm `cordis` 4.0.0-rc.8, next to 4.0.0-rc.7 the fork was made from, installed in
+// the dev tree under neutral names so the dev tree itself never resolves them;
+// the fork itself, on npm since 4.0.1, is what typings-conditions.test.ts and
+// `npm run test:swap` use), the scope package (our
 // stand-in) and this package installed from its packed tarball. npm `cordis`
 // and `schemastery` are there too, as packages that record being loaded and
 // throw: the entries must run on the harness's copy and never load them.

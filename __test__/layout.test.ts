@@ -53,7 +53,10 @@ const targets = pkg.napi.targets.map(describeTriple)
 
 describe('entry points', () => {
   it('every exports target exists and is packed', () => {
-    const manifest = require('../package.json') as { exports: Record<string, string | Record<string, string>>; files: string[] }
+    const manifest = require('../package.json') as {
+      exports: Record<string, string | Record<string, Record<string, string>>>
+      files: string[]
+    }
     const packed = (file: string) =>
       manifest.files.some((pattern) => pattern === file || (pattern.endsWith('/') && file.startsWith(pattern)))
     const entries = Object.keys(manifest.exports)
@@ -70,8 +73,15 @@ describe('entry points', () => {
       './package.json',
     ])
     for (const [entry, target] of Object.entries(manifest.exports)) {
-      const targets = typeof target === 'string' ? [target] : Object.values(target)
-      if (typeof target !== 'string') expect(Object.keys(target), entry).toEqual(['types', 'import', 'require'])
+      // Each condition with its own typings (types/… .d.mts for import, .d.cts for require).
+      const targets = typeof target === 'string' ? [target] : Object.values(target).flatMap((condition) => Object.values(condition))
+      if (typeof target !== 'string') {
+        expect(Object.keys(target), entry).toEqual(['import', 'require'])
+        expect(Object.keys(target.import), entry).toEqual(['types', 'default'])
+        expect(Object.keys(target.require), entry).toEqual(['types', 'default'])
+        expect(target.import.types, entry).toMatch(/\.d\.mts$/)
+        expect(target.require.types, entry).toMatch(/\.d\.cts$/)
+      }
       for (const file of targets.map((t) => t.replace(/^\.\//, ''))) {
         expect(fs.existsSync(path.join(root, file)), `${entry}: ${file}`).toBe(true)
         if (file !== 'package.json') expect(packed(file), `${entry}: ${file} in files`).toBe(true)
@@ -96,7 +106,8 @@ describe('prebuilt addon layout', () => {
   })
 
   it('has one npm/<platform> package per target, with the right os, cpu, libc, version and binary', () => {
-    expect(fs.readdirSync(path.join(root, 'npm')).sort()).toEqual(targets.map((t) => t.abi).sort())
+    // (npm/compat/ holds the compatibility packages: compat.test.ts.)
+    expect(fs.readdirSync(path.join(root, 'npm')).filter((dir) => dir !== 'compat').sort()).toEqual(targets.map((t) => t.abi).sort())
     for (const target of targets) {
       const manifest = JSON.parse(fs.readFileSync(path.join(root, 'npm', target.abi, 'package.json'), 'utf8'))
       const binary = `${pkg.napi.binaryName}.${target.abi}.node`
@@ -165,6 +176,8 @@ describe('prebuilt addon layout', () => {
     expect(workflow).toContain('npm run build -- --target ${{ matrix.target }}')
     expect(workflow).toContain('npx napi artifacts')
     expect(workflow).toContain('npx napi pre-publish -t npm')
+    // Then the compatibility packages (npm/compat/) whose entries are there.
+    expect(workflow).toContain('node scripts/compat.js --publishable')
     expect(workflow).not.toMatch(/test-hooks\b[^\n]*--features|--features[^\n]*test-hooks/)
   })
 

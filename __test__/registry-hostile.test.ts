@@ -97,64 +97,105 @@ describe('registry: many scopes', () => {
 })
 
 describe('registry: control.invalidate() storms', () => {
-  it('coalesces the invalidations of one provider: at once for the first, once per turn for the rest, none lost', async () => {
+  it('coalesces the invalidations a provider makes inside its own list(): one notification per turn, none inside list(), none lost', async () => {
     const registry = new SkillRegistry({ logger: recorder().logger })
     let control!: SkillProviderControl
     let storm = 10_000
+    let listing = false
+    let heardWhileListing = 0
     registry.registerProvider((c) => {
       control = c
       return {
         name: 'stormy',
         list: () => {
+          listing = true
           for (let i = 0; i < storm; i++) control.invalidate()
+          listing = false
           return [{ name: 'x', description: 'X.', invocation: both, source: 'test', provider: 'stormy', rank: 1, locator: 'x' }]
         },
         get: () => undefined,
       }
     })
     let changes = 0
-    registry.onChange(() => void changes++)
+    registry.onChange(() => {
+      changes++
+      if (listing) heardWhileListing++
+    })
     // 10,000 invalidations inside one list() (and as many in its retry).
     const first = await registry.snapshot()
     expect(first.skills.map((s) => s.name)).toEqual(['x'])
     for (let i = 0; i < 3; i++) await turn()
     expect(changes).toBeGreaterThanOrEqual(1)
-    expect(changes).toBeLessThanOrEqual(3)
+    expect(changes).toBeLessThanOrEqual(2)
+    expect(heardWhileListing).toBe(0)
     storm = 0
-    // Quiet again: an invalidation notifies at once, as before…
+    // Quiet again: every invalidation notifies at once, once, as both
+    // harness releases do.
     const settled = changes
     control.invalidate()
     expect(changes).toBe(settled + 1)
-    // …and one made after that notification still gets one of its own, on the next turn.
     control.invalidate()
     control.invalidate()
-    expect(changes).toBe(settled + 1)
-    await turn()
-    expect(changes).toBe(settled + 2)
+    expect(changes).toBe(settled + 3)
     await turn()
     await turn()
-    expect(changes).toBe(settled + 2)
+    expect(changes).toBe(settled + 3)
     // The catalog was dropped at once all the same.
     expect((await registry.snapshot()).complete).toBe(true)
   })
 
-  it('invalidateProvider coalesces the same way, and a disposal before the next turn notifies by itself', async () => {
+  it('coalesces those made while an async list() is pending, per turn; a disposal meanwhile notifies by itself', async () => {
+    const registry = new SkillRegistry({ logger: recorder().logger })
+    let control!: SkillProviderControl
+    let release!: () => void
+    let pending!: Promise<void>
+    const dispose = registry.registerProvider((c) => {
+      control = c
+      return {
+        name: 'slow',
+        list: async () => {
+          await pending
+          return []
+        },
+        get: () => undefined,
+      }
+    })
+    let changes = 0
+    registry.onChange(() => void changes++)
+    pending = new Promise((resolve) => (release = resolve))
+    const lookup = registry.snapshot()
+    await turn()
+    // Listing: a storm is one notification on the next turn.
+    for (let i = 0; i < 10_000; i++) control.invalidate()
+    expect(changes).toBe(0)
+    await turn()
+    expect(changes).toBe(1)
+    for (let i = 0; i < 5; i++) control.invalidate()
+    dispose()
+    expect(changes).toBe(2)
+    await turn()
+    await turn()
+    expect(changes).toBe(2)
+    release()
+    await lookup
+    expect(changes).toBe(2)
+  })
+
+  it('outside a listing, invalidateProvider notifies once per call, synchronously, and nothing after', async () => {
     const registry = new SkillRegistry({ logger: recorder().logger })
     const provider = { name: 'p', list: () => [], get: () => undefined }
     const dispose = registry.registerProvider(() => provider)
     let changes = 0
     registry.onChange(() => void changes++)
     for (let i = 0; i < 10_000; i++) registry.invalidateProvider(provider)
-    expect(changes).toBe(1)
+    expect(changes).toBe(10_000)
     await turn()
-    expect(changes).toBe(2)
-    registry.invalidateProvider(provider)
-    registry.invalidateProvider(provider)
-    expect(changes).toBe(2)
+    expect(changes).toBe(10_000)
     dispose()
-    expect(changes).toBe(3)
+    expect(changes).toBe(10_001)
+    // Disposed: its control and invalidateProvider are no-ops.
+    registry.invalidateProvider(provider)
     await turn()
-    await turn()
-    expect(changes).toBe(3)
+    expect(changes).toBe(10_001)
   })
 })

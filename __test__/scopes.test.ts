@@ -12,7 +12,7 @@ afterAll(() => dirs.cleanup())
 const require = createRequire(import.meta.url)
 const { SkillRegistry } = pkg
 
-/** The stand-in for `@deepseek-ai/dsh-scope` (the harness's package is not on npm). */
+/** The stand-in for `@deepseek-ai/dsh-scope` (the tests run offline; the real package is on npm). */
 const STAND_INS = path.join(__dirname, 'stand-ins')
 const scopes = require('./stand-ins/@deepseek-ai/dsh-scope') as typeof import('./stand-ins/@deepseek-ai/dsh-scope')
 const { createScope, relink, scopeChainOf, scopeOf, assignScope } = scopes

@@ -127,7 +127,9 @@ describe('the search tool plugin', () => {
     expect(out.lastLine).toBe(
       `(${out.report.omitted} more skills are available but not listed here; find one by what it does with the \`skill_search\` tool, then load it by its exact name with the \`skill\` tool.)`,
     )
-    expect(out.plainLastLine).toMatch(/^\(\d+ more skills are available but not listed here; load one by its exact name with the `skill` tool\.\)$/)
+    expect(out.plainLastLine).toMatch(
+      /^\(\d+ more skills are available but not listed here; the `skill` tool loads one only by its exact name, which this list does not show\.\)$/,
+    )
     expect(out.listed).not.toContain('invoice-extractor')
     expect(out.view).toEqual({ card: 'generic', title: 'Search skills: get vendor names, dates and totals from scanned receipts', kind: 'search', rawInput: 'get vendor names, dates and totals from scanned receipts' })
     const lines = out.answer.split('\n')

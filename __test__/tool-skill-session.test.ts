@@ -9,7 +9,7 @@
 import fs from 'node:fs'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tempDirs } from './helpers'
+import { mulberry32, tempDirs } from './helpers'
 import { type Any, type Harness, agentOf, catalogs, harness, observed, step, textOf } from './tool-skill-fixture'
 
 const temps = tempDirs('dsh-tool-session-')
@@ -22,18 +22,6 @@ beforeAll(async () => {
 
 const SKILLS = 1400
 const CHANGES = 50
-
-/** A small seeded generator (mulberry32), so a failure replays. */
-function rng(seed: number) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 const WORDS = ['build', 'deploy', 'review', 'data', 'charts', 'tests', 'docs', 'release', 'notes', 'logs', 'audit', 'pdf', 'slides', 'A&B', 'queries', 'cache']
 
@@ -151,7 +139,7 @@ function catalogChars(request: string[]): number {
 
 describe('a session of 50 changes at 1,400 skills in a real agent loop', () => {
   it('keeps every request prefix, shows every change, sends a small fraction of the text and resumes', async () => {
-    const random = rng(0x5eed)
+    const random = mulberry32(0x5eed)
     const root = temps.make()
     const truth = new Map<string, string>()
     for (let i = 0; i < SKILLS; i++) {

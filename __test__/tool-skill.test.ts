@@ -561,6 +561,26 @@ describe('budget and warnings', () => {
     await step(h, budgeted.ctx, newAgent(h))
     expect(quiet.filter((w) => w.includes('characters'))).toEqual([])
   })
+
+  it('warns once per agent when a budget leaves skills out of reach (no searchTool), naming the search tool', async () => {
+    const root = temps.make()
+    for (let i = 0; i < 300; i++) writeSkill(root, `many-${i}`, `Handles job ${i} with care and a long explanation of when to use it.`)
+    const told = async (tool: Record<string, unknown>) => {
+      const warnings: string[] = []
+      const { ctx } = await mount(h, 'ours', { roots: [root], tool })
+      ctx.logger.warn = (message: string) => void warnings.push(message)
+      const agent = newAgent(h)
+      await step(h, ctx, agent)
+      await step(h, ctx, agent)
+      await step(h, ctx, newAgent(h))
+      return warnings.filter((w) => w.startsWith('the catalog budget leaves out'))
+    }
+    const warnings = await told({ budget: 1000 })
+    expect(warnings).toHaveLength(2)
+    expect(warnings[0]).toMatch(/^the catalog budget leaves out \d+ of 300 skills: the model never sees their names, so they are reachable only through a search tool\. Mount @deepseek-ai\/dsh-skill-native\/harness\/search-tool \(tool `skill_search`\)/)
+    expect(await told({ budget: 1000, searchTool: 'skill_search' })).toEqual([])
+    expect(await told({})).toEqual([])
+  })
 })
 
 describe('the invariant companion', () => {

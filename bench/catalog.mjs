@@ -20,8 +20,9 @@
 //    summaries against a plain-JS implementation of the same rule, the digest
 //    of recorded entries (a history's baseline), and a structured step planned
 //    from a registry snapshot.
-// 5. Budget priority by rank: a registry snapshot with sources at several
-//    ranks, budgeted, against the same skills without sources (one rank).
+// 5. A budget shared by source: a registry snapshot with skills of several
+//    sources and ranks, budgeted, against the same skills without sources
+//    (one source). `--only rank` runs it.
 //
 // node bench/catalog.mjs [--baseline DIR] [--only oracle|budget|snapshot|structured|rank]
 import { createHash } from 'node:crypto'
@@ -271,7 +272,7 @@ async function structuredRun(n, rounds, batch) {
   )
 }
 
-// --- 5. budget by rank -------------------------------------------------------
+// --- 5. budget shared by source ------------------------------------------------
 async function rankRun(n, rounds, batch) {
   const registry = new SkillRegistry({ logger: { warn() {} } })
   const sources = ['user-dsh', 'user-agents', 'bundled']
@@ -295,16 +296,16 @@ async function rankRun(n, rounds, batch) {
   const labelled = skills.map((s) => ({ name: s.name, description: s.description, invocation: s.invocation, source: s.source }))
   const budget = 8000
   const { report } = catalog.renderCatalog(skills, { budget })
-  console.log(`\n${n.toLocaleString('en-US')} skills at 4 ranks, budget ${budget}: ${JSON.stringify(report.bySource)}`)
+  console.log(`\n${n.toLocaleString('en-US')} skills of 4 sources, budget ${budget}: ${JSON.stringify(report.bySource)}`)
   let fresh = 0
   const unseen = () => ({ budget, maxLength: 1000 + (fresh++ % 100_000) })
   measure(
     `${n.toLocaleString('en-US')} skills, budget ${budget}`,
     {
-      'one rank (plain array without sources)': () => catalog.renderCatalog(plain, { budget }),
-      'by rank (plain array with sources)': () => catalog.renderCatalog(labelled, { budget }),
-      'by rank (registry snapshot, first time)': () => catalog.renderCatalog(skills, unseen()),
-      'by rank, 2 glob pins (registry snapshot, first time)': () =>
+      'one source (plain array without sources)': () => catalog.renderCatalog(plain, { budget }),
+      'by source (plain array with sources)': () => catalog.renderCatalog(labelled, { budget }),
+      'by source (registry snapshot, first time)': () => catalog.renderCatalog(skills, unseen()),
+      'by source, 2 glob pins (registry snapshot, first time)': () =>
         catalog.renderCatalog(skills, { ...unseen(), pinned: ['skill-0001*', '*-00042'] }),
     },
     { rounds, batch },

@@ -17,13 +17,20 @@
 // and p95. With `--baseline DIR` (a built checkout of another version), every
 // sample is taken with both builds, alternating, for ratios in one run.
 //
+// The notified case is bimodal at large sizes: a lookup after a change builds
+// a fresh summary per skill (20,000 objects at 20,000 skills), and when V8's
+// minor GC (scavenge) runs in the middle of that, it copies the summaries
+// built so far. Each run also says how many notified samples had a minor GC
+// during their lookup, and their p50 with and without one.
+//
 // Usage: node bench/incremental.mjs [--quick] [--baseline DIR] [--counts 1000,5000]
-// (quick: 5 samples per case). `npm run bench -- incremental` runs only this file.
+// (quick: 5 samples per case; `--counts 1000,20000` for the large catalog).
+// `npm run bench -- incremental` runs only this file.
 import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { performance } from 'node:perf_hooks'
+import { performance, PerformanceObserver } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { skillText, visibleLatency } from './fixtures.mjs'
 
@@ -44,6 +51,15 @@ const SAMPLES = quick ? 5 : 20
 const GAP_MS = 250
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** Minor GCs (scavenges) seen, as [start, end] on the performance clock. */
+const scavenges = []
+const gcObserver = new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    if (entry.detail?.kind === 1) scavenges.push([entry.startTime, entry.startTime + entry.duration])
+  }
+})
+gcObserver.observe({ entryTypes: ['gc'] })
 
 function writeBundle(root, name, description) {
   const dir = path.join(root, name)
@@ -77,6 +93,9 @@ async function open(build, fx) {
   return { registry, provider }
 }
 
+/** One line per catalog size: the notified samples with and without a minor GC. */
+const gcNotes = []
+
 async function main() {
   const rows = []
   for (const count of COUNTS) {
@@ -97,20 +116,23 @@ async function main() {
       'warm snapshot (cache hit)': [],
     }
     for (const list of Object.values(cases)) for (const _ of builds) list.push([])
+    /** Per build: each notified sample as [start, end, ms], for the GCs in it. */
+    const notified = builds.map(() => [])
     let n = 0
     for (let i = 0; i < SAMPLES; i++) {
       for (let b = 0; b < builds.length; b++) {
         const { registry } = opened[b]
         const cwd = fx.project
         const added = `added-${b}-${n++}`
-        cases['visible after adding a skill (notified)'][b].push(
-          await visibleLatency(
-            registry,
-            cwd,
-            () => writeBundle(fx.agents, added),
-            (skills) => skills.some((s) => s.name === added),
-          ),
+        const from = performance.now()
+        const took = await visibleLatency(
+          registry,
+          cwd,
+          () => writeBundle(fx.agents, added),
+          (skills) => skills.some((s) => s.name === added),
         )
+        cases['visible after adding a skill (notified)'][b].push(took)
+        notified[b].push([from, from + took, took])
         await sleep(GAP_MS)
         const now = `added-${b}-${n++}`
         const start = performance.now()
@@ -133,6 +155,21 @@ async function main() {
     }
     for (const o of opened) await o.provider.dispose()
     fs.rmSync(fx.base, { recursive: true, force: true })
+    // The observer hears of GCs a little later.
+    await sleep(50)
+    gcNotes.push(
+      `${count.toLocaleString('en-US')} skills, notified: ` +
+        builds
+          .map((build, b) => {
+            const [withGc, without] = [[], []]
+            for (const [start, end, ms] of notified[b]) {
+              ;(scavenges.some(([s, e]) => s < end && e > start) ? withGc : without).push(ms)
+            }
+            const p50 = (xs) => (xs.length === 0 ? '-' : fmt(quantile([...xs].sort((x, y) => x - y), 0.5)))
+            return `${build.label} ${withGc.length} of ${notified[b].length} samples with a minor GC (p50 ${p50(withGc)}; without: ${p50(without)})`
+          })
+          .join(', '),
+    )
     for (const [label, per] of Object.entries(cases)) {
       rows.push({
         count,
@@ -150,6 +187,9 @@ async function main() {
   for (const r of rows) {
     console.log(`| ${r.count.toLocaleString('en-US')} | ${r.label} | ${r.per.map((x) => `${fmt(x.p50)} | ${fmt(x.p95)}`).join(' | ')} |`)
   }
+  console.log('')
+  for (const note of gcNotes) console.log(note)
+  gcObserver.disconnect()
 }
 
 await main()

@@ -9,7 +9,10 @@
 // `AddonLoadError` that says which files it looked for, why they are missing
 // when that can be known (no prebuilt package for this platform, and the
 // install step that builds one did not run, failed or was skipped), and the
-// commands that fix it, with the loader's error as `cause`.
+// commands that fix it. Its `cause` is what the loader tried (each file or
+// package, and why it did not load), without the loader's own generic advice
+// (an npm bug, remove package-lock.json), which is wrong here and says
+// otherwise than ours.
 //
 // The install step (scripts/install.js) leaves a small record of what it did
 // (`INSTALL_RECORD`) next to package.json: no record means npm never ran it.
@@ -100,6 +103,27 @@ function loadMessages(error) {
   return messages
 }
 
+/** How the generated loader words the error it throws once every attempt failed. */
+const GENERIC = 'Cannot find native binding.'
+
+/**
+ * What the loader tried, as the `cause` of our error: each attempt's own
+ * error (the file or package it names, and why it did not load), in the
+ * order tried, one numbered line each. Printed as it is (no stack: it is an
+ * account, not a place in the code). The loader's own error when it is not
+ * the generic one (a load that failed otherwise).
+ */
+function loaderAttempts(error) {
+  if (!(error instanceof Error) || !error.message.startsWith(GENERIC) || !error.cause) return error
+  const errors = []
+  for (let at = error.cause, depth = 0; at && depth < 32; at = at.cause, depth++) errors.unshift(at)
+  const lines = errors.map((at, i) => `  ${i + 1}. ${String(at instanceof Error ? at.message : at).replace(/\n/g, '\n     ')}`)
+  const attempts = new Error(`the addon loader tried, in order:\n${lines.join('\n')}`)
+  attempts.name = 'AddonLoadAttempts'
+  attempts.stack = `${attempts.name}: ${attempts.message}`
+  return attempts
+}
+
 /** The error an addon failure becomes. */
 class AddonLoadError extends Error {
   constructor(message, cause) {
@@ -186,7 +210,7 @@ function explainLoadFailure(cause, where = {}) {
   lines.push(isCheckout(dir) ? 'Fix, in this checkout:' : 'Fix, in the project that depends on this package:')
   for (const line of fix) lines.push(`  ${line}`)
   if (note) lines.push(`(${note}.)`)
-  return new AddonLoadError(lines.join('\n'), cause)
+  return new AddonLoadError(lines.join('\n'), loaderAttempts(cause))
 }
 
 /** The addon's exports, or an `AddonLoadError`. */

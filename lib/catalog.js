@@ -7,7 +7,7 @@
 // and one Uint32Array.
 
 const native = require('./native.js')
-const { catalogSourceOf, catalogSource, viewEntryOf, addModelLabels, freshSummaries } = require('./registry.js')
+const { catalogSourceOf, viewCatalog, viewEntryOf, addModelLabels, freshSummaries } = require('./registry.js')
 
 /** Default description limit (`catalogDescriptionMaxLength`). */
 const DEFAULT_MAX_LENGTH = 500
@@ -363,22 +363,22 @@ const viewLabels = new WeakMap()
  * summaries the usual way instead.
  */
 function renderView(op, finish, entry, layout, fn, extra) {
-  const source = (entry.source ??= catalogSource(entry))
+  const { catalog, count, wellFormed } = viewCatalog(entry, isWellFormed)
   const fallback = () => renderThen(op, finish, freshSummaries(entry), layout, fn, ...extra)
-  if (EXACT.has(op) && !wellFormedSource(source)) return fallback()
+  if (EXACT.has(op) && !wellFormed) return fallback()
   let labels
   if (REPORTING.has(op) || layout.budget !== undefined) {
     labels = viewLabels.get(entry)
     if (labels === undefined) {
-      labels = new SourceLabels(source.summaries.length)
+      labels = new SourceLabels(count)
       if (!addModelLabels(entry, (label) => labels.add(label))) return fallback()
       viewLabels.set(entry, labels)
     }
   }
   const key = JSON.stringify([op, layout.max, layout.budget, layout.pinned, layout.searchTool, layout.preferUsed, ...extra])
   const withSources = labels === undefined ? layout : { ...layout, ...labels.layout() }
-  const compute = () => finish(native[op](source.catalog, NO_CHUNKS, NO_LENGTHS, withSources, ...extra))
-  const kept = memoized(source.catalog, key, () => ({ labels, result: compute() }))
+  const compute = () => finish(native[op](catalog, NO_CHUNKS, NO_LENGTHS, withSources, ...extra))
+  const kept = memoized(catalog, key, () => ({ labels, result: compute() }))
   // A result kept for a returned array of the same catalog whose labels were changed since.
   if (labels !== undefined && kept.labels !== labels && !labels.equals(kept.labels)) {
     kept.labels = labels
@@ -450,6 +450,31 @@ function renderCatalogMessage(skills, options) {
 function renderCatalogUpdate(skills, options) {
   const fn = 'renderCatalogUpdate'
   return render('catalogMessage', skills, checkOptions(options, fn), fn, true)
+}
+
+/** The search tool of `…/harness/search-tool` (its `toolName`). */
+const SEARCH_TOOL = 'skill_search'
+
+/**
+ * The warning for a budgeted catalog that left skills out while the model has
+ * no search tool: it never sees their names, so only a search tool reaches
+ * them. Undefined when nothing is left out, or `searchTool` names one.
+ * @param {{ total: number, omitted: number }} report the report of the catalog (`renderCatalog`, `planCatalogStep`)
+ * @param {{ searchTool?: string }} [options] the catalog's options
+ */
+function catalogBudgetWarning(report, options = {}) {
+  const fn = 'catalogBudgetWarning'
+  if (report === null || typeof report !== 'object' || !Number.isInteger(report.omitted) || !Number.isInteger(report.total)) {
+    throw new TypeError(`${fn}: report must be a catalog report { total, omitted, ... } (got ${describe(report)})`)
+  }
+  if (report.omitted === 0 || (options !== null && typeof options === 'object' && typeof options.searchTool === 'string')) return undefined
+  const n = (value) => value.toLocaleString('en-US')
+  const [names, them] = report.omitted === 1 ? ['its name', 'it is'] : ['their names', 'they are']
+  return (
+    `the catalog budget leaves out ${n(report.omitted)} of ${n(report.total)} skills: the model never sees ${names}, so ` +
+    `${them} reachable only through a search tool. Mount @deepseek-ai/dsh-skill-native/harness/search-tool ` +
+    `(tool \`${SEARCH_TOOL}\`) and pass searchTool: '${SEARCH_TOOL}' to the catalog`
+  )
 }
 
 const NONE = Object.freeze({ kind: 'none' })
@@ -601,4 +626,6 @@ module.exports = {
   scanCatalogHistory,
   renderSkillContent,
   renderSkillContentIn,
+  catalogBudgetWarning,
+  SEARCH_TOOL,
 }

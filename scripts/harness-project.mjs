@@ -135,7 +135,9 @@ const projectRequire = createRequire(path.join(projectDir, 'package.json'))
 function resolve(specifier) {
   if (specifier === OURS || specifier.startsWith(`${OURS}/`)) {
     const manifest = JSON.parse(fs.readFileSync(path.join(ours, 'package.json'), 'utf8'))
-    const target = manifest.exports[`.${specifier.slice(OURS.length)}`]?.import
+    // `{ import: { types, default } }` (each condition with its own typings).
+    const condition = manifest.exports[`.${specifier.slice(OURS.length)}`]?.import
+    const target = typeof condition === 'object' && condition !== null ? condition.default : condition
     if (typeof target !== 'string') throw new Error(`${specifier} is not an entry of this package`)
     return path.join(ours, target)
   }

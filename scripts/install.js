@@ -120,11 +120,55 @@ function took(start, now = Date.now()) {
 const WATCH_HINT = `to watch the build, run it again with npm's --foreground-scripts (npm rebuild ${NAME} --foreground-scripts)`
 
 /**
+ * Whether the project npm installs into approved this package's install script
+ * in its `allowScripts` (`npm install-scripts approve`): an entry by name
+ * (`name`, `name@range`), or by the spec its dependency is written with
+ * (`file:` tarballs are approved by absolute path), set to true; or the
+ * `allow-scripts` config (global installs, npx) naming it. Undefined when it
+ * cannot tell (no project known, its package.json unreadable).
+ */
+function approvedScripts(env = process.env) {
+  const allowed = String(env.npm_config_allow_scripts ?? '').split(',').map((name) => name.trim())
+  if (allowed.includes(NAME) || allowed.some((name) => name.startsWith(`${NAME}@`))) return true
+  const prefix = env.npm_config_local_prefix
+  if (!prefix) return undefined
+  let manifest
+  try {
+    manifest = JSON.parse(fs.readFileSync(path.join(prefix, 'package.json'), 'utf8'))
+  } catch {
+    return undefined
+  }
+  const allowScripts = manifest && typeof manifest.allowScripts === 'object' && manifest.allowScripts ? manifest.allowScripts : {}
+  const keys = new Set([NAME])
+  for (const field of ['dependencies', 'devDependencies', 'optionalDependencies']) {
+    const spec = manifest[field]?.[NAME]
+    if (typeof spec !== 'string') continue
+    keys.add(spec)
+    if (spec.startsWith('file:')) keys.add(`file:${path.resolve(prefix, spec.slice('file:'.length))}`)
+  }
+  return Object.entries(allowScripts).some(([key, value]) => value === true && (keys.has(key) || key.startsWith(`${NAME}@`)))
+}
+
+/**
+ * Whether npm 11 will end this install with "install scripts not yet covered
+ * by allowScripts" for this package although it ran the script: npm 11 or
+ * later runs it for a project (not the clone's own `npm ci`, whose scripts
+ * are the project's own) that has not approved it.
+ * @param {{ checkout: boolean }} how
+ */
+function allowScriptsNote(how, env = process.env) {
+  if (how.checkout || (npmMajor(env) ?? 0) < 11 || env.npm_lifecycle_event === undefined) return false
+  if (env.npm_config_local_prefix && path.resolve(env.npm_config_local_prefix) === root) return false
+  return approvedScripts(env) !== true
+}
+
+/**
  * Run one build step: a line before it (shown when npm shows script output),
  * and after it either how long it took or, on failure, what failed, after how
  * long and how to watch the next try.
+ * @param {{ checkout: boolean }} how `checkout`: the clone's own build
  */
-function build(what, command, args) {
+function build(what, command, args, how) {
   const start = Date.now()
   notice(`${NAME}: building the native addon ${what}, this takes a few minutes`)
   const error = run(command, args)
@@ -136,10 +180,11 @@ function build(what, command, args) {
   }
   // npm 11 ends an install with "install scripts not yet covered by allowScripts"
   // for a package whose script it did run: say that the build happened.
-  const npm11 = (npmMajor() ?? 0) >= 11
   notice(
     `${NAME}: built the native addon in ${took(start)}` +
-      (npm11 ? ` (npm may still list this package as "not yet covered by allowScripts": that means not yet approved, the build did run)` : ''),
+      (allowScriptsNote(how)
+        ? ` (npm may still list this package as "not yet covered by allowScripts": that means not yet approved, the build did run)`
+        : ''),
   )
 }
 
@@ -148,7 +193,7 @@ function buildCheckout(cli) {
   const script = require(path.join(root, 'package.json')).scripts.build
   const [program, ...args] = script.split(/\s+/)
   if (program !== 'napi') fail(`unexpected build script: ${script}`)
-  build('(npm run build)', process.execPath, [cli, ...args])
+  build('(npm run build)', process.execPath, [cli, ...args], { checkout: true })
 }
 
 function hasCargo() {
@@ -187,7 +232,7 @@ function buildFromSource() {
       'skill-napi',
       '--target-dir',
       targetDir,
-    ])
+    ], { checkout: false })
     fs.copyFileSync(path.join(targetDir, 'release', libraryName()), path.join(root, `dsh-skill-native.${platform}.node`))
   } finally {
     if (own) fs.rmSync(targetDir, { recursive: true, force: true })
@@ -219,4 +264,4 @@ if (require.main === module) {
   }
 }
 
-module.exports = { platformArchAbi, libraryName, outputHidden, took, PREBUILT_PLATFORMS }
+module.exports = { platformArchAbi, libraryName, outputHidden, took, allowScriptsNote, PREBUILT_PLATFORMS }

@@ -4,6 +4,9 @@
 // - file churn under watch: bundles and flat files created, edited in place and
 //   atomically, renamed, moved between roots, hidden, deleted; symlinked bundles;
 //   files deeper in bundles; roots (and their parents) removed and recreated;
+//   roots that are symbolic links repointed (`ln -sfn`), replaced by
+//   directories and back, made links to other roots, chained, their targets
+//   and the directories above them moved (scripts/root-moves.mjs);
 //   bursts of back-to-back writes; some writes reported by `observeHostMutation`;
 // - lookups (`snapshot`, `list`, `get`, aborted lookups) switching between more
 //   projects than `watchMaxProjects`;
@@ -47,6 +50,8 @@ import { setImmediate as tick, setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 import v8 from 'node:v8'
 import vm from 'node:vm'
+
+import { rootMove, rootStore } from './root-moves.mjs'
 
 const require = createRequire(import.meta.url)
 const { SkillRegistry, LocalSkillProvider } = require('../index.js')
@@ -132,6 +137,7 @@ const counts = {
   standaloneProviderCycles: 0,
   invalidations: 0,
   hostMutations: 0,
+  rootMoves: 0,
   changes: 0,
   deliberateListenerThrows: 0,
   deliberateListenerRejections: 0,
@@ -244,6 +250,9 @@ const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-soak-'))
 const home = path.join(base, 'home')
 const store = path.join(base, 'store') // targets of symlinked bundles (not a root)
 const scratch = path.join(base, 'scratch') // atomic saves are written here first
+const rootPlace = path.join(base, 'root-moves') // directories set aside and links of root moves
+/** Root-level moves (scripts/root-moves.mjs): where they keep what they set aside. */
+const rootMoves = { place: undefined }
 const projects = Array.from({ length: PROJECTS }, (_, i) => path.join(base, `p${i}`))
 const SHARED_ROOTS = [
   { path: path.join(base, 'custom', 'skills'), source: 'custom', rank: 300 },
@@ -282,9 +291,10 @@ function writeBundle(root, entry, name) {
 
 /** Remove every root and write one fixed layout (same entries, names and links every time). */
 function resetDisk() {
-  for (const dir of [home, store, scratch, path.join(base, 'custom'), path.join(base, 'bundled')]) {
+  for (const dir of [home, store, scratch, rootPlace, path.join(base, 'custom'), path.join(base, 'bundled')]) {
     fs.rmSync(dir, { recursive: true, force: true })
   }
+  rootMoves.place = rootStore(rootPlace)
   for (const project of projects) {
     fs.rmSync(path.join(project, '.dsh'), { recursive: true, force: true })
     fs.rmSync(path.join(project, '.agents'), { recursive: true, force: true })
@@ -734,12 +744,28 @@ function removeEntry(root, entry) {
   } else fs.rmSync(full, { recursive: true, force: true })
 }
 
+/** The directories right above roots, which root moves may move and link (not the projects or home). */
+const ROOT_PARENTS = [...new Set(ALL_ROOTS.map((root) => path.dirname(root.path)))].filter((dir) => !projects.includes(dir) && dir !== home)
+
+/** Remove the dangling links on the way to `dir` (inside the soak's base), so it can be made. */
+function clearDanglingLinks(dir) {
+  for (let at = dir; at.startsWith(base + path.sep); at = path.dirname(at)) {
+    try {
+      if (fs.lstatSync(at).isSymbolicLink() && !fs.existsSync(at)) fs.unlinkSync(at)
+    } catch {
+      // Nothing there.
+    }
+  }
+}
+
 /** One file operation; returns the path written (for `observeHostMutation`), if any. */
 function churnOp(world, round) {
   const root = churnRoot(round)
   const entries = entriesOf(root)
   if (entries === undefined) {
-    // Recreate a missing root, usually right away (it was removed by `remove root`).
+    // Recreate a missing root, usually right away (it was removed by `remove
+    // root`, or a root move left a link to nothing).
+    clearDanglingLinks(root.path)
     fs.mkdirSync(root.path, { recursive: true })
     for (let i = randInt(0, 2); i > 0; i--) writeBundle(root.path, `e${++entrySeq}`, randomName())
     return root.path
@@ -837,11 +863,23 @@ function churnOp(world, round) {
     fs.symlinkSync(target, path.join(root.path, `l${entrySeq}`))
     return path.join(root.path, `l${entrySeq}`)
   }
-  if (r < 0.96) {
+  if (r < 0.955) {
     // Remove a root, or its parent (watching falls back to the nearest ancestor).
     const gone = rand() < 0.5 ? root.path : path.dirname(root.path)
     fs.rmSync(gone, { recursive: true, force: true })
     return gone
+  }
+  if (r < 0.975) {
+    // What a root is changes: a link repointed or replaced, a target moved.
+    counts.rootMoves++
+    rootMove(
+      ALL_ROOTS.map((x) => x.path),
+      rootMoves.place,
+      rand,
+      (dir) => writeBundle(dir, `e${++entrySeq}`, randomName()),
+      ROOT_PARENTS,
+    )
+    return undefined
   }
   // A burst (like a checkout): handled by the caller.
   return 'burst'

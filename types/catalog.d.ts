@@ -43,28 +43,29 @@ export interface CatalogOptions {
   /**
    * Most UTF-16 code units (JS `.length`) the entries block may take (the
    * joined entry lines, without the message prose); a positive integer, default
-   * none. When every entry fits, nothing changes. Otherwise, each step only when
-   * the previous one cannot fit: unpinned descriptions are cut to one common
-   * length, the largest that fits (descriptions no longer than it stay whole, so
-   * the longest are cut first; `...` as usual; never below 40 units); then
-   * unpinned entries become name-only (`` - `NAME` ``), lowest priority first;
-   * then unpinned entries are left out, lowest priority first, and a last line
-   * says how many skills are not listed and to load one by its exact name with
-   * the `skill` tool.
-   *
-   * Priority decides who goes through these steps first: the skills come in
-   * groups, pinned skills first (in `pinned` order), then the others by rank,
-   * one group per rank, the lowest (nearest) first; the lowest-priority group
-   * goes through the steps first, and a group's descriptions are only cut once
-   * every group below it is left out (within a group, the end of the alphabet
-   * gives way first; pinned skills, the last pinned first). Ranks: an array
-   * the registry returned (`snapshot().skills`, `list()`) knows each winner's
-   * rank; any other array ranks by `source` label: `project-dsh`,
-   * `project-agents`, `project-claude`, `runtime`, `custom`, `user-dsh`,
-   * `user-agents`, `user-claude`, `user-codex`, `bundled`, then any other
-   * label (all of them one rank). Entries stay in name order. If not even the
-   * last line fits, it is the whole block (the catalog never looks empty when
-   * skills exist; `report.chars` then exceeds the budget).
+   * none. When every entry fits, nothing changes. Otherwise the pinned skills
+   * (then the `prefer: 'used'` ones) keep their full descriptions, and the
+   * **sources** share the rest fairly: a source is the folder the skills were
+   * found in (each root of the local provider, for an array the registry
+   * returned), else the `source` label. A source whose entries in full take no
+   * more than an equal share of what is left stays whole, smallest first; the
+   * room it does not need goes to the others, which fit into equal shares (the
+   * farthest first, what one leaves going to the nearer ones). Within its
+   * share a source takes these steps, each only when the one before cannot
+   * fit: its descriptions are cut to one common length, the largest that fits
+   * (never below 40 units; `...` as usual); then its entries become name-only
+   * (`` - `NAME` ``), the end of the alphabet first (without a `searchTool`,
+   * or when that lists every skill of the source); then entries are left out,
+   * the end of the alphabet first, and a last line says how many skills are
+   * not listed (with a `searchTool`, how to find one; without, that the
+   * `skill` tool loads a skill only by its exact name, which the list does not
+   * show). Only when every source is left out do the pinned skills take the
+   * same steps, the last pinned first. Nearness (rank: an array the registry
+   * returned knows each winner's; any other array ranks by `source` label,
+   * `project-dsh` first, `bundled` and unknown labels last) orders the
+   * sources. Entries stay in name order. If not even the last line fits, it
+   * is the whole block (the catalog never looks empty when skills exist;
+   * `report.chars` then exceeds the budget). See docs/catalog-budget.md.
    */
   readonly budget?: number | undefined
   /**
@@ -231,6 +232,22 @@ export declare function catalogDigest(skills: readonly CatalogSkill[], options?:
 
 /** {@link renderCatalogEntries}, {@link catalogDigest} and the {@link CatalogReport} in one native call. */
 export declare function renderCatalog(skills: readonly CatalogSkill[], options?: number | CatalogOptions): RenderedCatalog
+
+/**
+ * The warning to log when a budgeted catalog left skills out and names no
+ * `searchTool`: the model never saw their names, so they are reachable only
+ * through a search tool (the text names `…/harness/search-tool` and its tool
+ * `skill_search`). Undefined when nothing was left out, or `options.searchTool`
+ * is set. A plugin that renders a budgeted catalog logs it
+ * (`ctx.logger.warn`); `dsh-skills catalog --budget` prints it on stderr.
+ * @param report the catalog's report (`renderCatalog`, `planCatalogStep`)
+ * @param options the catalog options the report was made with
+ * @throws TypeError when `report` is not a catalog report
+ */
+export declare function catalogBudgetWarning(
+  report: Pick<CatalogReport, 'total' | 'omitted'>,
+  options?: Pick<CatalogOptions, 'searchTool'>,
+): string | undefined
 
 /**
  * Digest recovered from a stored catalog message: the text between

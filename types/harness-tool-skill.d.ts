@@ -6,25 +6,17 @@ import type Schema from '@deepseek-ai/schemastery'
 // `ctx.skills` and `skills/change` on the Context.
 import './harness'
 
-/** One published catalog entry: the name and the description as the catalog shows it (not escaped). */
-export interface SkillCatalogEntry {
-  readonly name: string
-  readonly description: string
-}
+import type { SkillCatalogSource, StructuredCatalogEntry } from './catalog'
 
 /**
  * The durable source of a full catalog message (the first one, or a
  * replacement with `update: true`): exactly the entries it published, in
  * catalog order. The release's shape.
  */
-export interface SkillCatalogSource {
-  readonly kind: 'skill-catalog'
-  readonly form: 'catalog'
-  /** Marks a replacement catalog rather than this session's first publication. */
-  readonly update?: true
-  /** Exactly the entries this message published, in catalog order. */
-  readonly entries: readonly SkillCatalogEntry[]
-}
+export type { SkillCatalogSource }
+
+/** One published catalog entry: the name and the description as the catalog shows it (not escaped). */
+export type SkillCatalogEntry = StructuredCatalogEntry
 
 /**
  * The durable source of a delta message (`updates: 'delta'`): what changed

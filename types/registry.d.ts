@@ -289,16 +289,16 @@ export declare class SkillRegistry {
   setOverrides(rules: readonly SkillOverrideRule[], options?: SkillOverridesOptions): void
   /**
    * Listen for catalog changes; returns an unsubscribe function. Listeners
-   * are called synchronously during a mutation, except that the
-   * invalidations of one registration (`control.invalidate()`,
-   * `invalidateProvider`) are coalesced: the first after a quiet turn of the
-   * event loop notifies at once, those that follow within that turn once on
-   * the next turn (and so on, once per turn while they go on).
+   * are called synchronously during a mutation, once per mutation (every
+   * `control.invalidate()` and `invalidateProvider` call included), except
+   * that the invalidations a provider makes from inside its own `list()`
+   * while it runs are coalesced: one notification on the next turn of the
+   * event loop for all of them.
    */
   onChange(listener: SkillChangeListener): () => void
 }
 
-/** Whether `name` is a kebab-case skill name (`^[a-z0-9]+(?:-[a-z0-9]+)*$`). */
+/** Whether `name` is a kebab-case skill name (`^[a-z0-9]+(?:-[a-z0-9]+)*$`) of at most 64 characters. */
 export declare function isSkillName(name: unknown): name is string
 /** Whether model-facing catalogs and loaders include this skill. */
 export declare function isModelInvocable(skill: { readonly invocation: SkillInvocationPolicy }): boolean

@@ -206,9 +206,10 @@ export interface SkillProviderControl {
   readonly signal: AbortSignal
   /**
    * Invalidate completed catalogs and notify consumers only while the exact
-   * registration remains active. The catalogs are dropped on every call;
-   * notifications are coalesced per burst (the first at once, the rest once
-   * per turn of the event loop: see `SkillRegistry.onChange`).
+   * registration remains active. The catalogs are dropped and consumers
+   * notified once on every call, synchronously; calls made from inside the
+   * provider's own `list()` while it runs are told of once, on the next turn
+   * of the event loop (see `SkillRegistry.onChange`).
    */
   readonly invalidate: () => void
 }

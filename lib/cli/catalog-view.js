@@ -63,6 +63,16 @@ function renderCatalog(session, skills) {
   }
 }
 
+/**
+ * The warning for a budget that left skills out without `--search-tool`
+ * (the library's `catalogBudgetWarning`, with the flag that names the tool
+ * here), or undefined.
+ */
+function unreachableWarning(session, report) {
+  const warning = session.catalog.catalogBudgetWarning(report, { searchTool: session.options.searchTool })
+  return warning && `${warning} (here: --search-tool ${session.catalog.SEARCH_TOOL})`
+}
+
 /** One line about what a budget did to the catalog (`report` of `renderCatalog`). */
 function budgetLine(budget, report) {
   const parts = [`${report.full} in full`]
@@ -159,10 +169,14 @@ async function warnUnmatchedOverrides(session, files) {
   }
 }
 
-/** Catalog entries by skill name (the model-visible line of each; a skill a budget left out has none). */
-function entriesByName(session, skills) {
+/**
+ * Catalog entries by skill name, laid out as `shape` says (the model-visible
+ * line of each; under a budget, a skill left out has none).
+ * @param {number | object} shape `renderCatalogEntries` options (`layout(options)`, or `maxLength` alone: every skill's entry as without a budget)
+ */
+function entriesByName(session, skills, shape) {
   const entries = new Map()
-  for (const line of session.catalog.renderCatalogEntries(skills, layout(session.options)).split('\n')) {
+  for (const line of session.catalog.renderCatalogEntries(skills, shape).split('\n')) {
     const name = /^- `([^`]+)`/.exec(line)?.[1]
     if (name !== undefined) entries.set(name, line)
   }
@@ -187,6 +201,7 @@ module.exports = {
   renderCatalog,
   budgetLine,
   bySourceLines,
+  unreachableWarning,
   warnUnknownPins,
   entriesByName,
   catalogChanges,

@@ -2,11 +2,10 @@
 // The local provider's diagnosis as `doctor` (and `demo`) present it: each
 // file with its verdict and hints, grouped by root.
 
-const fs = require('node:fs')
 const path = require('node:path')
 const term = require('./term.js')
-const { classify, deepSkillFiles, kebabCase, entryName, NOT_KEBAB } = require('./verdicts.js')
-const { shown, isInside, OUTCOME_STYLE } = require('./format.js')
+const { classify, deepSkillFiles, skillFolders, kebabCase, entryName, NOT_KEBAB } = require('./verdicts.js')
+const { shown, rootOf, OUTCOME_STYLE } = require('./format.js')
 const { unreadLine } = require('./hints.js')
 const { shellWord } = require('./args.js')
 
@@ -26,7 +25,6 @@ function normalizeDiagnosis(value) {
 /** The diagnosis with each file's doctor verdict (`loaded`, `shadowed`, `broken`, `ignored`) and hints. */
 async function diagnose(session) {
   const diagnosis = normalizeDiagnosis(await session.provider.diagnose(session.lookup()))
-  const rootOf = (file) => diagnosis.roots.find((root) => isInside(String(file.path), root.path))
   // The names loaded skills have, so that no hint suggests one of them.
   const taken = new Map()
   for (const file of diagnosis.files) {
@@ -37,7 +35,7 @@ async function diagnose(session) {
   // The names suggested to broken files so far: one name is suggested to one file only.
   const suggested = new Map()
   const files = diagnosis.files.map((file) => {
-    const root = rootOf(file)
+    const root = rootOf(file, diagnosis.roots)
     return { ...file, ...classify(file, root, session.api.isSkillName, taken, { suggested, where: shown(String(file.path)) }) }
   })
   return { ...diagnosis, files }
@@ -53,8 +51,7 @@ async function diagnose(session) {
  */
 function brokenCopies(diagnosis, name) {
   return diagnosis.files.filter((file) => {
-    const root = diagnosis.roots.find((r) => isInside(String(file.path), r.path))
-    const entry = entryName(file, root)
+    const entry = entryName(file, rootOf(file, diagnosis.roots))
     if (file.verdict === 'ignored') return entry === name
     if (file.verdict !== 'broken') return false
     const refused = NOT_KEBAB.exec(String(file.reason ?? ''))?.[1]
@@ -139,7 +136,7 @@ function formatDoctor(session, diagnosis, out) {
     const status = root.reason ? `${root.status}: ${root.reason}` : root.status
     out.line('')
     out.line(`${root.source} (rank ${root.rank})  ${shown(root.path)}${status && status !== 'scanned' ? `  [${status}]` : ''}`)
-    const files = diagnosis.files.filter((file) => !placed.has(file) && isInside(file.path, root.path))
+    const files = diagnosis.files.filter((file) => !placed.has(file) && rootOf(file, diagnosis.roots) === root)
     if (files.length === 0) out.line('    (no skill files)')
     for (const file of files) {
       placed.add(file)
@@ -161,18 +158,23 @@ function formatDoctor(session, diagnosis, out) {
 /**
  * Adds the hints about skill folders the one scanned level misses: nested
  * deeper than one level, or inside a dot-directory (never read: a collection
- * that keeps its skills in `.curated/` is a root of its own).
+ * that keeps its skills in `.curated/` is a root of its own). A folder that
+ * is a root of its own gets none: its skills are read through it.
  */
 function addDepthHints(diagnosis) {
   for (const file of diagnosis.files) {
     if (file.verdict !== 'ignored' || file.layout !== 'bundle' || file.hasSkillFile) continue
     const dir = path.dirname(String(file.path))
+    if (diagnosis.roots.some((root) => path.resolve(String(root.path)) === dir)) {
+      file.why = 'not a skill: read as a skill root of its own'
+      continue
+    }
     const dot = dotDirHint(file, diagnosis.roots)
     if (dot) {
       file.hints.push(dot)
       continue
     }
-    const count = deepSkillFiles(dir)
+    const count = deepSkillFiles(dir, diagnosis.roots)
     if (count > 0) {
       const files = count === 1 ? '1 SKILL.md file' : `${count} SKILL.md files`
       file.hints.push(
@@ -193,8 +195,9 @@ function dotDirHint(file, roots) {
   if (file.verdict !== 'ignored' || file.layout !== 'bundle' || file.hasSkillFile) return undefined
   const dir = path.dirname(String(file.path))
   const base = path.basename(dir)
-  // `.git` holds no skills; `.system` is the harness's own (and Codex's system skills).
-  if (!base.startsWith('.') || base === '.git' || base === '.system') return undefined
+  // `.git` holds no skills; `.system` of the user DSH root is the harness's own
+  // (any other `.system`, such as Codex's system skills, is a dot-directory like `.curated`).
+  if (!base.startsWith('.') || base === '.git' || (base === '.system' && file.source === 'user-dsh')) return undefined
   // Already read as a root of its own.
   if (roots.some((root) => path.resolve(String(root.path)) === dir)) return undefined
   const folders = skillFolders(dir)
@@ -204,17 +207,6 @@ function dotDirHint(file, roots) {
     `\`${base}/\` holds ${what}; dot-directories are not read: to read ${folders === 1 ? 'it' : 'them'}, ` +
     `add --skill-dir ${shellWord(dir)} (provider option customSkillDirs)`
   )
-}
-
-/** How many folders directly inside `dir` hold a SKILL.md (`dir/<folder>/SKILL.md`). */
-function skillFolders(dir) {
-  let entries
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true })
-  } catch {
-    return 0
-  }
-  return entries.filter((entry) => entry.isDirectory() && fs.existsSync(path.join(dir, entry.name, 'SKILL.md'))).length
 }
 
 module.exports = {

@@ -54,7 +54,7 @@ ${optionLines(Object.keys(OPTIONS))}
 Run \`dsh-skills help COMMAND\` (or \`dsh-skills COMMAND --help\`) for one command.
 Relative paths are resolved against the current directory.
 Exit codes: 0 success, 1 failure or doctor found a broken skill, 2 usage error,
-130 watch stopped by Ctrl-C.
+130 watch stopped by Ctrl-C (SIGINT), 143 watch stopped by SIGTERM.
 `
 
 /** What a bare `dsh-skills` prints (on stderr, exit code 2): the usage line and the commands. */

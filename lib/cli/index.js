@@ -69,7 +69,7 @@ async function main(argv, streams = {}) {
     session = new Session(options, io, { watch: command === 'watch' })
     const code = await COMMANDS[command].run(session, args)
     // doctor reports the warnings itself; show is about one skill.
-    if (command !== 'doctor' && command !== 'show') session.reportWarnings()
+    if (command !== 'doctor' && command !== 'show') await session.reportWarnings()
     return code
   } catch (error) {
     if (error instanceof UsageError) {

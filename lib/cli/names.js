@@ -7,7 +7,7 @@ const { UsageError, CliError } = require('./errors.js')
 const { closest, didYouMean, overrideFlag } = require('./args.js')
 const { diagnose, brokenCopies, brokenLines } = require('./diagnosis.js')
 const { entryName } = require('./verdicts.js')
-const { isInside } = require('./format.js')
+const { rootOf } = require('./format.js')
 
 /**
  * The one skill name `command` takes; a usage error unless it is one. A
@@ -42,7 +42,7 @@ async function skillNameArg(session, args, command) {
 
 /** The folder (bundle) or file name without `.md` (flat) of a diagnosed file, in its root. */
 function entryOf(diagnosis, file) {
-  return entryName(file, diagnosis.roots.find((root) => isInside(String(file.path), root.path)))
+  return entryName(file, rootOf(file, diagnosis.roots))
 }
 
 /** The names of the skills listed (for "did you mean"). */

@@ -6,7 +6,7 @@ const path = require('node:path')
 const { UsageError, CliError, firstLine } = require('./errors.js')
 const { OPTIONS } = require('./spec.js')
 const { camel, overrideFlag } = require('./args.js')
-const { printWarnings } = require('./warnings.js')
+const { printWarnings, needsCounts } = require('./warnings.js')
 
 /** The package API, or a one-line failure when the addon does not load. */
 function loadPackage() {
@@ -164,15 +164,26 @@ class Session {
    * Print the warnings logged since the last call on stderr (nothing with
    * `--quiet`): see `warnings.js`.
    * @param {string[]} [covered] kinds the command's own summary already counts
-   * @param {{ verbose?: boolean }} [how] `verbose: true` prints every line, as `--verbose` does
+   * @param {{ verbose?: boolean, named?: Set<string>, diagnosis?: { files: { verdict: string }[] } }} [how]
+   *   `verbose: true` prints every line, as `--verbose` does; `named`: skill files the command's output
+   *   already named as broken (their warnings are left out); `diagnosis`: doctor's verdicts of this run,
+   *   for the counts (else the provider is diagnosed when a count is printed)
    */
-  reportWarnings(covered, how = {}) {
-    const fresh = this.warnings.slice(this.reported)
+  async reportWarnings(covered, how = {}) {
+    const named = [...(how.named ?? [])].map((file) => `skill file ${file} skipped: `)
+    const fresh = this.warnings.slice(this.reported).filter((message) => !named.some((start) => message.startsWith(start)))
     this.reported = this.warnings.length
     this.lastLogged = this.logged
     this.logged = new Set()
     if (this.options.quiet || fresh.length === 0) return
-    printWarnings(fresh, this.io.err, { verbose: this.options.verbose || how.verbose === true, covered, doctor: this.again('doctor') })
+    const verbose = this.options.verbose || how.verbose === true
+    let counts
+    if (!verbose && needsCounts(fresh, covered)) {
+      // Required here: diagnosis.js reads the session, not the other way round.
+      const { diagnose, countVerdicts } = require('./diagnosis.js')
+      counts = countVerdicts((how.diagnosis ?? (await diagnose(this))).files)
+    }
+    printWarnings(fresh, this.io.err, { verbose, covered, doctor: this.again('doctor'), counts })
   }
 
   /**

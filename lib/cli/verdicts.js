@@ -154,10 +154,16 @@ function classify(file, root, isSkillName, taken = new Map(), claim = undefined)
 
 /**
  * How many SKILL.md files lie below `dir` (a root entry without its own
- * SKILL.md), i.e. deeper than the one level that is scanned. Skips `.git` and
- * `node_modules`, does not follow links below `dir`, stops after 20,000 entries.
+ * SKILL.md), i.e. deeper than the one level that is scanned. Skips `.git`,
+ * `node_modules` and the folders that are `roots` of their own (their skills
+ * are read through them), does not follow links below `dir`, stops after
+ * 20,000 entries.
+ * @param {string} dir
+ * @param {{ path: string }[]} [roots]
  */
-function deepSkillFiles(dir) {
+function deepSkillFiles(dir, roots = []) {
+  const read = new Set(roots.map((root) => path.resolve(String(root.path))))
+  if (read.has(path.resolve(dir))) return 0
   let count = 0
   let budget = 20_000
   const stack = [[dir, 0]]
@@ -171,8 +177,9 @@ function deepSkillFiles(dir) {
     }
     for (const entry of entries) {
       if (--budget <= 0) break
-      if (entry.isDirectory() && depth < 8 && entry.name !== '.git' && entry.name !== 'node_modules') {
-        stack.push([path.join(current, entry.name), depth + 1])
+      const child = path.join(current, entry.name)
+      if (entry.isDirectory() && depth < 8 && entry.name !== '.git' && entry.name !== 'node_modules' && !read.has(child)) {
+        stack.push([child, depth + 1])
       } else if (entry.isFile() && entry.name === 'SKILL.md' && depth > 0) {
         count++
       }
@@ -181,4 +188,15 @@ function deepSkillFiles(dir) {
   return count
 }
 
-module.exports = { classify, deepSkillFiles, kebabCase, entryName, NOT_KEBAB }
+/** How many folders directly inside `dir` hold a SKILL.md (`dir/<folder>/SKILL.md`). */
+function skillFolders(dir) {
+  let entries
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return 0
+  }
+  return entries.filter((entry) => entry.isDirectory() && fs.existsSync(path.join(dir, entry.name, 'SKILL.md'))).length
+}
+
+module.exports = { classify, deepSkillFiles, skillFolders, kebabCase, entryName, NOT_KEBAB }

@@ -5,18 +5,24 @@
 
 /**
  * The kinds counted instead of printed one by one, told by the wording the
- * library gives them (`doctor` has the details of each).
+ * library gives them (`doctor` has the details of each), in the order and
+ * words of `list`'s summary: how many skills are shadowed, how many broken.
+ * The numbers are doctor's (`counts`): a file that is no skill at all (a
+ * `README.md` without frontmatter) is warned about by the library but is
+ * not broken, and a skill shadowed twice is one shadowed file per copy.
  */
 const KINDS = [
   {
-    kind: 'skipped',
-    test: /^skill file .* skipped: /s,
-    count: (n) => (n === 1 ? '1 skill file skipped' : `${n} skill files skipped`),
-  },
-  {
     kind: 'shadowed',
     test: /^skill ".*" from provider ".*" \(.*\) is shadowed by provider /s,
-    count: (n) => (n === 1 ? '1 skill shadowed' : `${n} skills shadowed`),
+    count: (counts) => counts.shadowed,
+    words: (n) => `${n} shadowed`,
+  },
+  {
+    kind: 'skipped',
+    test: /^skill file .* skipped: /s,
+    count: (counts) => counts.broken,
+    words: (n) => `${n} broken`,
   },
 ]
 
@@ -26,28 +32,39 @@ function kindOf(message) {
 }
 
 /**
- * Print `messages` on `err`: every one with `verbose`; otherwise the counted
- * kinds as one line, except those in `covered` (a command that says the same
- * in its own summary), and the others in full.
+ * Print `messages` on `err`: every one with `verbose`; otherwise the others
+ * in full, and the counted kinds, except those in `covered` (a command that
+ * says the same in its own summary), as one line with doctor's `counts`
+ * (`12 shadowed, 4 broken (each one: --verbose; why: dsh-skills doctor)`).
  * @param {string[]} messages
  * @param {import('./term.js').Output} err
- * @param {{ verbose?: boolean, covered?: string[], doctor?: string }} [how] `doctor`: the command to suggest for the details
+ * @param {{ verbose?: boolean, covered?: string[], doctor?: string, counts?: { shadowed: number, broken: number } }} [how]
+ *   `doctor`: the command to suggest for the details; `counts`: doctor's verdict counts (needed when a counted kind is there)
  */
 function printWarnings(messages, err, how = {}) {
   if (how.verbose) {
     for (const message of messages) err.warning(message)
     return
   }
-  const counts = new Map()
+  const present = new Set()
   for (const message of messages) {
     const kind = kindOf(message)
     if (kind === undefined) err.warning(message)
-    else counts.set(kind, (counts.get(kind) ?? 0) + 1)
+    else present.add(kind)
   }
-  const parts = KINDS.filter(({ kind }) => counts.has(kind) && !how.covered?.includes(kind)).map(({ kind, count }) =>
-    count(counts.get(kind)),
-  )
+  const parts = KINDS.filter(({ kind }) => present.has(kind) && !how.covered?.includes(kind))
+    .map(({ count, words }) => [count(how.counts ?? { shadowed: 0, broken: 0 }), words])
+    .filter(([n]) => n > 0)
+    .map(([n, words]) => words(n))
   if (parts.length) err.warning(`${parts.join(', ')} (each one: --verbose; why: ${how.doctor ?? 'dsh-skills doctor'})`)
 }
 
-module.exports = { printWarnings, kindOf }
+/** Whether `messages` hold a kind `printWarnings` counts (and `covered` does not cover). */
+function needsCounts(messages, covered = []) {
+  return messages.some((message) => {
+    const kind = kindOf(message)
+    return kind !== undefined && !covered.includes(kind)
+  })
+}
+
+module.exports = { printWarnings, kindOf, needsCounts }

@@ -4,6 +4,6 @@
 // native rules) and `summaries.js` (what lookups hand out).
 
 const { SkillRegistry, isSkillName, isModelInvocable, isUserInvocable } = require('./skill-registry.js')
-const { catalogSourceOf, catalogSource, viewEntryOf, addModelLabels, freshSummaries } = require('./summaries.js')
+const { catalogSourceOf, viewCatalog, viewEntryOf, addModelLabels, freshSummaries } = require('./summaries.js')
 
-module.exports = { SkillRegistry, isSkillName, isModelInvocable, isUserInvocable, catalogSourceOf, catalogSource, viewEntryOf, addModelLabels, freshSummaries }
+module.exports = { SkillRegistry, isSkillName, isModelInvocable, isUserInvocable, catalogSourceOf, viewCatalog, viewEntryOf, addModelLabels, freshSummaries }

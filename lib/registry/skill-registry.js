@@ -314,7 +314,8 @@ class SkillRegistry {
   /**
    * Listen for catalog changes (registrations, disposals, runtime skills,
    * invalidations). Listeners are called synchronously during the mutation
-   * (one registration's invalidations are coalesced: see `#invalidate`);
+   * (a provider's invalidations from inside its own `list()` are coalesced:
+   * see `#invalidate`);
    * errors and rejections are logged and contained.
    * @param {() => unknown} listener
    * @returns {() => void}
@@ -370,7 +371,7 @@ class SkillRegistry {
       slot = registered
       if (scope !== undefined) this.#layers.set(scope, layer)
       if (owned !== undefined) registeredHandles.add(owned)
-      this.#providers.set(slot, { provider, name: provider.name, controller, handle, owned, scope, waiters: new Set(), burst: false, trailing: false })
+      this.#providers.set(slot, { provider, name: provider.name, controller, handle, owned, scope, waiters: new Set(), listing: 0, trailing: false })
       if (rules !== undefined) owner = this.#ownRules(scope, rules)
       // Only once registered: a failed attempt must not touch a live registration.
       provider[kAttach]?.(control)
@@ -394,36 +395,28 @@ class SkillRegistry {
 
   /**
    * Invalidate on behalf of the registration in `slot` (`record`, active):
-   * its catalogs are dropped at once; listeners are told once per burst.
-   * The first invalidation after a quiet turn of the event loop notifies at
-   * once, as any mutation; those that follow within that turn join one
-   * notification on the next turn, and so on, one per turn, while they go
-   * on. So an invalidation always has a notification after it, and N of
-   * them in one turn cost two.
+   * its catalogs are dropped at once, and listeners are told once, right
+   * away, as both harness releases do for every invalidation. Except from
+   * inside one of its own listings (its `list()` called by a lookup and not
+   * settled yet): those invalidations, however many, are told of once, on
+   * the next turn of the event loop (a provider invalidating itself 10,000
+   * times per `list()` costs one notification per turn, not 10,000, and no
+   * listener runs inside its `list()`). Never more than one per call.
    */
   #invalidate(slot, record) {
     if (!this.#native.invalidate(slot)) return
     this.#forgetEvicted()
-    if (record.burst) {
-      record.trailing = true
+    if (record.listing === 0) {
+      this.#emit()
       return
     }
-    record.burst = true
-    setImmediate(() => this.#endOfTurn(slot, record))
-    this.#emit()
-  }
-
-  /** A turn with invalidations of `record` ended: the one notification for those made after its first. */
-  #endOfTurn(slot, record) {
-    if (!record.trailing || this.#providers.get(slot) !== record) {
-      // Quiet again (or disposed, which notified by itself, later).
-      record.burst = false
+    if (record.trailing) return
+    record.trailing = true
+    setImmediate(() => {
       record.trailing = false
-      return
-    }
-    record.trailing = false
-    setImmediate(() => this.#endOfTurn(slot, record))
-    this.#emit()
+      // Disposed meanwhile: the disposal notified by itself.
+      if (this.#providers.get(slot) === record) this.#emit()
+    })
   }
 
   /**
@@ -828,12 +821,9 @@ class SkillRegistry {
       flight.pending = external.length
       const calls = external.map((slot) => this.#listExternal(slot, lookup, flight))
       // Right here when the native provider's kept listings cover the
-      // lookup (a few small reads at most), else on the libuv pool. Either
-      // way the collection goes on in a later turn of the event loop, so a
-      // burst of invalidations that started in this one has ended (see
-      // `#invalidate`): one made after the lookup is heard of at once.
+      // lookup (a few small reads at most), else on the libuv pool.
       const kept = hasNative ? collection.listNativeKept() : null
-      const nativeList = kept !== null ? nextTurn(kept) : hasNative ? collection.listNative() : NO_WARNINGS
+      const nativeList = kept !== null ? kept : hasNative ? collection.listNative() : NO_WARNINGS
       const [nativeWarnings, ...outcomes] = await Promise.all([nativeList, ...calls])
       if (hasNative) this.#syncNativeMemory(nativeSlots)
       if (flight.abandoned) return ABANDONED
@@ -883,7 +873,16 @@ class SkillRegistry {
       flight.pending--
       return Promise.resolve(RELEASED_OUTCOME)
     }
-    const call = Promise.resolve().then(() => record.provider.list(lookup))
+    // While it runs (until its result settles), the provider's own
+    // invalidations are coalesced (see `#invalidate`).
+    const call = Promise.resolve()
+      .then(() => {
+        record.listing++
+        return record.provider.list(lookup)
+      })
+      .finally(() => {
+        record.listing--
+      })
     return this.#call(record, call).then((outcome) => {
       flight.pending--
       if (outcome.state === OK) return { state: OK, value: outcome.value, name: record.name }
@@ -902,9 +901,6 @@ class SkillRegistry {
 }
 
 const NO_WARNINGS = Promise.resolve([])
-
-/** `value`, in the check phase of the next turn of the event loop. */
-const nextTurn = (value) => new Promise((resolve) => setImmediate(resolve, value))
 
 /** Views whose last entry is kept for reuse (see `#previous`). */
 const PREVIOUS_VIEWS = 8

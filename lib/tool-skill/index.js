@@ -14,7 +14,7 @@
 // catalog), and reads only the history appended since the step before.
 
 const { kCatalogView } = require('../symbols.js')
-const { internal: catalogInternal, renderCatalogEntries } = require('../catalog.js')
+const { internal: catalogInternal, renderCatalogEntries, catalogBudgetWarning } = require('../catalog.js')
 const { internal: structuredInternal } = require('../catalog-structured.js')
 const { collectSkillInvocations } = require('../gestures.js')
 const { createLogger } = require('../cordis/util.js')
@@ -119,6 +119,8 @@ function createToolSkillPlugin({ Schema }, { defineTool, createUserMessage }) {
     const ledger = new Ledger()
     /** agent → the flood warning size classes told already */
     const warned = new WeakMap()
+    /** The agents told that the budget leaves skills out of their reach */
+    const unreachableTold = new WeakSet()
 
     const skillTool = defineTool(skillToolDefinition(() => ctx.skills))
     ctx.tools.register(skillTool)
@@ -171,6 +173,18 @@ function createToolSkillPlugin({ Schema }, { defineTool, createUserMessage }) {
           ": set the tool-skill option `budget` (24000 is a good start) to cap it, with `searchTool` naming a search tool so that the skills it leaves out stay reachable" +
           (updates === 'delta' ? '' : ", and `updates: 'delta'` to send only what changed"),
       )
+    }
+
+    /**
+     * Tells the logger, once per agent, that a budget leaves skills out with
+     * no `searchTool`: the model never sees their names (`catalogBudgetWarning`).
+     */
+    function warnUnreachable(agent, report) {
+      if (!budgeted || unreachableTold.has(agent)) return
+      const warning = catalogBudgetWarning(report, layout)
+      if (warning === undefined) return
+      unreachableTold.add(agent)
+      logger.warn(warning)
     }
 
     /** The text of the full catalog for `current` (the first one when nothing was published). */
@@ -234,6 +248,7 @@ function createToolSkillPlugin({ Schema }, { defineTool, createUserMessage }) {
       if (!complete) return decision
       const current = structuredNative(view, checked, PLUGIN_NAME)
       warnFlood(agent, current.report)
+      warnUnreachable(agent, current.report)
       const history = ledger.read(agent)
       let existing
       for (const message of decision.messages) {

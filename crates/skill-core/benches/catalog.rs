@@ -1,6 +1,6 @@
 //! Render + digest of model-facing catalogs (1,000 and 10,000 summaries): from
 //! `(name, description)` pairs, from registry summaries, with a budget, with a
-//! budget by rank, and structured (entries + JSON-lines digest, from UTF-8
+//! budget by rank, shared between 45 folders, and structured (entries + JSON-lines digest, from UTF-8
 //! text and from UTF-16 code units).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
@@ -114,6 +114,42 @@ fn bench_ranked_and_structured(c: &mut Criterion) {
                 })
             },
         );
+        // Fair shares between folders: one folder of most skills, 44 small
+        // ones (about 1 % each), the user roots the rest; with and without
+        // a search tool.
+        let folders: Vec<String> = (0..45).map(|k| format!("/skills/folder-{k:02}")).collect();
+        let folder_of = |i: usize| {
+            if i.is_multiple_of(2) {
+                folders[0].as_str()
+            } else {
+                folders[1 + (i / 2) % 44].as_str()
+            }
+        };
+        for (label, tool) in [
+            ("budget_24000_folders", None),
+            ("budget_24000_folders_search_tool", Some("skill_search")),
+        ] {
+            group.bench_with_input(BenchmarkId::new(label, n), &skills, |b, skills| {
+                b.iter(|| {
+                    let catalog = Catalog::with_origins(
+                        skills.iter().enumerate().map(|(i, (n, d))| {
+                            let origin = if i % 50 == 7 {
+                                Origin::of_source("user-agents")
+                            } else {
+                                Origin::of_source("custom").in_folder(Some(folder_of(i)))
+                            };
+                            (n.as_str(), d.as_str(), origin)
+                        }),
+                        DEFAULT_MAX_LENGTH,
+                    )
+                    .expect("valid");
+                    let budget = Budget::new(24_000, vec![])
+                        .and_then(|b| b.with_search_tool(tool.map(str::to_string)))
+                        .expect("budget");
+                    black_box(catalog.with_budget(Some(budget)).render())
+                })
+            });
+        }
         group.bench_with_input(
             BenchmarkId::new("structured_from_text", n),
             &skills,

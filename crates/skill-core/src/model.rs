@@ -15,8 +15,19 @@ pub const RUNTIME_SOURCE: &str = "runtime";
 /// bundled roots (300+) lose to them.
 pub const RUNTIME_RANK: f64 = 250.0;
 
-/// Whether `name` is a kebab-case skill name (`^[a-z0-9]+(?:-[a-z0-9]+)*$`).
+/// The longest skill name, in characters (names are ASCII: bytes too), as
+/// the Agent Skills specification sets it. Longer names are not skill names,
+/// for skills and `/name` gestures alike.
+pub const MAX_SKILL_NAME_LEN: usize = 64;
+
+/// Whether `name` is a kebab-case skill name (`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
+/// of at most [`MAX_SKILL_NAME_LEN`] characters.
 pub fn is_skill_name(name: &str) -> bool {
+    name.len() <= MAX_SKILL_NAME_LEN && is_kebab_case(name)
+}
+
+/// Whether `name` is kebab-case, whatever its length.
+fn is_kebab_case(name: &str) -> bool {
     let bytes = name.as_bytes();
     if bytes.is_empty() || bytes[0] == b'-' || bytes[bytes.len() - 1] == b'-' {
         return false;
@@ -30,6 +41,27 @@ pub fn is_skill_name(name: &str) -> bool {
         }
     }
     true
+}
+
+/// Why `name` is not a skill name when it is kebab-case but too long (for
+/// a message: `must be at most 64 characters long (got "…", N characters)`).
+pub(crate) fn too_long_name(name: &str) -> Option<String> {
+    (name.len() > MAX_SKILL_NAME_LEN && is_kebab_case(name)).then(|| {
+        format!(
+            "must be at most {MAX_SKILL_NAME_LEN} characters long (got {}, {} characters)",
+            quoted_name(name),
+            name.len()
+        )
+    })
+}
+
+/// `name` quoted (as `{:?}` quotes it), cut after [`MAX_SKILL_NAME_LEN`]
+/// characters with `…`.
+pub(crate) fn quoted_name(name: &str) -> String {
+    match name.char_indices().nth(MAX_SKILL_NAME_LEN) {
+        Some((at, _)) => format!("{:?}…", &name[..at]),
+        None => format!("{name:?}"),
+    }
 }
 
 /// Invocation controls normalised to positive booleans.
@@ -270,5 +302,29 @@ mod tests {
         for bad in ["", "-a", "a-", "a--b", "A", "a_b", "a b", "\u{e9}", "a.b"] {
             assert!(!is_skill_name(bad), "{bad}");
         }
+    }
+
+    #[test]
+    fn skill_names_are_at_most_64_characters() {
+        let longest = "a".repeat(MAX_SKILL_NAME_LEN);
+        assert!(is_skill_name(&longest));
+        assert!(is_skill_name(&format!("{}-b", "a".repeat(62))));
+        assert!(!is_skill_name(&format!("{longest}a")));
+        assert!(!is_skill_name(&"a".repeat(1 << 20)));
+        // The message names the limit and shows the start of the name only.
+        let long = "ab-".repeat(1 << 18) + "c";
+        let fault = too_long_name(&long).unwrap_or_default();
+        assert!(
+            fault.starts_with("must be at most 64 characters long (got \"ab-ab-"),
+            "{fault}"
+        );
+        assert!(
+            fault.ends_with(&format!("…, {} characters)", long.len())),
+            "{fault}"
+        );
+        assert!(fault.len() < 200, "{fault}");
+        assert_eq!(too_long_name("Bad"), None);
+        assert_eq!(too_long_name(&"a-".repeat(40)), None);
+        assert_eq!(quoted_name(&"é".repeat(70)).chars().count(), 64 + 3);
     }
 }

@@ -36,6 +36,7 @@ use skill_core::catalog::{
 };
 use skill_core::local::Source;
 use skill_core::model::ResourceBase;
+use skill_core::registry::Winner;
 
 /// A string returned to JS; ASCII text (the usual catalog) is handed over as
 /// Latin-1, which V8 copies as is instead of decoding UTF-8.
@@ -232,7 +233,28 @@ pub(crate) fn origin_at<'a>(
         .and_then(|&i| ranks.get(i as usize))
         .copied()
         .unwrap_or(catalog::UNKNOWN_SOURCE_RANK);
-    Ok(Origin { source, rank })
+    Ok(Origin::new(source, rank))
+}
+
+/// The rank and folder of each model-invocable winner of a registry catalog,
+/// in entry order: the registry knows every winner's rank, and the folder a
+/// native (local) winner's file was found in.
+pub(crate) fn registry_origins(
+    merged: &skill_core::registry::Catalog,
+) -> impl Iterator<Item = (f64, Option<&str>)> + '_ {
+    merged
+        .entries()
+        .iter()
+        .filter(|e| e.invocation.model_invocable)
+        .map(|e| {
+            let folder = match &e.winner {
+                Winner::Native { candidate, .. } => {
+                    candidate.path.as_deref().and_then(catalog::skill_folder)
+                }
+                _ => None,
+            };
+            (e.rank, folder)
+        })
 }
 
 /// Checks that there is one origin per skill.
@@ -273,16 +295,16 @@ fn with_catalog<T>(
             match origins {
                 None => Catalog::new(entries, max_len),
                 Some(origins) => {
-                    // The registry knows every winner's rank.
-                    let ranks = merged
-                        .entries()
-                        .iter()
-                        .filter(|e| e.invocation.model_invocable)
-                        .map(|e| e.rank);
                     let mut items = Vec::with_capacity(origins.len());
-                    for (k, ((name, description), rank)) in entries.zip(ranks).enumerate() {
+                    for (k, ((name, description), (rank, folder))) in
+                        entries.zip(registry_origins(merged)).enumerate()
+                    {
                         let source = source_at(&sources, origins, k)?;
-                        items.push((name, description, Origin { source, rank }));
+                        items.push((
+                            name,
+                            description,
+                            Origin::new(source, rank).in_folder(folder),
+                        ));
                     }
                     check_origins(origins, items.len())?;
                     Catalog::with_origins(items, max_len)

@@ -14,8 +14,8 @@
 #![cfg_attr(test, allow(dead_code))]
 
 use crate::catalog::{
-    catalog_error, check_origins, latin1_string, origin_at, source_at, source_ranks, unpack,
-    NapiCatalogReport, NapiLayout, MISMATCH, UNSUPPLIED,
+    catalog_error, check_origins, latin1_string, origin_at, registry_origins, source_at,
+    source_ranks, unpack, NapiCatalogReport, NapiLayout, MISMATCH, UNSUPPLIED,
 };
 use crate::registry::NativeCatalog;
 use crate::util::invalid_arg;
@@ -144,18 +144,13 @@ pub(crate) fn with_structured<T>(
             let entries = merged
                 .model_entries()
                 .ok_or_else(|| invalid_arg(UNSUPPLIED))?;
-            // The registry knows every winner's rank.
-            let ranks = merged
-                .entries()
-                .iter()
-                .filter(|e| e.invocation.model_invocable)
-                .map(|e| e.rank);
-            for (k, ((name, description), rank)) in entries.zip(ranks).enumerate() {
+            for (k, ((name, description), (rank, folder))) in
+                entries.zip(registry_origins(merged)).enumerate()
+            {
                 let origin = match origins {
-                    Some(origins) => Some(Origin {
-                        source: source_at(&sources, origins, k)?,
-                        rank,
-                    }),
+                    Some(origins) => {
+                        Some(Origin::new(source_at(&sources, origins, k)?, rank).in_folder(folder))
+                    }
                     None => None,
                 };
                 skills.push(StructuredSkill {

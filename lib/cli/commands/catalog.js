@@ -2,7 +2,7 @@
 // `dsh-skills catalog`: the exact model-facing catalog message and its digest.
 
 const { json } = require('../format.js')
-const { renderCatalog, warnUnknownPins, budgetLine, bySourceLines, floodWarning } = require('../catalog-view.js')
+const { renderCatalog, warnUnknownPins, budgetLine, bySourceLines, floodWarning, unreachableWarning } = require('../catalog-view.js')
 
 async function run(session) {
   const { io, options } = session
@@ -27,6 +27,8 @@ async function run(session) {
   }
   const flood = budgeted ? undefined : floodWarning(rendered.report.chars)
   if (flood && !options.quiet) io.err.line(`dsh-skills: warning: ${flood}`)
+  const unreachable = budgeted ? unreachableWarning(session, rendered.report) : undefined
+  if (unreachable && !options.quiet) io.err.line(`dsh-skills: warning: ${unreachable}`)
   return 0
 }
 

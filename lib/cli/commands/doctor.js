@@ -13,6 +13,7 @@ const {
   floodWarning,
   approxTokens,
   LARGE_CATALOG,
+  unreachableWarning,
 } = require('../catalog-view.js')
 const { unreadCompatRoots } = require('../hints.js')
 
@@ -48,7 +49,7 @@ async function run(session) {
     await warnUnmatchedOverrides(session, diagnosis.files)
     diagnosis.switchedOff = switchedOff(diagnosis, snapshot.skills)
   }
-  diagnosis.notRead = await unreadCompatRoots(session)
+  diagnosis.notRead = await unreadCompatRoots(session, diagnosis.roots)
   let budget
   if (options.budget !== undefined) {
     snapshot ??= await session.snapshot()
@@ -69,6 +70,8 @@ async function run(session) {
     if (budget?.cuts) {
       io.out.styled(`warning: the catalog does not fit the ${budgetLine(budget.budget, budget.report)}`, 'yellow')
       for (const line of bySourceLines(budget.report)) io.out.line(line)
+      const unreachable = unreachableWarning(session, budget.report)
+      if (unreachable) io.out.styled(`warning: ${unreachable}`, 'yellow')
     } else if (budget) {
       io.out.line(`The catalog fits the ${budgetLine(budget.budget, budget.report)}`)
     }

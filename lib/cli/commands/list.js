@@ -26,7 +26,7 @@ async function run(session) {
   if (!snapshot.complete) io.err.line('dsh-skills: discovery was incomplete: some skills may be missing')
   if (options.quiet) return 0
   // The summary counts skipped and shadowed files: the warnings need not.
-  session.reportWarnings(['skipped', 'shadowed'])
+  await session.reportWarnings(['skipped', 'shadowed'])
   const diagnosis = await diagnose(session)
   await warnUnmatchedOverrides(session, diagnosis.files)
   const counts = countVerdicts(diagnosis.files)
@@ -34,7 +34,7 @@ async function run(session) {
   io.err.line(`dsh-skills: ${summary(counts, switchedOff(diagnosis, snapshot.skills))}${pointer}`)
   warnFlood(session, snapshot.skills)
   // demo's roots are its own: the hints would be about the home directory.
-  const unread = session.configured ? [] : await unreadCompatRoots(session)
+  const unread = session.configured ? [] : await unreadCompatRoots(session, diagnosis.roots)
   for (const root of unread) io.err.line(`dsh-skills: hint: ${unreadLine(root, shown)}`)
   // Collections that keep their skills in dot-directories (`.curated/`): the flag that reads them.
   for (const file of diagnosis.files) {

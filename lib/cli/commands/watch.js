@@ -2,12 +2,17 @@
 // `dsh-skills watch`: what changed each time the skills change (skills added,
 // changed, removed, broken with why, body changed), the new catalog in full
 // only with --catalog; Ctrl-C ends it with the conventional 130.
+//
+// What changed is told by skill, whatever a budget did to the catalog: each
+// report is compared with the last one by every model-invocable skill's entry
+// as it reads without a budget, every winning file and every broken file.
 
 const fs = require('node:fs')
 const { firstLine } = require('../errors.js')
-const { shown } = require('../format.js')
-const { layout, entriesByName, catalogChanges } = require('../catalog-view.js')
+const { shown, rootOf } = require('../format.js')
+const { layout, entriesByName, catalogChanges, unreachableWarning } = require('../catalog-view.js')
 const { diagnose, brokenCopies } = require('../diagnosis.js')
+const { entryName } = require('../verdicts.js')
 
 /** Exit codes of a process ended by a signal: 128 + the signal's number. */
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 }
@@ -51,19 +56,59 @@ function winnerFiles(diagnosis) {
   return files
 }
 
+/** Each broken file of a diagnosis by path: `{ name, path, reason }`, named after its folder or file. */
+function brokenFiles(diagnosis) {
+  const broken = new Map()
+  for (const file of diagnosis.files) {
+    if (file.verdict !== 'broken') continue
+    const filePath = String(file.path)
+    broken.set(filePath, { name: entryName(file, rootOf(file, diagnosis.roots)), path: filePath, reason: String(file.reason ?? 'of an unknown problem') })
+  }
+  return broken
+}
+
+/**
+ * What changed from `before` to `now` (each `{ entries, files, broken }`):
+ * skills added, removed and changed (entries without a budget), files that
+ * broke (or broke for another reason; a removed skill's broken file under the
+ * removed name), and winners whose file changed while their entry did not.
+ */
+function changesBetween(before, now, diagnosis) {
+  const { added, removed, changed } = catalogChanges(before.entries, now.entries)
+  const removedName = new Map()
+  for (const name of removed) {
+    for (const file of brokenCopies(diagnosis, name)) if (file.verdict === 'broken') removedName.set(String(file.path), name)
+  }
+  const broken = [...now.broken.values()]
+    .filter((file) => before.broken.get(file.path)?.reason !== file.reason)
+    .map((file) => ({ ...file, name: removedName.get(file.path) ?? file.name }))
+  const bodyChanged = [...now.files]
+    .filter(([name, file]) => {
+      const was = before.files.get(name)
+      return was !== undefined && was.path === file.path && was.stamp !== file.stamp && !changed.includes(name) && !added.includes(name)
+    })
+    .map(([name]) => name)
+  return { added, removed, changed, broken, bodyChanged }
+}
+
+/** Whether `changes` names anything. */
+function anyChange(changes) {
+  return Object.values(changes).some((list) => list.length > 0)
+}
+
 async function run(session) {
   const { io, catalog, options } = session
   let published = false
   let visibleDigest
-  let visibleEntries = new Map()
+  /** What the last report stood on: entries without a budget, winning files, broken files (undefined before the first). */
+  let known
   let running = false
   let again = false
   let stopped = false
   /** Whether the first refresh's warnings were reported (later ones come one change at a time). */
   let reported = false
-
-  /** The winning files of the last report, with their stamps (for body-only changes). */
-  let visibleFiles = new Map()
+  /** Whether the warning about skills a budget leaves out without a search tool was printed. */
+  let warnedUnreachable = false
 
   const refresh = async () => {
     if (running) {
@@ -71,6 +116,10 @@ async function run(session) {
       return
     }
     running = true
+    /** Files named on stdout by a `# broken:` line in this refresh (text mode): not warned about again. */
+    const named = new Set()
+    /** The diagnosis of the last pass: the counts of the warnings. */
+    let lastDiagnosis
     try {
       do {
         again = false
@@ -85,31 +134,22 @@ async function run(session) {
           ...(typeof shape === 'object' ? shape : { maxLength: shape }),
         })
         const diagnosis = await diagnose(session)
+        lastDiagnosis = diagnosis
         if (stopped) return
-        const files = winnerFiles(diagnosis)
-        const entries = entriesByName(session, snapshot.skills)
+        const now = {
+          entries: entriesByName(session, snapshot.skills, options.maxLength),
+          files: winnerFiles(diagnosis),
+          broken: brokenFiles(diagnosis),
+        }
         const publishes = plan.kind === 'initial' || plan.kind === 'replacement'
-        const { added, removed, changed } = publishes ? catalogChanges(visibleEntries, entries) : { added: [], removed: [], changed: [] }
-        // A removed skill whose file no longer loads: which file, and why.
-        const broken = removed.flatMap((name) =>
-          brokenCopies(diagnosis, name)
-            .filter((file) => file.verdict === 'broken')
-            .map((file) => ({ name, path: String(file.path), reason: String(file.reason ?? 'of an unknown problem') })),
-        )
-        // A file that changed while its catalog entry did not: the body (or fields the catalog does not show).
-        const bodyChanged = published
-          ? [...files]
-              .filter(([name, file]) => {
-                const before = visibleFiles.get(name)
-                return before !== undefined && before.path === file.path && before.stamp !== file.stamp && !changed.includes(name) && !added.includes(name)
-              })
-              .map(([name]) => name)
-          : []
-        visibleFiles = files
-        if (!publishes && bodyChanged.length === 0) continue
-        const digest = publishes ? plan.digest : visibleDigest
+        const first = known === undefined
+        // The first report names what there is (added: every skill, and the
+        // broken files); its text is the heading alone.
+        const changes = changesBetween(first ? { entries: new Map(), files: new Map(), broken: new Map() } : known, now, diagnosis)
+        known = now
+        if (first ? !publishes : !publishes && !anyChange(changes)) continue
+        const digest = publishes ? plan.digest : (visibleDigest ?? null)
         const kind = publishes ? plan.kind : 'unchanged'
-        const changes = { added, removed, changed, broken, bodyChanged }
         if (options.json) {
           io.stdout.write(`${JSON.stringify({ kind, digest, ...changes })}\n`)
         } else {
@@ -119,18 +159,25 @@ async function run(session) {
             lines.push(`# ${plan.kind} catalog, digest ${digest} (${visible === 1 ? '1 skill' : `${visible} skills`})`)
           }
           // One line each: a name or path cannot start a line of its own.
-          if (plan.kind !== 'initial') lines.push(...changeLines(changes))
+          if (!first) {
+            lines.push(...changeLines(changes))
+            for (const file of changes.broken) named.add(file.path)
+          }
           // The whole report in one write: a reader never sees its header without its lines.
           io.out.lines(lines, publishes && options.catalog ? `${plan.text}\n\n` : '')
         }
         if (publishes) {
           published = true
           visibleDigest = plan.digest
-          visibleEntries = entries
+          // Once a run: a budget that leaves skills out without a search tool.
+          const unreachable = warnedUnreachable || options.quiet ? undefined : unreachableWarning(session, plan.report)
+          if (unreachable) io.err.line(`dsh-skills: warning: ${unreachable}`)
+          warnedUnreachable ||= unreachable !== undefined
         }
       } while (again && !stopped)
-      // After the first catalog, what a change broke is named in full.
-      session.reportWarnings(undefined, { verbose: reported })
+      // After the first catalog, what a change broke is named in full (once:
+      // a file a `# broken:` line named is not warned about again).
+      await session.reportWarnings(undefined, { verbose: reported, named, diagnosis: lastDiagnosis })
       reported = true
     } catch (error) {
       io.err.line(`dsh-skills: catalog refresh failed: ${firstLine(error)}`)

@@ -1,6 +1,7 @@
 'use strict'
-// A stand-in for `@deepseek-ai/dsh-scope`, the harness's scope package, which
-// is not on the public npm registry. It follows the rules the registry relies
+// A stand-in for `@deepseek-ai/dsh-scope`, the harness's scope package (on
+// npm since 0.1.0-rc.8; the tests run offline, and need `relink`). It follows
+// the rules the registry relies
 // on: a scope is an opaque object key; `scopeOf(ctx)` gives the scope of a
 // context (`undefined` = the global layer); `scopeChainOf(key)` gives
 // `[key, parent, …]`, nearest first; a key's parent can be re-linked (the

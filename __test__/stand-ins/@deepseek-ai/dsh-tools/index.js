@@ -1,6 +1,6 @@
 'use strict'
-// A stand-in for `@deepseek-ai/dsh-tools`, the harness's tool package, which
-// is not on the public npm registry. `defineTool(definition)` checks the
+// A stand-in for `@deepseek-ai/dsh-tools`, the harness's tool package (on npm
+// since 0.1.0-rc.8; the tests run offline). `defineTool(definition)` checks the
 // shape the harness's tools have (name, description, parameters, output
 // `{ schema, render }`, `execute(args, exec)`, optional `presentCall`) and
 // returns the definition; `ToolRegistry` is what `ctx.tools` does with it in

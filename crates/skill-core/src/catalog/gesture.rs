@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::hash::BuildHasher;
 
 use super::is_js_whitespace;
-use crate::model::is_skill_name;
+use crate::model::{is_skill_name, MAX_SKILL_NAME_LEN};
 
 /// Past this many distinct names [`scan_gestures`] stops growing its hash set
 /// and partitions the gestures instead (see [`Partitioned`]): a set of 64K
@@ -324,12 +324,16 @@ fn gestures(text: &str) -> impl Iterator<Item = &str> {
             return None;
         }
         let start = slash + 1;
+        // A name is at most MAX_SKILL_NAME_LEN characters: look no further
+        // than one past that (a longer run is no gesture), so a slash costs
+        // a bounded look whatever follows it.
+        let window = &bytes[start..bytes.len().min(start + MAX_SKILL_NAME_LEN + 1)];
         let end = start
-            + bytes[start..]
+            + window
                 .iter()
                 .position(|&b| !matches!(b, b'a'..=b'z' | b'0'..=b'9' | b'-'))
-                .unwrap_or(bytes.len() - start);
-        if end < bytes.len() && !whitespace_at(text, end) {
+                .unwrap_or(window.len());
+        if end - start > MAX_SKILL_NAME_LEN || (end < bytes.len() && !whitespace_at(text, end)) {
             return None;
         }
         let name = &text[start..end];
@@ -533,7 +537,12 @@ mod tests {
             text.push_str(&format!("/{} ", name(next() % count)));
         }
         let expected = scan_gestures_by_tokens(&text);
-        assert_eq!(expected.len(), count as usize);
+        // Names past 64 characters are no gestures.
+        let short = (0..count)
+            .filter(|&i| name(i).len() <= MAX_SKILL_NAME_LEN)
+            .count();
+        assert!(short < count as usize);
+        assert_eq!(expected.len(), short);
         let names = scan_gestures(&text);
         assert!(names == expected, "the scan and the rule differ");
         assert!(scan_gestures_joined(&text) == expected.join(" "));
@@ -563,5 +572,24 @@ mod tests {
         for (i, name) in names.iter().enumerate() {
             assert_eq!(*name, format!("s{i}"));
         }
+    }
+
+    #[test]
+    fn names_past_64_characters_are_no_gestures() {
+        let longest = "a".repeat(MAX_SKILL_NAME_LEN);
+        let last = format!("{}-c", "b".repeat(62));
+        let text = format!("/{longest} /{longest}b /{last}");
+        let expected = vec![longest.as_str(), last.as_str()];
+        assert_eq!(scan_gestures(&text), expected);
+        assert_eq!(scan_gestures_by_tokens(&text), expected);
+        // Ten megabytes of one name: nothing, and no ten-megabyte answer.
+        let huge = format!("/{}", "a".repeat(10 << 20));
+        assert!(scan_gestures(&huge).is_empty());
+        assert!(scan_gestures_joined(&huge).is_empty());
+        assert!(!has_gesture(&huge));
+        assert!(scan_gestures_among(&[huge.as_str()], &[&huge[1..]]).is_empty());
+        // Many slashes each followed by a long run: still one look per slash.
+        let runs = format!("/{} ", "a".repeat(1000)).repeat(10_000);
+        assert!(scan_gestures(&runs).is_empty());
     }
 }

@@ -44,7 +44,7 @@ pub use content::{
 };
 pub(crate) use description::push_escaped;
 pub use description::{is_js_whitespace, push_description, utf16_len};
-pub use origin::{source_rank, Origin, UNKNOWN_SOURCE_RANK};
+pub use origin::{skill_folder, source_rank, Origin, UNKNOWN_SOURCE_RANK};
 
 use crate::model::{is_skill_name, js_number, SkillSummary};
 use sha2::{Digest, Sha256};

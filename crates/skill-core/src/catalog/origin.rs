@@ -1,30 +1,64 @@
-//! Where catalog entries come from: each entry's source label and rank, which
-//! decide who keeps a full description longest under a budget
-//! ([`super::budget`]) and how the report counts per source. They never
-//! appear in the catalog text.
+//! Where catalog entries come from: each entry's source label, rank and
+//! folder, which decide how a budget shares its room ([`super::budget`]) and
+//! how the report counts per source. They never appear in the catalog text.
 
 use super::{Catalog, CatalogError};
 use crate::local::Source;
 use crate::model::{RUNTIME_RANK, RUNTIME_SOURCE};
+use std::path::Path;
 
-/// The source label and rank of one catalog entry.
+/// The source label, rank and folder of one catalog entry.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Origin<'a> {
     /// The skill's `source` label.
     pub source: &'a str,
     /// Its rank (lower wins: the nearer source).
     pub rank: f64,
+    /// The set of skills a budget shares its room between: the folder the
+    /// skill's file was found in (a root of the local provider, each
+    /// `customSkillDirs` entry one of its own) when known, else the source
+    /// label ([`Origin::in_folder`]).
+    pub group: &'a str,
 }
 
 impl<'a> Origin<'a> {
+    /// A skill of `source` at `rank`, in the group of its source label.
+    pub fn new(source: &'a str, rank: f64) -> Self {
+        Self {
+            source,
+            rank,
+            group: source,
+        }
+    }
+
     /// The origin of a skill whose rank is not known (a plain array of
     /// summaries): the rank its source label stands for ([`source_rank`]).
     pub fn of_source(source: &'a str) -> Self {
-        Self {
-            source,
-            rank: source_rank(source),
+        Self::new(source, source_rank(source))
+    }
+
+    /// The same origin, in the group of the folder the skill was found in
+    /// (`None`: unchanged).
+    pub fn in_folder(self, folder: Option<&'a str>) -> Self {
+        match folder {
+            Some(group) => Self { group, ..self },
+            None => self,
         }
     }
+}
+
+/// The folder a skill file was found in as a root entry, by the local
+/// layouts: `<folder>/<dir>/SKILL.md` (a bundle) and `<folder>/<name>.md` (a
+/// flat file). `None` for a path without such a folder.
+pub fn skill_folder(path: &str) -> Option<&str> {
+    let file = Path::new(path);
+    let parent = file.parent()?;
+    let folder = if file.file_name().is_some_and(|n| n == "SKILL.md") {
+        parent.parent()?
+    } else {
+        parent
+    };
+    folder.to_str().filter(|f| !f.is_empty())
 }
 
 /// The local provider's sources, in rank order.
@@ -116,6 +150,18 @@ mod tests {
             assert_eq!(source_rank(unknown), UNKNOWN_SOURCE_RANK);
         }
         assert!(source_rank("bundled") < UNKNOWN_SOURCE_RANK);
+    }
+
+    #[test]
+    fn the_folder_of_a_skill_file_is_the_root_it_sits_in() {
+        assert_eq!(skill_folder("/r/team/deploy/SKILL.md"), Some("/r/team"));
+        assert_eq!(skill_folder("/r/team/deploy.md"), Some("/r/team"));
+        assert_eq!(skill_folder("SKILL.md"), None);
+        assert_eq!(skill_folder("/SKILL.md"), None);
+        let origin = Origin::of_source("custom");
+        assert_eq!(origin.group, "custom");
+        assert_eq!(origin.in_folder(Some("/r/team")).group, "/r/team");
+        assert_eq!(origin.in_folder(None), origin);
     }
 
     #[test]

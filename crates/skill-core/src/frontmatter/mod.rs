@@ -29,7 +29,7 @@ mod tests;
 
 pub use compose::{MAX_BYTES, MAX_DEPTH, MAX_NODES};
 
-use crate::model::{is_skill_name, InvocationPolicy};
+use crate::model::{is_skill_name, quoted_name, too_long_name, InvocationPolicy};
 use scalar::Scalar;
 use serde_json::{Map, Value as Json};
 use value::Value;
@@ -187,10 +187,13 @@ fn fields(root: &Value<'_>, body: &str) -> Result<ParsedSkill, FrontmatterError>
             return Err(field_error("name", "must be a non-empty string".into()))
         }
         Some(Value::Scalar(Scalar::Str(s))) => {
-            return Err(field_error(
-                "name",
-                format!("must be kebab-case (lowercase letters, digits, single dashes), got {s:?}"),
-            ))
+            let fault = too_long_name(s).unwrap_or_else(|| {
+                format!(
+                    "must be kebab-case (lowercase letters, digits, single dashes), got {}",
+                    quoted_name(s)
+                )
+            });
+            return Err(field_error("name", fault));
         }
         Some(other) => {
             return Err(field_error(

@@ -469,7 +469,20 @@ pub(crate) fn process(
     if let Some(decided) = &item.decided {
         return decided.clone();
     }
-    file_outcome(item.layout, cache.read_batched(fs, &item.path, cap, batch))
+    let read = cache.read_batched(fs, &item.path, cap, batch);
+    // A bundle without its `SKILL.md` is no skill and says nothing, but one
+    // whose `SKILL.md` is a link to nothing is a broken skill: warned about
+    // as a broken flat link is (one more look, only when the file is gone).
+    if matches!(read, ReadOutcome::Gone)
+        && item.layout == Some(Layout::Bundle)
+        && fs.exists(&item.path).unwrap_or(false)
+    {
+        return FileOutcome::Skipped {
+            reason: "broken symbolic link".into(),
+            warn: true,
+        };
+    }
+    file_outcome(item.layout, read)
 }
 
 /// What a read means for discovery: a missing bundle `SKILL.md` is skipped

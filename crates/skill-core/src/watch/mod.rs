@@ -16,6 +16,8 @@
 //!   points to, non-recursively, for that file (and the directory of each further
 //!   link on the way): editing, replacing, deleting or recreating the target is a
 //!   change of the entry;
+//! - for a root whose path goes through symbolic links, the directory holding
+//!   each of those links, non-recursively, for the link's name (see below);
 //! - on Linux (inotify), each directory above a root or a followed ancestor, up
 //!   to the filesystem's root, for its own move or removal only (nothing in it
 //!   is reported). A moved directory keeps its inode and the watches below it
@@ -24,12 +26,12 @@
 //!   (`mv ~/.agents ~/.agents.old && mkdir -p ~/.agents/skills` is seen). The
 //!   same holds for a root moved away: its bundles' watches go with it.
 //!
-//! That is at most one OS watch per root, bundle dir, followed ancestor and
-//! directory holding a flat link's target, shared by every root that needs it (a
-//! project dir followed for both `.dsh/skills` and `.agents/skills` is watched
-//! once). Shared roots (custom, user, bundled) are watched once however many
-//! projects use them; project roots live in a least-recently-observed set of
-//! `max_projects` projects.
+//! That is at most one OS watch per root, bundle dir, followed ancestor,
+//! directory holding a flat link's target and directory holding a root's
+//! link, shared by every root that needs it (a project dir followed for both
+//! `.dsh/skills` and `.agents/skills` is watched once). Shared roots (custom,
+//! user, bundled) are watched once however many projects use them; project
+//! roots live in a least-recently-observed set of `max_projects` projects.
 //!
 //! Events are classified on one background thread and coalesced: a change is
 //! published (one `on_change` call) once events have been quiet for
@@ -83,9 +85,20 @@
 //! is seen; edits of a linked bundle's `SKILL.md` or of a flat link's target
 //! file are not. [`SkillWatcher::os_paths`] shows which path the OS watches.
 //!
+//! A root's path may itself go through symbolic links (the root a link, a
+//! directory above it one, a chain of links): each such link is watched in
+//! the directory holding it, for its name (and a dangling one where its
+//! target would be), and on Linux each directory above where the links lead
+//! for its own move. A link created, removed, repointed or renamed over, or
+//! such a directory moved, is a change of the root as a whole: every watch
+//! set through a path that leads elsewhere now is dropped and set up again
+//! where the configured path leads (`ln -sfn ~/skills-v2 ~/.agents/skills`
+//! is seen).
+//!
 //! Known limits: with the native watchers of other platforms, renaming an
-//! *ancestor* of an existing root without touching the root itself may go
-//! unseen (a watch there may follow the moved directory); a bundle's
+//! *ancestor* of an existing root (or of where its links lead) without
+//! touching the root itself may go unseen (a watch there may follow the
+//! moved directory); a bundle's
 //! `SKILL.md` that is itself a symlink is watched as an entry of its bundle
 //! (replacing the link is seen, editing the file it points to is not).
 //! Two watched paths that are the same directory through symlinks share one OS

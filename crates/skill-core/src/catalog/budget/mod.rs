@@ -6,50 +6,68 @@
 //! prose around them. When every entry fits in full, the block is exactly the
 //! unbudgeted one (same bytes, same digest).
 //!
-//! Otherwise the skills are taken in **groups**, highest priority first: the
-//! pinned skills, then the others by rank, one group per rank, lowest rank
-//! (the nearest source) first ([`priority`]). The lowest-priority group goes
-//! through these steps, each one taken only when the one before cannot fit:
+//! Otherwise the room is spent in this order ([`priority`] has the groups):
 //!
-//! 1. **Shortening (water-filling).** Descriptions of the group are cut to
-//!    one common length `C` (counted like `maxLength`, `...` included, the
-//!    usual cut): descriptions no longer than `C` stay whole, longer ones are cut
-//!    to `C`, so the longest are cut first. `C` is the largest length that fits,
-//!    and never below [`MIN_SHORTENED_LENGTH`] (nor at or above `maxLength`,
-//!    which would cut nothing).
-//! 2. **Name-only entries.** With every description of the group at
-//!    `MIN_SHORTENED_LENGTH`, its entries become the name-only form
-//!    `` - `NAME` `` (no colon, no description), the last in name order first.
-//! 3. **Omission.** With every entry of the group name-only, its entries are
-//!    left out, the last in name order first, and one last line,
-//!    [`omitted_notice`], says how many are not listed and how to load one by
-//!    name. It is the only line that does not start with `` - ` ``.
+//! 1. **Kept ahead.** The pinned skills, then the preferred ones
+//!    ([`Budget::with_preferred`]), keep their full descriptions.
+//! 2. **Fair shares.** What they leave is shared between the **sources**:
+//!    the folders the other skills were found in (each root of the local
+//!    provider on its own), or their source labels where no folder is known.
+//!    Each source's demand is its lines in full; max-min fairness
+//!    ([`share`]): a source that needs no more than an equal share of what is
+//!    left keeps every entry in full, smallest first, and the room it does not
+//!    need is shared between the others. The sources still over their share
+//!    fit into it one by one, the farthest first (highest rank), each taking
+//!    an equal part of what is left; what one does not use goes to the nearer
+//!    ones.
+//! 3. **Within its share** a source takes these steps, each only when the one
+//!    before cannot fit:
+//!    1. *Shortening (water-filling).* Its descriptions are cut to one common
+//!       length `C` (counted like `maxLength`, `...` included, the usual cut):
+//!       descriptions no longer than `C` stay whole, longer ones are cut to
+//!       `C`, so the longest are cut first. `C` is the largest length that
+//!       fits, never below [`MIN_SHORTENED_LENGTH`] (nor at or above
+//!       `maxLength`, which would cut nothing).
+//!    2. *Name-only entries*, where they buy reach: with every description at
+//!       `MIN_SHORTENED_LENGTH`, entries become `` - `NAME` `` (no colon, no
+//!       description), the last in name order first. Without a search tool a
+//!       name is the only way the model learns of a skill that is not listed,
+//!       so this step is always taken; with one, only when it lists every
+//!       skill of the source (otherwise the left-out skills are found by
+//!       search anyway, and the room keeps descriptions).
+//!    3. *Omission.* Entries are left out, the last in name order first, and
+//!       one last line, [`omitted_notice`], says how many are not listed. It is
+//!       the only line that does not start with `` - ` ``. Room for it is kept
+//!       before the shares are made whenever something is left out.
+//! 4. **When the sources are all left out** and the block still does not fit,
+//!    the preferred skills, then the pinned ones (the last pinned first) take
+//!    the same steps.
 //!
-//! Only when every skill of a group is left out does the next group go
-//! through the same steps, so a group keeps its full descriptions until every
-//! group below it is gone; the pinned skills come last, the last pinned first.
-//! A budget may also name a search tool ([`Budget::with_search_tool`]): the
-//! last line then says how to find a left-out skill with it. And it may put
-//! some skills right after the pins ([`Budget::with_preferred`]: the skills a
-//! registry loaded, for `prefer: 'used'`), as one group of their own.
+//! Rank (nearness) decides which copy of a name wins, and here only the order
+//! of the sources: nearer sources get the room farther ones leave. A budget
+//! may name a search tool ([`Budget::with_search_tool`]): the last line then
+//! says how to find a left-out skill with it; without one it says that the
+//! `skill` tool loads a skill only by its exact name, which the list does not
+//! show.
 //!
 //! If not even the notice line fits, the block is that line alone (the only
 //! case where the block is longer than the budget: it never looks empty when
 //! skills exist).
 //!
-//! A catalog without origins ([`Catalog::new`]) has one rank: the unpinned
-//! skills are one group, given way in name order (the entries at the end of
-//! the alphabet first). Pins that match no entry are ignored. Entries always
-//! stay in name order; the result depends only on the skills and the options,
-//! so the same input gives the same bytes and digest.
+//! A catalog without origins ([`Catalog::new`]) is one source: its unpinned
+//! skills give way in name order (the entries at the end of the alphabet
+//! first). Pins that match no entry are ignored. Entries always stay in name
+//! order; the result depends only on the skills and the options, so the same
+//! input gives the same bytes and digest.
 
 mod priority;
 mod report;
+mod share;
 
 pub use report::{CatalogReport, SourceReport};
 
 use super::{push_description, utf16_len, Catalog, CatalogError, Entries};
-use priority::{groups, Pin};
+use priority::{groups, Groups, Pin};
 use std::ops::Range;
 
 /// Shortest description length (UTF-16 units, `...` included) a budget cuts
@@ -57,18 +75,19 @@ use std::ops::Range;
 pub const MIN_SHORTENED_LENGTH: usize = 40;
 
 const NOTICE_ONE: &str =
-    "(1 more skill is available but not listed here; load it by its exact name with the `skill` tool.)";
+    "(1 more skill is available but not listed here; the `skill` tool loads it only by its exact name, which this list does not show.)";
 const NOTICE_MANY_START: &str = "(";
-const NOTICE_MANY_END: &str = " more skills are available but not listed here; load one by its exact name with the `skill` tool.)";
+const NOTICE_MANY_END: &str = " more skills are available but not listed here; the `skill` tool loads one only by its exact name, which this list does not show.)";
 
 /// The last line of a budgeted block that left `omitted` skills out.
 pub fn omitted_notice(omitted: usize) -> String {
     Notice::default().text(omitted)
 }
 
-/// The last line of a budgeted block that left skills out: how to load one
-/// by name with the `skill` tool, and, when the harness mounts a search tool
-/// ([`Budget::with_search_tool`]), how to find one first.
+/// The last line of a budgeted block that left skills out: with a search
+/// tool ([`Budget::with_search_tool`]), how to find one and load it; without
+/// one, that the `skill` tool loads a skill only by its exact name, which the
+/// model was not shown.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct Notice {
     search_tool: Option<String>,
@@ -86,6 +105,13 @@ impl Notice {
                 "({omitted} more skills are available but not listed here; find one by what it does with the `{tool}` tool, then load it by its exact name with the `skill` tool.)"
             ),
         }
+    }
+
+    /// Whether the harness names no search tool: a skill left out is then
+    /// reachable only by a name the model was shown, so name-only entries
+    /// always buy reach.
+    fn no_search_tool(&self) -> bool {
+        self.search_tool.is_none()
     }
 
     /// Length of [`Notice::text`] (ASCII: bytes are UTF-16 units).
@@ -313,6 +339,9 @@ fn measure(rendered: &str, escapes: &mut Vec<(usize, usize)>) -> Desc {
 struct Layout<'c, 'a> {
     catalog: &'c Catalog<'a>,
     notice: &'c Notice,
+    /// The shape each entry starts from: `Full`, or `NameOnly` for one whose
+    /// description is never shown (not even measured, [`described`]).
+    initial: Vec<Shape>,
     descs: Vec<Desc>,
     escapes: Vec<(usize, usize)>,
     shapes: Vec<Shape>,
@@ -397,47 +426,75 @@ impl Layout<'_, '_> {
     /// order, all in full) until the block fits; false when it still does not.
     fn degrade(&mut self, group: &[usize], budget: usize) -> bool {
         self.shorten(group, budget)
-            || self.give_way(group, Shape::NameOnly, budget)
+            || (self.names_reach(group, budget) && self.give_way(group, Shape::NameOnly, budget))
             || self.give_way(group, Shape::Omitted, budget)
     }
 
-    /// Step 1: the largest common description length that fits; when even the
-    /// shortest does not, every description of `group` is left at it.
-    fn shorten(&mut self, group: &[usize], budget: usize) -> bool {
+    /// The largest common description length (at least
+    /// [`MIN_SHORTENED_LENGTH`], below `maxLength`) at which the lines of
+    /// `group` take at most `room` units; `None` when even the shortest does
+    /// not fit, or `maxLength` leaves nothing to shorten.
+    fn largest_cap(&self, group: &[usize], room: usize) -> Option<usize> {
         let max_len = self.catalog.max_len;
         let floor = MIN_SHORTENED_LENGTH;
         if floor >= max_len {
-            return false;
+            return None;
         }
-        let others = self.total()
-            - group
-                .iter()
-                .map(|&i| self.line_len(i, self.shapes[i]))
-                .sum::<usize>();
         let with_cap = |cap: usize| {
-            others
-                + group
-                    .iter()
-                    .map(|&i| 6 + self.catalog.items[i].0.len() + self.desc_len(i, cap))
-                    .sum::<usize>()
+            group
+                .iter()
+                .map(|&i| 6 + self.catalog.items[i].0.len() + self.desc_len(i, cap))
+                .sum::<usize>()
         };
-        if with_cap(floor) > budget {
-            self.cut_to(group, floor);
-            return false;
+        if with_cap(floor) > room {
+            return None;
         }
         // Past the longest description nothing is cut, which does not fit.
         let longest = group.iter().map(|&i| self.descs[i].norm).max().unwrap_or(0);
         let (mut lo, mut hi) = (floor, (max_len - 1).min(longest.max(floor)));
         while lo < hi {
             let mid = lo + (hi - lo).div_ceil(2);
-            if with_cap(mid) <= budget {
+            if with_cap(mid) <= room {
                 lo = mid;
             } else {
                 hi = mid - 1;
             }
         }
-        self.cut_to(group, lo);
-        true
+        Some(lo)
+    }
+
+    /// [`Layout::names_buy_reach`] for a group given way to in the whole
+    /// block: without a search tool, or when the block fits with every entry
+    /// of `group` name-only.
+    fn names_reach(&self, group: &[usize], budget: usize) -> bool {
+        let saved: usize = group
+            .iter()
+            .filter(|&&i| self.shapes[i] != Shape::Omitted)
+            .map(|&i| self.line_len(i, self.shapes[i]) - self.line_len(i, Shape::NameOnly))
+            .sum();
+        self.notice.no_search_tool() || self.total() - saved <= budget
+    }
+
+    /// Step 1: the largest common description length that fits; when even the
+    /// shortest does not, every description of `group` is left at it.
+    fn shorten(&mut self, group: &[usize], budget: usize) -> bool {
+        let lines: usize = group
+            .iter()
+            .map(|&i| self.line_len(i, self.shapes[i]))
+            .sum();
+        let others = self.total() - lines;
+        match self.largest_cap(group, budget.saturating_sub(others)) {
+            Some(cap) if others <= budget => {
+                self.cut_to(group, cap);
+                true
+            }
+            _ => {
+                if MIN_SHORTENED_LENGTH < self.catalog.max_len {
+                    self.cut_to(group, MIN_SHORTENED_LENGTH);
+                }
+                false
+            }
+        }
     }
 
     /// Steps 2 and 3: entries of `group` take `shape` (name-only, then left
@@ -506,6 +563,55 @@ pub(super) fn render(catalog: &Catalog<'_>, budget: &Budget) -> Entries {
     render_shaped(catalog, budget).0
 }
 
+/// Units of the line of entry `i` in full, with its newline (descriptions
+/// rendered to measure them: for the few pinned and preferred entries).
+fn full_line(catalog: &Catalog<'_>, i: usize, scratch: &mut String) -> usize {
+    let (name, description) = catalog.items[i];
+    scratch.clear();
+    push_description(scratch, description, catalog.max_len);
+    7 + name.len() + utf16_len(scratch)
+}
+
+/// Which entries may show a description in the block: those of a source
+/// whose lines by name only (each with its newline) fit the most room the
+/// sources can share, `budget + 1` less the pinned and preferred lines in
+/// full; of a bigger source, none when the budget names no search tool (it
+/// ends with every entry name-only or left out), else the first entries in
+/// name order whose shortest possible lines (a line of no description is
+/// `- `NAME`: `) already exceed that room (the others are left out before
+/// them). The others are neither rendered nor measured: a budget of 8,000
+/// over 10,000 skills reads a few hundred descriptions, not 10,000.
+fn described(catalog: &Catalog<'_>, groups: &Groups, budget: &Budget) -> Vec<bool> {
+    let items = &catalog.items;
+    let mut out = vec![true; items.len()];
+    let mut scratch = String::new();
+    let kept: usize = groups
+        .pinned
+        .iter()
+        .chain(&groups.preferred)
+        .map(|&i| full_line(catalog, i, &mut scratch))
+        .sum();
+    let room = budget.chars.saturating_add(1).saturating_sub(kept);
+    for source in &groups.sources {
+        let names: usize = source.iter().map(|&i| 5 + items[i].0.len()).sum();
+        if names <= room {
+            continue;
+        }
+        let mut keep = 0;
+        if !budget.notice.no_search_tool() {
+            let mut shortest = 0;
+            while keep < source.len() && shortest <= room {
+                shortest += 7 + items[source[keep]].0.len();
+                keep += 1;
+            }
+        }
+        for &i in &source[keep..] {
+            out[i] = false;
+        }
+    }
+    out
+}
+
 /// [`render`], and how each entry appears in the block.
 pub(in crate::catalog) fn render_shaped(
     catalog: &Catalog<'_>,
@@ -514,35 +620,18 @@ pub(in crate::catalog) fn render_shaped(
     let total = catalog.len();
     let items = &catalog.items;
     let groups = groups(catalog, &budget.pins, &budget.preferred);
-    // When the entries of a group and of every group above it, name-only,
-    // are already too long, no description of that group can be shown (its
-    // steps end in omissions): they are not even rendered.
-    let mut described = vec![true; total];
-    let mut undescribed_groups = 0;
-    let mut names_len = 0usize;
-    let mut lines = 0usize;
-    let line = |i: usize| 4 + items[i].0.len();
-    for &i in &groups.pinned {
-        names_len += line(i);
-        lines += 1;
-    }
-    for group in &groups.ranks {
-        names_len += group.iter().map(|&i| line(i)).sum::<usize>();
-        lines += group.len();
-        if names_len + lines.saturating_sub(1) > budget.chars {
-            undescribed_groups += 1;
-            for &i in group {
-                described[i] = false;
-            }
-        }
-    }
-    let names_only = undescribed_groups > 0;
+    let described = described(catalog, &groups, budget);
+    let all_described = described.iter().all(|&d| d);
     // The unbudgeted rendering of the described entries, each description
     // measured while it is fresh in cache.
-    let mut full = String::with_capacity(if names_only { 0 } else { catalog.size_hint() });
+    let mut full = String::with_capacity(if all_described {
+        catalog.size_hint()
+    } else {
+        0
+    });
     let mut spans = Vec::with_capacity(total);
     let mut descs = Vec::with_capacity(total);
-    let mut shapes = Vec::with_capacity(total);
+    let mut initial = Vec::with_capacity(total);
     let mut escapes = Vec::new();
     let mut listed_len = 0;
     for (i, (name, description)) in items.iter().enumerate() {
@@ -555,7 +644,7 @@ pub(in crate::catalog) fn render_shaped(
                 ascii: true,
                 escapes: 0..0,
             });
-            shapes.push(Shape::NameOnly);
+            initial.push(Shape::NameOnly);
             continue;
         }
         if i > 0 {
@@ -570,42 +659,31 @@ pub(in crate::catalog) fn render_shaped(
         listed_len += 6 + name.len() + desc.units;
         spans.push((start, full.len()));
         descs.push(desc);
-        shapes.push(Shape::Full);
+        initial.push(Shape::Full);
     }
     let full_chars = listed_len + total.saturating_sub(1);
-    if !names_only && full_chars <= budget.chars {
+    if all_described && full_chars <= budget.chars {
         let entries = Entries {
             text: full,
             report: CatalogReport::unbudgeted(catalog, full_chars),
         };
-        return (entries, shapes);
+        return (entries, initial);
     }
     let mut layout = Layout {
         catalog,
         notice: &budget.notice,
+        shapes: initial.clone(),
+        initial,
         descs,
         escapes,
-        shapes,
         listed_len,
         listed: total,
         omitted: 0,
     };
-    // Lowest priority first; the groups that are never described are the
-    // lowest ones.
-    let mut fits = false;
-    for (k, group) in groups.ranks.iter().enumerate().rev() {
-        fits = if k + undescribed_groups >= groups.ranks.len() {
-            layout.give_way(group, Shape::Omitted, budget.chars)
-        } else {
-            layout.degrade(group, budget.chars)
-        };
-        if fits {
-            break;
-        }
-    }
-    // When this does not fit either, everything unpinned is left out and the
-    // notice line remains.
-    if !fits {
+    let fits = layout.share(&groups, budget.chars);
+    // When the sources are all left out and the block still does not fit,
+    // the preferred skills give way, then the pinned ones.
+    if !fits && !layout.degrade(&groups.preferred, budget.chars) {
         layout.degrade(&groups.pinned, budget.chars);
     }
     let chars = layout.total();

@@ -1,21 +1,22 @@
-//! Who keeps a full description longest when a budget must cut: the
-//! priority groups of the budget's steps (see the [`super`] docs).
+//! The priority groups of a budget's steps (see the [`super`] docs): who is
+//! kept ahead of the shares, and the sources that share the rest.
 //!
 //! 1. **Pinned** skills, in the order of the pins: a pin is a skill name, or a
 //!    glob where `*` stands for any run of characters (the glob rule of the
-//!    registry overrides, [`Glob`]). The skills one glob matches come in the
-//!    order of step 2. A pin that matches nothing is ignored; a skill two pins
+//!    registry overrides, [`Glob`]). The skills one glob matches come by
+//!    rank, then name. A pin that matches nothing is ignored; a skill two pins
 //!    match takes the place of the first.
 //! 2. **Preferred** skills ([`super::Budget::with_preferred`]), in the order
-//!    given, as one group of their own: exact names, pinned ones and names
-//!    the catalog does not hold ignored.
-//! 3. **The others by rank**, lower rank (nearer source) first, one group per
-//!    rank, each in name order. Ranks are the registry's (an array the
-//!    registry returned) or stand in for the source label
-//!    ([`super::super::source_rank`]); a catalog without origins has one rank.
+//!    given: exact names, pinned ones and names the catalog does not hold
+//!    ignored.
+//! 3. **The sources**: the other skills by their origin's group (the folder
+//!    they were found in, else their source label), nearest first (the lowest
+//!    rank among a source's skills, then the group's name), each in name
+//!    order. A catalog without origins is one source.
 
 use crate::catalog::Catalog;
 use crate::overrides::Glob;
+use std::collections::HashMap;
 
 /// One pin: an exact name or a glob.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,14 +36,16 @@ impl Pin {
     }
 }
 
-/// Entry indices of a catalog in priority groups, highest priority first.
+/// Entry indices of a catalog in priority groups.
 #[derive(Debug, PartialEq, Eq)]
 pub(super) struct Groups {
     /// Pinned entries, in pin order.
     pub pinned: Vec<usize>,
-    /// The other entries, one group per rank (lowest rank first), each in
+    /// Preferred entries, in the order given.
+    pub preferred: Vec<usize>,
+    /// The other entries, one group per source (nearest first), each in
     /// name order.
-    pub ranks: Vec<Vec<usize>>,
+    pub sources: Vec<Vec<usize>>,
 }
 
 /// Moves the entries named `name` that are not taken yet into `group`
@@ -61,51 +64,61 @@ fn take_named(items: &[(&str, &str)], name: &str, taken: &mut [bool], group: &mu
 }
 
 /// The priority groups of `catalog`'s entries under `pins`, then the
-/// `preferred` names (the first group of [`Groups::ranks`] when any matches).
+/// `preferred` names, then the sources.
 pub(super) fn groups(catalog: &Catalog<'_>, pins: &[Pin], preferred: &[String]) -> Groups {
     let items = &catalog.items;
     let origins = catalog.origins();
-    // Entry indices by rank, then name (the entry order; the sort is stable).
-    let mut order: Vec<usize> = (0..items.len()).collect();
-    if !origins.is_empty() {
-        order.sort_by(|&a, &b| origins[a].rank.total_cmp(&origins[b].rank));
-    }
-    let mut is_pinned = vec![false; items.len()];
+    let mut taken = vec![false; items.len()];
     let mut pinned = Vec::new();
     for pin in pins {
         match pin {
-            Pin::Exact(name) => take_named(items, name, &mut is_pinned, &mut pinned),
+            Pin::Exact(name) => take_named(items, name, &mut taken, &mut pinned),
             Pin::Glob(glob) => {
-                for &i in &order {
-                    if !is_pinned[i] && glob.matches(items[i].0) {
-                        is_pinned[i] = true;
-                        pinned.push(i);
-                    }
+                // A glob's matches by rank, then name (the entry order; the sort is stable).
+                let mut matches: Vec<usize> = (0..items.len())
+                    .filter(|&i| !taken[i] && glob.matches(items[i].0))
+                    .collect();
+                if !origins.is_empty() {
+                    matches.sort_by(|&a, &b| origins[a].rank.total_cmp(&origins[b].rank));
+                }
+                for i in matches {
+                    taken[i] = true;
+                    pinned.push(i);
                 }
             }
         }
     }
-    let mut ranks: Vec<Vec<usize>> = Vec::new();
     let mut first = Vec::new();
     for name in preferred {
-        take_named(items, name, &mut is_pinned, &mut first);
+        take_named(items, name, &mut taken, &mut first);
     }
-    if !first.is_empty() {
-        ranks.push(first);
-    }
-    let preferred_groups = ranks.len();
-    let mut last_rank = None;
-    for &i in order.iter().filter(|&&i| !is_pinned[i]) {
-        let rank = origins.get(i).map(|o| o.rank);
-        let same_group =
-            ranks.len() > preferred_groups && rank.map(f64::to_bits) == last_rank.map(f64::to_bits);
-        match ranks.last_mut() {
-            Some(group) if same_group => group.push(i),
-            _ => ranks.push(vec![i]),
+    // (group, lowest rank, entries), in order of first appearance.
+    let mut sources: Vec<(&str, f64, Vec<usize>)> = Vec::new();
+    let mut at: HashMap<&str, usize> = HashMap::new();
+    // The group seen last and its place (neighbours mostly share a group).
+    let mut last: Option<(&str, usize)> = None;
+    for i in (0..items.len()).filter(|&i| !taken[i]) {
+        let (group, rank) = origins.get(i).map_or(("", 0.0), |o| (o.group, o.rank));
+        let k = match last {
+            Some((seen, k)) if std::ptr::eq(seen, group) || seen == group => k,
+            _ => *at.entry(group).or_insert_with(|| {
+                sources.push((group, rank, Vec::new()));
+                sources.len() - 1
+            }),
+        };
+        last = Some((group, k));
+        let source = &mut sources[k];
+        if rank < source.1 {
+            source.1 = rank;
         }
-        last_rank = rank;
+        source.2.push(i);
     }
-    Groups { pinned, ranks }
+    sources.sort_by(|a, b| a.1.total_cmp(&b.1).then_with(|| a.0.cmp(b.0)));
+    Groups {
+        pinned,
+        preferred: first,
+        sources: sources.into_iter().map(|(_, _, entries)| entries).collect(),
+    }
 }
 
 #[cfg(test)]
@@ -118,13 +131,14 @@ mod tests {
     }
 
     #[test]
-    fn without_origins_the_unpinned_entries_are_one_group_in_name_order() {
+    fn without_origins_the_unpinned_entries_are_one_source_in_name_order() {
         let catalog = Catalog::new([("c", "x"), ("a", "x"), ("b", "x")], 500).expect("valid");
         assert_eq!(
             groups(&catalog, &pins(&["c", "not-here"]), &[]),
             Groups {
                 pinned: vec![2],
-                ranks: vec![vec![0, 1]]
+                preferred: vec![],
+                sources: vec![vec![0, 1]]
             }
         );
         let empty = Catalog::new([], 500).expect("valid");
@@ -132,13 +146,14 @@ mod tests {
             groups(&empty, &[], &[]),
             Groups {
                 pinned: vec![],
-                ranks: vec![]
+                preferred: vec![],
+                sources: vec![]
             }
         );
     }
 
     #[test]
-    fn preferred_names_come_right_after_the_pins_as_one_group() {
+    fn preferred_names_come_right_after_the_pins() {
         let catalog =
             Catalog::new([("c", "x"), ("a", "x"), ("b", "x"), ("d", "x")], 500).expect("valid");
         let preferred = [
@@ -151,7 +166,8 @@ mod tests {
             groups(&catalog, &pins(&["b"]), &preferred),
             Groups {
                 pinned: vec![1],
-                ranks: vec![vec![3, 2], vec![0]]
+                preferred: vec![3, 2],
+                sources: vec![vec![0]]
             }
         );
         assert_eq!(
@@ -161,8 +177,8 @@ mod tests {
     }
 
     #[test]
-    fn ranks_then_names_and_globs_in_that_order() {
-        let at = |source, rank| Origin { source, rank };
+    fn sources_by_folder_nearest_first_and_globs_by_rank() {
+        let at = |source, rank| Origin::new(source, rank);
         let catalog = Catalog::with_origins(
             [
                 ("zz-deploy", "x", at("project-dsh", 100.0)),
@@ -171,34 +187,43 @@ mod tests {
                 ("m-runtime", "x", at("runtime", 250.0)),
                 ("deploy-b", "x", at("bundled", 600.0)),
                 ("deploy-a", "x", at("user-dsh", 400.0)),
+                ("team-b", "x", at("custom", 300.0).in_folder(Some("/t/b"))),
+                ("team-a", "x", at("custom", 300.0).in_folder(Some("/t/a"))),
+                ("team-c", "x", at("custom", 300.0).in_folder(Some("/t/a"))),
             ],
             500,
         )
         .expect("valid");
-        // Entry order: a-user 0, b-user 1, deploy-a 2, deploy-b 3, m-runtime 4, zz-deploy 5.
+        // Entry order: a-user 0, b-user 1, deploy-a 2, deploy-b 3, m-runtime 4,
+        // team-a 5, team-b 6, team-c 7, zz-deploy 8. Two custom folders of one
+        // rank: two sources, by folder name.
         assert_eq!(
             groups(&catalog, &[], &[]),
             Groups {
                 pinned: vec![],
-                ranks: vec![vec![5], vec![4], vec![0, 1, 2], vec![3]]
+                preferred: vec![],
+                sources: vec![
+                    vec![8],
+                    vec![4],
+                    vec![5, 7],
+                    vec![6],
+                    vec![0, 1, 2],
+                    vec![3]
+                ]
             }
         );
         // A glob's matches come by rank, then name; a second match keeps the
         // first place.
-        assert_eq!(
-            groups(
-                &catalog,
-                &pins(&["b-user", "deploy-*", "*-deploy", "b-*"]),
-                &[]
-            ),
-            Groups {
-                pinned: vec![1, 2, 3, 5],
-                ranks: vec![vec![4], vec![0]]
-            }
+        let g = groups(
+            &catalog,
+            &pins(&["b-user", "deploy-*", "*-deploy", "b-*"]),
+            &[],
         );
+        assert_eq!(g.pinned, vec![1, 2, 3, 8]);
+        assert_eq!(g.sources, vec![vec![4], vec![5, 7], vec![6], vec![0]]);
         assert_eq!(
             groups(&catalog, &pins(&["*"]), &[]).pinned,
-            vec![5, 4, 0, 1, 2, 3]
+            vec![8, 4, 5, 6, 7, 0, 1, 2, 3]
         );
         assert_eq!(
             groups(&catalog, &pins(&["x-*", "*-y"]), &[]).pinned,

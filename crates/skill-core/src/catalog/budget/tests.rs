@@ -30,55 +30,73 @@ fn glob_matches(pattern: &[u8], text: &[u8]) -> bool {
     }
 }
 
-/// The module docs taken literally, without ranks (one rank for every entry).
+/// The module docs taken literally, without origins (one source).
 fn reference(items: &[(&str, &str)], max_len: usize, budget: usize, pinned: &[&str]) -> String {
-    let ranked: Vec<(&str, &str, f64)> = items.iter().map(|&(n, d)| (n, d, 0.0)).collect();
-    reference_ranked(&ranked, max_len, budget, pinned)
+    let one: Vec<Item<'_>> = items.iter().map(|&(n, d)| (n, d, 0.0, "")).collect();
+    reference_shared(&one, max_len, budget, pinned, None)
 }
 
-/// The module docs taken literally: every candidate block is rendered as a
-/// string and measured, longest common length first, group by group.
-fn reference_ranked(
-    items: &[(&str, &str, f64)],
+/// A skill for the reference: name, description, rank, group.
+type Item<'a> = (&'a str, &'a str, f64, &'a str);
+
+/// The module docs taken literally: every candidate block and line is
+/// rendered as a string and measured; the shares are made as the docs say,
+/// each source trying the longest common length first.
+fn reference_shared(
+    items: &[Item<'_>],
     max_len: usize,
     budget: usize,
     pinned: &[&str],
+    tool: Option<&str>,
 ) -> String {
-    #[derive(Clone, Copy)]
+    #[derive(Clone, Copy, PartialEq)]
     enum S {
         Cap(usize),
         Name,
         Out,
     }
+    let notice = Notice {
+        search_tool: tool.map(str::to_string),
+    };
     let mut items = items.to_vec();
     items.sort_by(|a, b| a.0.cmp(b.0));
-    let render = |shapes: &[S]| {
-        let mut lines = Vec::new();
-        let mut out = 0;
-        for ((name, d, _), s) in items.iter().zip(shapes) {
-            match s {
-                S::Cap(cap) => lines.push(format!("- `{name}`: {}", desc(d, *cap))),
-                S::Name => lines.push(format!("- `{name}`")),
-                S::Out => out += 1,
-            }
+    let line = |i: usize, s: S| -> Option<String> {
+        let (name, d, _, _) = items[i];
+        match s {
+            S::Cap(cap) => Some(format!("- `{name}`: {}", desc(d, cap))),
+            S::Name => Some(format!("- `{name}`")),
+            S::Out => None,
         }
+    };
+    let render = |shapes: &[S]| {
+        let mut lines: Vec<String> = (0..items.len())
+            .filter_map(|i| line(i, shapes[i]))
+            .collect();
+        let out = shapes.iter().filter(|s| **s == S::Out).count();
         if out > 0 {
-            lines.push(omitted_notice(out));
+            lines.push(notice.text(out));
         }
         lines.join("\n")
     };
     let fits = |shapes: &[S]| utf16_len(&render(shapes)) <= budget;
-    let mut shapes = vec![S::Cap(max_len); items.len()];
-    if fits(&shapes) {
-        return render(&shapes);
+    // Units of the lines of `group`, each with its newline.
+    let cost = |group: &[usize], shapes: &[S]| -> usize {
+        group
+            .iter()
+            .filter_map(|&i| line(i, shapes[i]))
+            .map(|l| utf16_len(&l) + 1)
+            .sum()
+    };
+    let all_full = vec![S::Cap(max_len); items.len()];
+    if fits(&all_full) {
+        return render(&all_full);
     }
-    // Priority order of the unpinned: rank, then name.
+    // Pins: a glob's matches by rank, then name; an exact name's (a plain
+    // array may hold it twice) in entry order.
     let mut by_rank: Vec<usize> = (0..items.len()).collect();
     by_rank.sort_by(|&a, &b| items[a].2.partial_cmp(&items[b].2).unwrap().then(a.cmp(&b)));
     let mut first = Vec::new();
     for p in pinned {
-        // A glob's matches by rank, then name; an exact name's (a plain array
-        // may hold it twice) in entry order.
         let candidates: Vec<usize> = if p.contains('*') {
             by_rank.clone()
         } else {
@@ -96,40 +114,125 @@ fn reference_ranked(
             }
         }
     }
-    // The unpinned by rank, lowest priority (highest rank) group first, each
-    // group in name order.
-    let mut groups: Vec<Vec<usize>> = Vec::new();
-    for &i in by_rank.iter().filter(|i| !first.contains(i)) {
-        match groups.last_mut() {
-            Some(g) if items[g[0]].2 == items[i].2 => g.push(i),
-            _ => groups.push(vec![i]),
+    // Sources by group, nearest first (lowest rank, then group), in name order.
+    let mut keys: Vec<(f64, &str)> = Vec::new();
+    for i in (0..items.len()).filter(|i| !first.contains(i)) {
+        let (_, _, rank, group) = items[i];
+        match keys.iter_mut().find(|k| k.1 == group) {
+            Some(k) => k.0 = k.0.min(rank),
+            None => keys.push((rank, group)),
         }
     }
-    groups.reverse();
-    groups.push(first);
-    for group in groups {
+    keys.sort_by(|a, b| a.0.partial_cmp(&b.0).unwrap().then(a.1.cmp(b.1)));
+    let sources: Vec<Vec<usize>> = keys
+        .iter()
+        .map(|k| {
+            (0..items.len())
+                .filter(|i| !first.contains(i) && items[*i].3 == k.1)
+                .collect()
+        })
+        .collect();
+    // One source into `room`: shortened, names only (no tool), left out.
+    let fit = |shapes: &mut Vec<S>, group: &[usize], room: usize| -> usize {
+        if cost(group, shapes) <= room {
+            return cost(group, shapes);
+        }
         for cap in (MIN_SHORTENED_LENGTH..max_len).rev() {
             let mut trial = shapes.clone();
-            for &i in &group {
+            for &i in group {
                 trial[i] = S::Cap(cap);
             }
-            if fits(&trial) {
-                return render(&trial);
+            if cost(group, &trial) <= room {
+                *shapes = trial;
+                return cost(group, shapes);
             }
         }
         if MIN_SHORTENED_LENGTH < max_len {
-            for &i in &group {
+            for &i in group {
                 shapes[i] = S::Cap(MIN_SHORTENED_LENGTH);
             }
         }
-        for &i in group.iter().rev() {
-            shapes[i] = S::Name;
-            if fits(&shapes) {
-                return render(&shapes);
+        // Names buy reach without a search tool, or when they list every skill.
+        let mut named = shapes.clone();
+        for &i in group {
+            named[i] = S::Name;
+        }
+        let names = tool.is_none() || cost(group, &named) <= room;
+        let ladder: &[S] = if names { &[S::Name, S::Out] } else { &[S::Out] };
+        for &step in ladder {
+            for &i in group.iter().rev() {
+                if cost(group, shapes) <= room {
+                    return cost(group, shapes);
+                }
+                shapes[i] = step;
             }
         }
-        for &i in group.iter().rev() {
-            shapes[i] = S::Out;
+        cost(group, shapes)
+    };
+    let shared = |reserve: usize| -> Vec<S> {
+        let mut shapes = all_full.clone();
+        let room = (budget + 1).checked_sub(cost(&first, &shapes) + reserve);
+        let Some(mut left) = room else {
+            for &i in sources.iter().flatten() {
+                shapes[i] = S::Out;
+            }
+            return shapes;
+        };
+        let demands: Vec<usize> = sources.iter().map(|g| cost(g, &shapes)).collect();
+        let mut order: Vec<usize> = (0..sources.len()).collect();
+        order.sort_by_key(|&k| (demands[k], k));
+        let mut over = Vec::new();
+        for (n, &k) in order.iter().enumerate() {
+            if over.is_empty() && demands[k] * (order.len() - n) <= left {
+                left -= demands[k];
+            } else {
+                over.push(k);
+            }
+        }
+        over.sort();
+        for (n, &k) in over.iter().enumerate().rev() {
+            left -= fit(&mut shapes, &sources[k], left / (n + 1));
+        }
+        shapes
+    };
+    let mut shapes = shared(0);
+    if shapes.contains(&S::Out) {
+        let sourced: usize = sources.iter().map(Vec::len).sum();
+        shapes = shared(notice.text(sourced).len() + 1);
+    }
+    if fits(&shapes) {
+        return render(&shapes);
+    }
+    // The pinned skills, the last pinned first, once every source is out.
+    for &i in sources.iter().flatten() {
+        shapes[i] = S::Out;
+    }
+    for cap in (MIN_SHORTENED_LENGTH..max_len).rev() {
+        let mut trial = shapes.clone();
+        for &i in &first {
+            trial[i] = S::Cap(cap);
+        }
+        if fits(&trial) {
+            return render(&trial);
+        }
+    }
+    if MIN_SHORTENED_LENGTH < max_len {
+        for &i in &first {
+            shapes[i] = S::Cap(MIN_SHORTENED_LENGTH);
+        }
+    }
+    let mut named = shapes.clone();
+    for &i in &first {
+        named[i] = S::Name;
+    }
+    let ladder: &[S] = if tool.is_none() || fits(&named) {
+        &[S::Name, S::Out]
+    } else {
+        &[S::Out]
+    };
+    for &step in ladder {
+        for &i in first.iter().rev() {
+            shapes[i] = step;
             if fits(&shapes) {
                 return render(&shapes);
             }
@@ -298,23 +401,26 @@ fn names_only_then_omission_lowest_priority_first() {
     let e = render_with(&skills, 500, 269, &[]);
     assert_eq!(e.report.name_only, 30);
     let e = render_with(&skills, 500, 268, &[]);
-    // The notice takes the room of 12 names: 18 names are listed.
-    let listed: Vec<String> = names[..18].iter().map(|n| format!("- `{n}`")).collect();
+    // Room is kept for the last line at its longest (30 left out), with its
+    // newline; the names take the rest, 9 units each with theirs.
+    let k = (268 + 1 - (notice_len(30) + 1)) / 9;
+    assert!(k > 5 && k < 25, "{k}");
+    let listed: Vec<String> = names[..k].iter().map(|n| format!("- `{n}`")).collect();
     assert_eq!(
         e.text,
-        format!("{}\n{}", listed.join("\n"), omitted_notice(12))
+        format!("{}\n{}", listed.join("\n"), omitted_notice(30 - k))
     );
     assert_eq!(
         e.report,
         CatalogReport {
             total: 30,
-            name_only: 18,
-            omitted: 12,
-            chars: 18 * 9 + notice_len(12),
+            name_only: k,
+            omitted: 30 - k,
+            chars: k * 9 + notice_len(30 - k),
             ..CatalogReport::default()
         }
     );
-    assert!(e.report.chars <= 268 && e.report.chars + 9 > 268);
+    assert!(e.report.chars <= 268 && e.report.chars + 9 + 2 > 268);
     // Nothing fits but the notice: it stays, longer than the budget.
     let e = render_with(&skills, 500, 1, &[]);
     assert_eq!(e.text, omitted_notice(30));
@@ -508,38 +614,121 @@ fn render_ranked(
 
 use crate::catalog::Origin;
 
-#[test]
-fn a_near_skill_late_in_the_alphabet_keeps_its_description() {
-    // The skill author's case: many user-root and bundled skills, and the
-    // project's own `zz-deploy` at the end of the alphabet.
-    let description = "Deploys this project: builds, tags and pushes the release.".repeat(2);
-    let names: Vec<String> = (0..300).map(|i| format!("skill-{i:03}")).collect();
-    let mut skills: Vec<(&str, &str, Origin<'_>)> = names
+/// The newcomer's corpus in small: the project's own `zz-deploy`, the
+/// user's own 25 skills in three user roots, two small custom folders, and a
+/// custom folder of 740 templated skills, all with long descriptions.
+fn newcomer_corpus() -> Vec<(String, String, &'static str, Option<&'static str>)> {
+    let long = |what: &str| {
+        format!("{what}: does one careful thing for the person who wrote it, and says when to use it in a sentence or two.")
+    };
+    let mut out = vec![("zz-deploy".to_string(), long("deploy"), "project-dsh", None)];
+    for (source, count) in [("user-dsh", 8), ("user-agents", 8), ("user-claude", 9)] {
+        for i in 0..count {
+            out.push((format!("{source}-{i}"), long(source), source, None));
+        }
+    }
+    for (folder, count) in [("/c/small-a", 5), ("/c/small-b", 3)] {
+        for i in 0..count {
+            let name = format!("{}-{i}", &folder[3..]);
+            out.push((name, long(folder), "custom", Some(folder)));
+        }
+    }
+    for i in 0..740 {
+        let name = format!("app{i:03}-automation");
+        let text = format!("Automate App {i} tasks via its toolkit: create, update, search and delete records, always search tools first for current schemas.");
+        out.push((name, text, "custom", Some("/c/huge")));
+    }
+    out
+}
+
+fn origins_of<'a>(
+    corpus: &'a [(String, String, &'static str, Option<&'static str>)],
+) -> Vec<(&'a str, &'a str, Origin<'a>)> {
+    corpus
         .iter()
-        .enumerate()
-        .map(|(i, n)| {
-            let source = if i % 3 == 0 { "bundled" } else { "user-agents" };
-            (n.as_str(), description.as_str(), Origin::of_source(source))
+        .map(|(n, d, source, folder)| {
+            (
+                n.as_str(),
+                d.as_str(),
+                Origin::of_source(source).in_folder(*folder),
+            )
         })
+        .collect()
+}
+
+#[test]
+fn fair_shares_keep_small_sources_whole_before_a_huge_folder_gets_names() {
+    let corpus = newcomer_corpus();
+    let skills = origins_of(&corpus);
+    for tool in [None, Some("skill_search")] {
+        let budget = Budget::new(8000, vec![])
+            .expect("budget")
+            .with_search_tool(tool.map(str::to_string))
+            .expect("tool");
+        let e = Catalog::with_origins(skills.iter().copied(), 500)
+            .expect("valid")
+            .with_budget(Some(budget))
+            .render();
+        assert!(e.report.chars <= 8000);
+        // Every skill of the small sources keeps its full description.
+        for (name, description, _, folder) in &corpus {
+            if *folder != Some("/c/huge") {
+                let line = format!("- `{name}`: {description}");
+                assert!(e.text.lines().any(|l| l == line), "{tool:?}: {name}");
+            }
+        }
+        let huge: Vec<&str> = e.text.lines().filter(|l| l.starts_with("- `app")).collect();
+        assert!(huge.len() > 30, "{tool:?}: {}", huge.len());
+        assert!(e.report.omitted > 0);
+        let expected: Vec<Item<'_>> = skills
+            .iter()
+            .map(|s| (s.0, s.1, s.2.rank, s.2.group))
+            .collect();
+        assert_eq!(e.text, reference_shared(&expected, 500, 8000, &[], tool));
+        match tool {
+            // No search tool: names buy reach, so the huge folder lists more of its skills by name.
+            None => assert!(huge.iter().filter(|l| !l.contains(':')).count() > 100),
+            // With one, a left-out skill is found by search: the room keeps descriptions.
+            Some(_) => assert!(huge.iter().all(|l| l.contains("`: "))),
+        }
+    }
+    // By rank alone (one folder for the custom roots, as before folders
+    // counted), the user's own skills would give way before any custom one.
+    let by_label: Vec<(&str, &str, Origin<'_>)> = corpus
+        .iter()
+        .map(|(n, d, source, _)| (n.as_str(), d.as_str(), Origin::of_source(source)))
         .collect();
-    skills.push((
-        "zz-deploy",
-        description.as_str(),
-        Origin::of_source("project-dsh"),
-    ));
-    let e = render_ranked(&skills, 500, 2000, &[]);
-    let kept = format!("- `zz-deploy`: {description}");
-    assert!(e.text.contains(&kept), "{}", e.text);
-    assert!(e.report.omitted > 150);
+    let e = render_ranked(&by_label, 500, 8000, &[]);
+    let user = e
+        .report
+        .by_source
+        .iter()
+        .find(|s| s.source == "user-dsh")
+        .expect("user-dsh");
+    assert_eq!((user.total, user.full), (8, 8));
     // Without origins the alphabetical head is kept instead.
     let plain: Vec<(&str, &str)> = skills.iter().map(|s| (s.0, s.1)).collect();
-    let alphabetical = render_with(&plain, 500, 2000, &[]);
+    let alphabetical = render_with(&plain, 500, 8000, &[]);
     assert!(!alphabetical.text.contains("zz-deploy"));
-    // Bundled skills give way before user-root ones: every listed one is from
-    // the user root, and the bundled ones are all left out.
+}
+
+#[test]
+fn the_report_counts_per_source_label_and_adds_up() {
+    let corpus = newcomer_corpus();
+    let skills = origins_of(&corpus);
+    let e = render_ranked(&skills, 500, 8000, &[]);
     let by_source = &e.report.by_source;
     let sources: Vec<&str> = by_source.iter().map(|s| s.source.as_str()).collect();
-    assert_eq!(sources, ["project-dsh", "user-agents", "bundled"]);
+    assert_eq!(
+        sources,
+        [
+            "project-dsh",
+            "custom",
+            "user-dsh",
+            "user-agents",
+            "user-claude"
+        ]
+    );
     assert_eq!(
         by_source[0],
         SourceReport {
@@ -549,15 +738,62 @@ fn a_near_skill_late_in_the_alphabet_keeps_its_description() {
             ..SourceReport::default()
         }
     );
-    assert_eq!((by_source[2].total, by_source[2].omitted), (100, 100));
-    assert_eq!(by_source[1].total, 200);
-    assert!(by_source[1].omitted > 0 && by_source[1].omitted < 200);
+    assert_eq!((by_source[1].total, by_source[1].full), (748, 8));
     let sum = |f: fn(&SourceReport) -> usize| by_source.iter().map(f).sum::<usize>();
     assert_eq!(sum(|s| s.total), e.report.total);
     assert_eq!(sum(|s| s.full), e.report.full);
     assert_eq!(sum(|s| s.shortened), e.report.shortened);
     assert_eq!(sum(|s| s.name_only), e.report.name_only);
     assert_eq!(sum(|s| s.omitted), e.report.omitted);
+}
+
+#[test]
+fn a_source_smaller_than_its_share_gives_the_rest_to_the_others() {
+    let d = "d".repeat(80);
+    // Two sources: one skill near, 20 far; each line in full is 6 + 4 + 80 + 1.
+    let names: Vec<String> = (0..20).map(|i| format!("f-{i:02}")).collect();
+    let mut skills: Vec<(&str, &str, Origin<'_>)> = names
+        .iter()
+        .map(|n| (n.as_str(), d.as_str(), Origin::of_source("bundled")))
+        .collect();
+    skills.push(("near", d.as_str(), Origin::of_source("project-dsh")));
+    let budget = 1000;
+    let e = render_ranked(&skills, 500, budget, &[]);
+    assert!(e.text.contains(&format!("- `near`: {d}")));
+    // The far source takes the whole rest: 1001 - 91 units for 20 lines.
+    let far = e
+        .report
+        .by_source
+        .iter()
+        .find(|s| s.source == "bundled")
+        .expect("far");
+    assert_eq!(far.total, 20);
+    assert_eq!(far.shortened + far.name_only, 20);
+    assert!(e.report.chars > budget - 30, "{}", e.report.chars);
+    // Two equal sources share equally, the nearer one first when a unit is left.
+    let other: Vec<String> = (0..20).map(|i| format!("g-{i:02}")).collect();
+    let mut even: Vec<(&str, &str, Origin<'_>)> = names
+        .iter()
+        .map(|n| (n.as_str(), d.as_str(), Origin::of_source("bundled")))
+        .collect();
+    even.extend(
+        other
+            .iter()
+            .map(|n| (n.as_str(), d.as_str(), Origin::of_source("user-dsh"))),
+    );
+    let e = render_ranked(&even, 500, 2000, &[]);
+    // (by_source: the nearer first.) What the farther one leaves of its share goes to the nearer.
+    let listed: Vec<(usize, usize)> = e
+        .report
+        .by_source
+        .iter()
+        .map(|s| (s.shortened, s.omitted))
+        .collect();
+    assert!(
+        listed[0].0 >= listed[1].0 && listed[0].1 <= listed[1].1,
+        "{listed:?}"
+    );
+    assert!(listed[0].0 - listed[1].0 <= 1, "{listed:?}");
 }
 
 #[test]
@@ -634,7 +870,7 @@ fn glob_pins_keep_their_matches_first() {
 }
 
 #[test]
-fn matches_the_literal_reference_with_ranks_and_globs() {
+fn matches_the_literal_reference_with_sources_folders_globs_and_a_search_tool() {
     let pool = [
         "word ",
         "two words ",
@@ -645,12 +881,35 @@ fn matches_the_literal_reference_with_ranks_and_globs() {
         "x",
         "Use this skill to ",
     ];
-    let names = ["a", "b-c", "d", "e-f", "g", "h-i-j", "k", "lm", "n", "o-p"];
-    let sources = ["project-dsh", "runtime", "user-dsh", "bundled", "remote"];
+    // Long names too: a block of names that outgrows a budget with room for the last line.
+    let names = [
+        "a",
+        "b-c",
+        "d",
+        "e-f",
+        "g",
+        "h-i-j",
+        "k",
+        "lm",
+        "n",
+        "o-p",
+        "quite-a-long-skill-name-for-a-catalog",
+        "rather-long-name-of-another-skill-here",
+        "s-t-u-v-w-x-y-z-and-then-some-more",
+    ];
+    let sources = [
+        "project-dsh",
+        "runtime",
+        "custom",
+        "user-dsh",
+        "bundled",
+        "remote",
+    ];
+    let folders = [None, Some("/f/a"), Some("/f/b")];
     let globs = ["*", "*-*", "a*", "*j", "b-*", "x-*", "h*j", "nope"];
     let mut next = crate::catalog::tests::xorshift(0x51ed_2701_b0a3_c4d5);
-    let mut seen = [0usize; 3];
-    for round in 0..1200 {
+    let mut seen = [0usize; 5];
+    for round in 0..1600 {
         let count = (next() % 9) as usize;
         let descriptions: Vec<String> = (0..count)
             .map(|_| {
@@ -664,15 +923,25 @@ fn matches_the_literal_reference_with_ranks_and_globs() {
                 (
                     names[(next() % names.len() as u64) as usize],
                     descriptions[i].as_str(),
-                    Origin::of_source(sources[(next() % sources.len() as u64) as usize]),
+                    Origin::of_source(sources[(next() % sources.len() as u64) as usize])
+                        .in_folder(folders[(next() % folders.len() as u64) as usize]),
                 )
             })
             .collect();
         let max_len = [10, 40, 41, 60, 500][(next() % 5) as usize];
-        let ranked: Vec<(&str, &str, f64)> = skills.iter().map(|s| (s.0, s.1, s.2.rank)).collect();
+        let tool = next().is_multiple_of(3).then_some("find");
+        let ranked: Vec<Item<'_>> = skills
+            .iter()
+            .map(|s| (s.0, s.1, s.2.rank, s.2.group))
+            .collect();
         let plain: Vec<(&str, &str)> = skills.iter().map(|s| (s.0, s.1)).collect();
         let full = utf16_len(&unbudgeted(&plain, max_len));
-        let chars = 1 + (next() % (full as u64 + 20)) as usize;
+        // Half the rounds anywhere up to the full length, half where the last line fits.
+        let chars = if next().is_multiple_of(2) {
+            1 + (next() % (full as u64 + 20)) as usize
+        } else {
+            150 + (next() % 250) as usize
+        };
         let pinned: Vec<&str> = (0..(next() % 3))
             .map(|_| {
                 if next().is_multiple_of(2) {
@@ -682,11 +951,18 @@ fn matches_the_literal_reference_with_ranks_and_globs() {
                 }
             })
             .collect();
-        let e = render_ranked(&skills, max_len, chars, &pinned);
-        let expected = reference_ranked(&ranked, max_len, chars, &pinned);
+        let budget = Budget::new(chars, pinned.iter().map(|p| p.to_string()).collect())
+            .expect("budget")
+            .with_search_tool(tool.map(str::to_string))
+            .expect("tool");
+        let e = Catalog::with_origins(skills.iter().copied(), max_len)
+            .expect("valid")
+            .with_budget(Some(budget))
+            .render();
+        let expected = reference_shared(&ranked, max_len, chars, &pinned, tool);
         assert_eq!(
             e.text, expected,
-            "round {round}: {skills:?} max {max_len} budget {chars} pinned {pinned:?}"
+            "round {round}: {skills:?} max {max_len} budget {chars} pinned {pinned:?} tool {tool:?}"
         );
         let r = &e.report;
         assert_eq!(r.chars, utf16_len(&e.text));
@@ -697,13 +973,21 @@ fn matches_the_literal_reference_with_ranks_and_globs() {
         }
         let omitted: usize = r.by_source.iter().map(|s| s.omitted).sum();
         assert_eq!(omitted, r.omitted);
-        seen[0] += usize::from(r.omitted > 0 && r.full > 0);
+        seen[0] += usize::from(r.omitted > 0 && r.omitted < r.total);
         seen[1] += usize::from(r.by_source.len() > 2);
         seen[2] += usize::from(pinned.iter().any(|p| p.contains('*')) && r.full < r.total);
+        seen[3] += usize::from(tool.is_some() && r.omitted > 0 && r.name_only == 0);
+        seen[4] += usize::from(r.name_only > 0 && r.omitted > 0);
     }
-    for (what, n) in ["omitted and full", "several sources", "globs under a cut"]
-        .iter()
-        .zip(seen)
+    for (what, n) in [
+        "omitted and listed",
+        "several sources",
+        "globs under a cut",
+        "a search tool",
+        "names and omissions",
+    ]
+    .iter()
+    .zip(seen)
     {
         assert!(n > 50, "{what}: {n}");
     }

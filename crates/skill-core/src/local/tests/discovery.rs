@@ -71,6 +71,15 @@ fn symlinks_followed_broken_and_loops_skipped() {
     // A bundle whose SKILL.md is a link to itself.
     fs::create_dir_all(root.join("self")).expect("mkdir");
     symlink(root.join("self/SKILL.md"), root.join("self/SKILL.md")).expect("link");
+    // A bundle whose SKILL.md is a link to nothing (warned about, as a
+    // broken flat link is), and one without a SKILL.md (no skill, nothing said).
+    fs::create_dir_all(root.join("dangling")).expect("mkdir");
+    symlink(
+        elsewhere.join("gone/SKILL.md"),
+        root.join("dangling/SKILL.md"),
+    )
+    .expect("link");
+    fs::create_dir_all(root.join("empty")).expect("mkdir");
     flat(&root, "ok.md", "ok");
 
     let d = env.provider().discover(&ctx(None));
@@ -107,7 +116,12 @@ fn symlinks_followed_broken_and_loops_skipped() {
         joined.contains("self/SKILL.md skipped: symbolic link loop"),
         "{joined}"
     );
-    assert_eq!(d.warnings.len(), 4, "{joined}");
+    assert!(
+        joined.contains("dangling/SKILL.md skipped: broken symbolic link"),
+        "{joined}"
+    );
+    assert!(!joined.contains("empty"), "{joined}");
+    assert_eq!(d.warnings.len(), 5, "{joined}");
 }
 
 #[test]

@@ -12,8 +12,8 @@
 //! validates by itself.
 
 use super::{
-    is_skill_name, js_number, InvocationPolicy, RuntimeSkill, Subject, ValidationError,
-    RUNTIME_PROVIDER, RUNTIME_SOURCE,
+    is_skill_name, js_number, quoted_name, too_long_name, InvocationPolicy, RuntimeSkill, Subject,
+    ValidationError, RUNTIME_PROVIDER, RUNTIME_SOURCE,
 };
 
 /// The fields of a host object the registry reads, in packing order.
@@ -493,7 +493,12 @@ impl Checker<'_> {
             Some(name) if is_skill_name(name) => Ok(()),
             Some(name) => Err(self.err(
                 Field::Name,
-                format!("must be a kebab-case skill name (got {name:?})"),
+                too_long_name(name).unwrap_or_else(|| {
+                    format!(
+                        "must be a kebab-case skill name (got {})",
+                        quoted_name(name)
+                    )
+                }),
             )),
             None => Err(self.err(
                 Field::Name,

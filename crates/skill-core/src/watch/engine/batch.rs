@@ -114,7 +114,7 @@ impl Inner {
 
 impl State {
     pub(super) fn rescan_needed(&self) -> bool {
-        self.dirty_all || !self.dirty.is_empty() || !self.entry_dirty.is_empty()
+        self.dirty_all || self.relink || !self.dirty.is_empty() || !self.entry_dirty.is_empty()
     }
 
     pub(super) fn flush_due(&self, now: Instant) -> bool {

@@ -1,12 +1,12 @@
 //! Classifying OS events: what each one means for the wanted roots (rescan,
 //! publish with the batch, or hold a file being written until it is closed).
 
-use super::scan::{is_md, SYSTEM_DIR};
+use super::scan::{is_md, RootState, SYSTEM_DIR};
 use super::{is_missing_error, is_symlink, Inner, State};
 use crate::watch::backend;
 use crate::watch::RootKind;
 use notify::event::{AccessKind, AccessMode, CreateKind, EventKind, ModifyKind};
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -93,30 +93,10 @@ impl Inner {
     }
 
     pub(super) fn on_path(&self, state: &mut State, path: &Path, change: Change, now: Instant) {
-        // The watched directory itself went away or moved. When it moved,
-        // the watches of the directories below it went with it (a moved
-        // directory keeps its inode, and its watches follow it): they are
-        // dropped too, so a directory of the same name in its place is
-        // watched afresh instead of being taken for watched. (A deleted
-        // directory was emptied first: each one below reported its own
-        // deletion. A bundle has none below it worth the search: a burst of
-        // bundles renamed in a large root stays cheap.)
-        if matches!(change, Change::Removed | Change::Renamed) {
-            if let Some(roles) = state.watched.get(path) {
-                let below: Vec<PathBuf> = if change == Change::Renamed && !roles.bundle_only() {
-                    state
-                        .watched
-                        .keys()
-                        .filter(|p| p.as_path() != path && p.starts_with(path))
-                        .cloned()
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                for dir in std::iter::once(path).chain(below.iter().map(PathBuf::as_path)) {
-                    Self::watch_gone(state, dir, now);
-                }
-            }
+        // The watched directory itself went away or moved (or the link it
+        // was watched through did: see `watch_gone`).
+        if matches!(change, Change::Removed | Change::Renamed) && state.watched.contains_key(path) {
+            Self::watch_gone(state, path, now);
         }
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
             return;
@@ -149,6 +129,9 @@ impl Inner {
         if roles.targets.iter().any(|n| n == name) {
             self.on_link_target(state, parent, name, path, change, now);
         }
+        if change != Change::Closed && roles.links.iter().any(|n| n == name) {
+            self.on_root_link(state, parent, name, path, now);
+        }
         if roles.next.iter().any(|n| n == name)
             && matches!(
                 change,
@@ -173,12 +156,47 @@ impl Inner {
         }
     }
 
-    /// The watched directory `dir` is gone from where it was watched.
+    /// A link a root's path goes through (or where a dangling one leads:
+    /// `dir`/`name`) was created, removed, replaced or renamed: its roots
+    /// may be other directories now. They are rescanned as a whole, once
+    /// the watches set through the link are dropped (see `drop_relinked`).
+    fn on_root_link(&self, state: &mut State, dir: &Path, name: &OsStr, path: &Path, now: Instant) {
+        let owners = roots_through(state, |root| &root.links, dir, name);
+        for owner in &owners {
+            state.touch(owner);
+        }
+        state.dirty.extend(owners);
+        state.relink = true;
+        state.publish(path, now);
+    }
+
+    /// The watched directory `dir` is gone from where it was watched. The
+    /// watches of the directories below it go too: they were set through
+    /// it, and follow it where it went (a moved directory keeps its inode,
+    /// and its watches follow it), or stay on what a removed link led to;
+    /// so a directory of the same name in its place is watched afresh
+    /// instead of being taken for watched. (A bundle has none below it worth
+    /// the search: a burst of bundles renamed in a large root stays cheap.)
     pub(super) fn watch_gone(state: &mut State, dir: &Path, now: Instant) {
         let Some(roles) = state.watched.get(dir).cloned() else {
             return;
         };
         state.drop_watch(dir);
+        if !roles.bundle_only() {
+            let below: Vec<PathBuf> = state
+                .watched
+                .keys()
+                .filter(|p| p.starts_with(dir))
+                .cloned()
+                .collect();
+            for below in below {
+                Self::watch_gone(state, &below, now);
+            }
+        }
+        if roles.above || !roles.links.is_empty() {
+            // Paths through it may lead elsewhere now.
+            state.relink = true;
+        }
         if !roles.entry_only() || !roles.targets.is_empty() {
             state.resync = true;
         }
@@ -190,7 +208,7 @@ impl Inner {
                 state.dirty_entry(parent, name);
             }
         }
-        if !roles.next.is_empty() || !roles.targets.is_empty() {
+        if !roles.next.is_empty() || !roles.targets.is_empty() || !roles.links.is_empty() {
             state.dirty_all = true;
         }
         state.publish(dir, now);
@@ -280,12 +298,7 @@ impl Inner {
             change,
             Change::Created(_) | Change::Removed | Change::Renamed
         );
-        let owners: Vec<PathBuf> = state
-            .roots
-            .iter()
-            .filter(|(_, root)| root.targets.iter().any(|(d, n)| d == dir && n == name))
-            .map(|(p, _)| p.clone())
-            .collect();
+        let owners = roots_through(state, |root| &root.targets, dir, name);
         // The entry that leads here is not known by name: its roots are
         // listed again (see `changes.rs`).
         for owner in &owners {
@@ -305,4 +318,20 @@ impl Inner {
             }
         }
     }
+}
+
+/// The roots whose `hops` (their links, or their flat links' targets) hold
+/// `dir`/`name`.
+fn roots_through(
+    state: &State,
+    hops: impl Fn(&RootState) -> &[(PathBuf, OsString)],
+    dir: &Path,
+    name: &OsStr,
+) -> Vec<PathBuf> {
+    state
+        .roots
+        .iter()
+        .filter(|(_, root)| hops(root).iter().any(|(d, n)| d == dir && n == name))
+        .map(|(p, _)| p.clone())
+        .collect()
 }

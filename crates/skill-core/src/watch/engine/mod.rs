@@ -41,6 +41,9 @@ struct Roles {
     next: Vec<OsString>,
     /// It holds what symlinked flat entries point to; these are the names.
     targets: Vec<OsString>,
+    /// It holds symbolic links a root's path goes through (or where a
+    /// dangling one leads); these are the names (see `scan::root_links`).
+    links: Vec<OsString>,
     /// It is above a root or a followed ancestor (`/home/me` for
     /// `/home/me/.dsh/skills`). A moved directory keeps its inode and the
     /// watches below it follow it, with nothing reported for them: its own
@@ -52,7 +55,7 @@ impl Roles {
     /// Wanted only for what it holds inside a root (a bundle dir, a
     /// directory of link targets), not as a root or a followed ancestor.
     fn entry_only(&self) -> bool {
-        self.root.is_none() && self.next.is_empty()
+        self.root.is_none() && self.next.is_empty() && self.links.is_empty()
     }
 
     /// A bundle dir and nothing else.
@@ -86,6 +89,11 @@ pub(super) struct State {
     /// The path the OS watches a watched directory through, where it
     /// differs (see [`State::os_path`]).
     os: HashMap<PathBuf, PathBuf>,
+    /// The real path each watched directory not inside a watched root (a
+    /// root, a followed ancestor, a directory above, of link targets, of a
+    /// root's links) had when it was watched: one whose path leads
+    /// elsewhere now is watched again (see `sync.rs`, `drop_relinked`).
+    real: HashMap<PathBuf, PathBuf>,
     /// Wanted directories whose watch failed, with the warning given.
     failed: HashMap<PathBuf, String>,
     /// Wanted entry directories (bundle dirs, directories of link targets)
@@ -121,6 +129,10 @@ pub(super) struct State {
     /// lookup catching up (see `fresh.rs`). Below `seq`, catalogs cached
     /// before may be stale.
     applied: u64,
+    /// A link a root's path goes through changed: watches set through a
+    /// path that leads elsewhere now are dropped before the next rescan
+    /// (see `sync.rs`, `drop_relinked`).
+    relink: bool,
     /// Publish without waiting for the quiet window.
     urgent: bool,
     batch_start: Option<Instant>,
@@ -241,6 +253,7 @@ impl Inner {
                 roots: HashMap::new(),
                 watched: HashMap::new(),
                 os: HashMap::new(),
+                real: HashMap::new(),
                 failed: HashMap::new(),
                 unwatchable: HashSet::new(),
                 dirty: HashSet::new(),
@@ -255,6 +268,7 @@ impl Inner {
                 seq: 0,
                 applied: 0,
                 stats: WatchStats::default(),
+                relink: false,
                 urgent: false,
                 batch_start: None,
                 last_event: None,
@@ -515,6 +529,7 @@ impl Inner {
             // and should not keep the tables' room.
             drop(std::mem::take(&mut state.watched));
             drop(std::mem::take(&mut state.os));
+            drop(std::mem::take(&mut state.real));
             drop(std::mem::take(&mut state.roots));
             state.projects = LruCache::new(std::num::NonZeroUsize::MIN);
             drop(std::mem::take(&mut state.shared));
@@ -616,8 +631,9 @@ impl State {
             .iter()
             .filter(|(path, root)| {
                 path.as_path() == dir
-                    || root.bundles.iter().any(|b| b == dir)
+                    || root.bundles.contains(dir)
                     || root.targets.iter().any(|(d, _)| d == dir)
+                    || root.links.iter().any(|(d, _)| d == dir)
                     || root.ancestor.as_ref().is_some_and(|(a, _)| a == dir)
             })
             .map(|(path, _)| path.clone())
@@ -634,7 +650,7 @@ impl State {
 
     fn drop_watch(&mut self, path: &Path) {
         if self.watched.remove(path).is_some() {
-            self.os.remove(path);
+            self.forget_paths(path);
             if let Some(backend) = self.backend.as_mut() {
                 let _ = backend.unwatch(path);
             }
@@ -645,12 +661,8 @@ impl State {
     /// Watch `path` for its own move only, or `None` without a backend.
     fn try_watch_moves(&mut self, path: &Path, follow: bool) -> Option<notify::Result<()>> {
         self.backend.as_ref()?;
-        let os = self.os_path(path, follow);
-        if path != os {
-            self.os.insert(path.to_path_buf(), os.clone());
-        } else if !self.os.is_empty() {
-            self.os.remove(path);
-        }
+        let (os, real) = self.locate(path, follow);
+        self.note_paths(path, &os, real);
         Some(self.backend.as_mut()?.watch_moves(path, &os))
     }
 
@@ -662,16 +674,14 @@ impl State {
     ) -> Option<Vec<notify::Result<()>>> {
         // No backend (closed): nothing is watched, so nothing to remember.
         self.backend.as_ref()?;
-        let os: Vec<PathBuf> = new
+        let located: Vec<(PathBuf, Option<PathBuf>)> = new
             .iter()
-            .map(|(path, _)| self.os_path(path, follow))
+            .map(|(path, _)| self.locate(path, follow))
             .collect();
-        for ((path, _), os) in new.iter().zip(&os) {
-            if path != os {
-                self.os.insert(path.clone(), os.clone());
-            } else if !self.os.is_empty() {
-                self.os.remove(path);
-            }
+        let mut os = Vec::with_capacity(new.len());
+        for ((path, _), (at, real)) in new.iter().zip(located) {
+            self.note_paths(path, &at, real);
+            os.push(at);
         }
         let backend = self.backend.as_mut()?;
         let paths: Vec<(&Path, &Path)> = new
@@ -695,6 +705,56 @@ impl State {
         Some(backend.watch_all(&paths))
     }
 
+    /// Remember the OS path and the real path (see [`State::locate`]) of
+    /// `path`, about to be watched.
+    fn note_paths(&mut self, path: &Path, os: &Path, real: Option<PathBuf>) {
+        if path != os {
+            self.os.insert(path.to_path_buf(), os.to_path_buf());
+        } else if !self.os.is_empty() {
+            self.os.remove(path);
+        }
+        match real {
+            Some(real) => {
+                self.real.insert(path.to_path_buf(), real);
+            }
+            None if !self.real.is_empty() => {
+                self.real.remove(path);
+            }
+            None => {}
+        }
+    }
+
+    /// Forget the OS and real paths of `path`, no longer watched.
+    fn forget_paths(&mut self, path: &Path) {
+        self.os.remove(path);
+        self.real.remove(path);
+    }
+
+    /// The path handed to the OS to watch the directory `path` (see
+    /// [`Self::os_path`]) and, unless it is inside a watched root, its
+    /// real path now (`path` itself when it has none).
+    fn locate(&self, path: &Path, follow: bool) -> (PathBuf, Option<PathBuf>) {
+        if self.in_watched_root(path) {
+            return (self.os_path(path, follow), None);
+        }
+        let real = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let os = if follow {
+            real.clone()
+        } else {
+            self.os_path(path, follow)
+        };
+        (os, Some(real))
+    }
+
+    /// Whether `path` is an entry of a watched root (and not a root itself).
+    fn in_watched_root(&self, path: &Path) -> bool {
+        path.parent().is_some_and(|parent| {
+            self.watched
+                .get(parent)
+                .is_some_and(|roles| roles.root.is_some())
+        }) && !self.roots.contains_key(path)
+    }
+
     /// The path handed to the OS to watch the directory `path`: in a
     /// watched root, the root's OS path and the entry's name (a symlinked
     /// bundle is watched through its link); else (a root, the
@@ -705,11 +765,7 @@ impl State {
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
             return path.to_path_buf();
         };
-        if self
-            .watched
-            .get(parent)
-            .is_some_and(|roles| roles.root.is_some())
-        {
+        if self.in_watched_root(path) {
             return match self.os.get(parent) {
                 Some(os) => os.join(name),
                 None => path.to_path_buf(),

@@ -1,7 +1,7 @@
 //! Bringing the OS watch set in line with the wanted roots: scans before
 //! watches, the watch diff, vanished directories, the OS watcher's creation.
 
-use super::scan::{listed_dir, scan_root, RootState};
+use super::scan::{listed_dir, root_links, scan_root, RootState};
 use super::{is_missing_error, is_unnameable_error, Inner, Roles, State};
 use crate::local::roots::unnameable;
 use crate::watch::backend;
@@ -93,6 +93,12 @@ impl Inner {
         let mut attempts = 0;
         loop {
             let listed = listed_dir(path);
+            // The directories of the links its path goes through too: a
+            // link changed after the scan resolved it is then reported.
+            let (links, _) = root_links(path);
+            for (dir, _) in &links {
+                self.prewatch(state, dir);
+            }
             if let Some(dir) = &listed {
                 self.prewatch(state, dir);
             }
@@ -108,8 +114,10 @@ impl Inner {
             };
             attempts += 1;
             // The layout moved between the two (the root appeared, vanished,
-            // or its nearest ancestor changed): watch the new place and scan again.
-            if now == listed.as_deref() || scanned.error.is_some() || attempts == 4 {
+            // its nearest ancestor or its links changed): watch the new place
+            // and scan again.
+            let same = now == listed.as_deref() && scanned.links == links;
+            if same || scanned.error.is_some() || attempts == 4 {
                 return scanned;
             }
         }
@@ -154,9 +162,38 @@ impl Inner {
         }
     }
 
+    /// A link a root's path goes through changed, or a directory above one
+    /// moved: drop every watch set through a path that leads elsewhere now
+    /// (its real path differs from the one it had when it was watched),
+    /// with the watches below it. Each is watched again where its path
+    /// leads, as after a move (its roots are rescanned).
+    fn drop_relinked(&self, state: &mut State) {
+        let stale: Vec<PathBuf> = state
+            .real
+            .iter()
+            .filter(|(path, was)| {
+                let now = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+                now != **was
+            })
+            .map(|(path, _)| path.clone())
+            .collect();
+        if stale.is_empty() {
+            return;
+        }
+        tracing::debug!(?stale, "watched through a link that leads elsewhere now");
+        let now = Instant::now();
+        for dir in stale {
+            Self::watch_gone(state, &dir, now);
+        }
+        state.resync = true;
+    }
+
     /// Rescan the dirty roots. Returns whether a root appeared, vanished, or its
     /// entries differ from the last scan.
     pub(super) fn rescan_dirty(&self, state: &mut State) -> bool {
+        if std::mem::take(&mut state.relink) {
+            self.drop_relinked(state);
+        }
         let paths: Vec<PathBuf> = if state.dirty_all {
             state.roots.keys().cloned().collect()
         } else {
@@ -253,8 +290,8 @@ impl Inner {
             };
             let r = state.roots.get_mut(root)?;
             let was_entry = r.entries.contains(&name);
-            let had = r.bundles.iter().position(|b| *b == path);
-            if entry != was_entry || bundle != had.is_some() {
+            let had = r.bundles.contains(&path);
+            if entry != was_entry || bundle != had {
                 changed = true;
             }
             if entry {
@@ -263,17 +300,17 @@ impl Inner {
                 r.entries.remove(&name);
             }
             match (bundle, had) {
-                (true, None) => {
-                    r.bundles.push(path.clone());
+                (true, false) => {
+                    r.bundles.insert(path.clone());
                     state.bundles_added.push(path.clone());
                 }
-                (false, Some(at)) => {
-                    r.bundles.swap_remove(at);
+                (false, true) => {
+                    r.bundles.remove(&path);
                     state.bundles_removed.push(path.clone());
                 }
                 // Still a bundle, but its watch went with the directory
                 // that stood here before.
-                (true, Some(_)) if !state.watched.contains_key(&path) => {
+                (true, true) if !state.watched.contains_key(&path) => {
                     state.bundles_added.push(path.clone());
                 }
                 _ => {}
@@ -333,15 +370,24 @@ impl Inner {
                     roles.next.push(next.clone());
                 }
             }
+            for (dir, name) in &root.links {
+                let roles = wanted.entry(dir.clone()).or_default();
+                if !roles.links.contains(name) {
+                    roles.links.push(name.clone());
+                }
+            }
         }
 
-        // Above every root and followed ancestor, each directory up to the
-        // filesystem's root (which cannot move) is watched for its own move.
-        let tops: Vec<PathBuf> = wanted
+        // Above every root, followed ancestor and directory of a root's
+        // links (and above where a root's links lead), each directory up to
+        // the filesystem's root (which cannot move) is watched for its own
+        // move.
+        let mut tops: Vec<PathBuf> = wanted
             .iter()
             .filter(|(_, roles)| !roles.entry_only())
             .map(|(path, _)| path.clone())
             .collect();
+        tops.extend(state.roots.values().filter_map(|root| root.real.clone()));
         for top in tops {
             for dir in top.ancestors().skip(1) {
                 if dir.parent().is_none() {
@@ -363,7 +409,7 @@ impl Inner {
             .collect();
         for path in stale {
             state.watched.remove(&path);
-            state.os.remove(&path);
+            state.forget_paths(&path);
             if let Some(backend) = state.backend.as_mut() {
                 // Already gone when the OS dropped it (deleted directory).
                 let _ = backend.unwatch(&path);
@@ -419,7 +465,7 @@ impl Inner {
                 && !roles.above
             {
                 state.watched.remove(&path);
-                state.os.remove(&path);
+                state.forget_paths(&path);
                 if let Some(backend) = state.backend.as_mut() {
                     let _ = backend.unwatch(&path);
                 }

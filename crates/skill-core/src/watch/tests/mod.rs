@@ -10,6 +10,7 @@ mod lifecycle;
 mod local_provider;
 mod odd_paths;
 mod projects;
+mod root_links;
 mod symlinks;
 use std::collections::HashSet;
 use std::fs;

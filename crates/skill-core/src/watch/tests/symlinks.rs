@@ -21,10 +21,11 @@ fn symlinked_roots_and_bundles() {
         symlink(&real_root, &root).expect("symlink root");
         symlink(&target, real_root.join("linked")).expect("symlink bundle");
         h.watcher.watch_shared(&[RootSpec::plain(&root)]);
+        // The directory holding the root's link is watched for it too.
         let expected = if follow {
-            vec![root.clone(), root.join("linked")]
+            vec![base.clone(), root.clone(), root.join("linked")]
         } else {
-            vec![root.clone()]
+            vec![base.clone(), root.clone()]
         };
         assert_eq!(h.watcher.watched_paths(), expected, "follow={follow}");
 
@@ -60,7 +61,13 @@ fn one_directory_watched_under_two_paths() {
     symlink(&real, &link).expect("symlink");
     h.watcher
         .watch_shared(&[RootSpec::plain(&real), RootSpec::plain(&link)]);
-    assert_eq!(os_watches_under(&base), 1, "one kernel watch");
+    // One kernel watch for the directory, one for the directory holding
+    // the link (for the link itself).
+    assert_eq!(
+        os_watches_under(&base),
+        2,
+        "one kernel watch for the directory"
+    );
     h.expect_change("file added", || write_skill_file(&real.join("a.md"), "a"));
     wait_until("reported under both paths", || {
         let triggers = h.triggers();
@@ -69,7 +76,7 @@ fn one_directory_watched_under_two_paths() {
     // Dropping one path keeps the directory watched for the other.
     h.watcher.watch_shared(&[RootSpec::plain(&real)]);
     assert_eq!(h.watcher.watched_paths(), vec![real.clone()]);
-    assert_eq!(os_watches_under(&base), 1);
+    assert_eq!(os_watches_under(&base), 1, "the link's directory no longer");
     h.expect_change("still seen", || write_skill_file(&real.join("b.md"), "b"));
 }
 
@@ -229,7 +236,10 @@ fn roots_are_watched_through_their_real_path_unless_links_are_not_followed() {
         // Diagnostics keep the configured paths.
         let watched = h.watcher.watched_paths();
         assert!(watched.contains(&root) && watched.contains(&alias));
-        assert!(!watched.contains(&real) && !watched.contains(&deep));
+        assert!(
+            !watched.contains(&real) && !watched.contains(&deep),
+            "{watched:?}"
+        );
         // Events come under the configured paths.
         h.clear_triggers();
         h.expect_change("a bundle added through the real path", || {
@@ -266,7 +276,11 @@ fn polling_reports_a_symlinked_root_under_its_configured_path() {
     let root = h.base().join("root");
     symlink(&real, &root).expect("symlink");
     h.watcher.watch_shared(&[RootSpec::plain(&root)]);
-    assert_eq!(h.watcher.os_paths(), [(root.clone(), real.clone())]);
+    // (and the directory holding the root's link, for the link)
+    assert_eq!(
+        h.watcher.os_paths(),
+        [(h.base(), h.base()), (root.clone(), real.clone())]
+    );
     h.clear_triggers();
     h.expect_change("a bundle added", || {
         write_bundle(&real, "added");
