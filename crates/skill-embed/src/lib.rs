@@ -11,9 +11,10 @@
 //! Why not an inference framework: the model is one small encoder; its
 //! forward pass is a dozen matrix products (our own kernel for the dense
 //! layers, whose weights it keeps in half precision, and the
-//! `matrixmultiply` crate's for attention), LayerNorm, softmax and GELU. A framework (candle and its
-//! ~120 crates, or an ONNX runtime with a native library) would multiply
-//! the addon's build time and size for the same arithmetic.
+//! `matrixmultiply` crate's for attention), LayerNorm, softmax and GELU.
+//! A framework (candle and its ~120 crates, or an ONNX runtime with a
+//! native library) would multiply the addon's build time and size for the
+//! same arithmetic.
 
 mod bert;
 mod half;

@@ -1,14 +1,18 @@
 //! The dense layers of the encoder, `y = x Wᵀ + b`.
 //!
-//! A query of a few words is a handful of rows: its forward pass is bound
-//! by reading the weights (42 MB as `f32`), not by arithmetic. So the
-//! weights are packed once, when the model is loaded, in the order the
-//! kernel reads them (panels of 16 outputs: for each input, the weights of
-//! those 16 outputs side by side), and stored in half precision: 21 MB,
-//! read once per panel for all the rows, multiplied and summed in `f32`.
-//! Halves keep 11 significant bits; the sentence vectors agree with those
-//! of the `f32` weights to a cosine of 0.999999 or more (see the crate's
-//! model test).
+//! A query of a few words is a handful of rows. A general matrix product
+//! packs the weights on every call, which costs more than the arithmetic
+//! for so few rows, and the plain loop it had here reached a quarter of
+//! the CPU's speed. So the weights are packed once, when the model is
+//! loaded, in the order the kernel reads them (panels of 16 outputs: for
+//! each input, the weights of those 16 outputs side by side), and stored
+//! in half precision (21 MB instead of 42: half of what a query reads),
+//! multiplied and summed in `f32` with the sums in registers. A query then
+//! runs at about 60 GFLOP/s on the development machine (14.5 → 3.9 ms for
+//! 11 tokens), bound by the arithmetic. Halves keep 11 significant bits:
+//! the sentence vectors agree with those of the `f32` weights to a cosine
+//! of 0.9999997, and with a double-precision NumPy forward pass to
+//! 0.9999995 (`scripts/embed-model.mjs --check`).
 
 mod kernel;
 
