@@ -9,7 +9,9 @@
 //   elsewhere). A stall that is mostly `waiting` is the machine's load, not
 //   work on the JS thread;
 // - `gc`: how much of it garbage collections took (ms, from a
-//   PerformanceObserver of 'gc' entries).
+//   PerformanceObserver of 'gc' entries). The incremental marking steps of
+//   a major collection, which V8 runs on the JS thread as it allocates, are
+//   not among them: they count as `running` (`node --trace-gc` shows them).
 import fs from 'node:fs'
 import { constants, performance, PerformanceObserver } from 'node:perf_hooks'
 
