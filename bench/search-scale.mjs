@@ -9,13 +9,21 @@
 // - warm searches: p50 / p95 over 200 queries;
 // - the longest event-loop stall during each step, from a timer-lag probe
 //   (a 1 ms interval; the stall is the longest gap between two ticks, less
-//   the interval).
+//   the interval), with how much of it the JS thread ran, waited for a CPU
+//   and collected garbage (bench/lag.mjs);
+// - with --model DIR (a folder of scripts/embed-model.mjs), the 1,500 with
+//   the local embedder: cold embedding, searches whose every query is new
+//   (the need-style queries of bench/quality/queries.mjs, five phrasings
+//   each), a restart with the vector cache.
 //
-// node bench/search-scale.mjs [--skills N] [--rounds N]
+// node bench/search-scale.mjs [--skills N] [--rounds N] [--model DIR]
+import fs from 'node:fs'
 import { createRequire } from 'node:module'
 import os from 'node:os'
+import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { searchCorpus } from './data/search-corpus.mjs'
+import { describeStall, lagProbe } from './lag.mjs'
 
 const require = createRequire(import.meta.url)
 const { SkillRegistry } = require('../index.js')
@@ -25,6 +33,8 @@ const arg = (name, fallback) => {
   return at === -1 ? fallback : Number(process.argv[at + 1])
 }
 const SIZES = [arg('--skills', 100_000), 1500]
+const modelAt = process.argv.indexOf('--model')
+const MODEL = modelAt === -1 ? undefined : process.argv[modelAt + 1]
 const ROUNDS = arg('--rounds', 200)
 const QUERIES = ['deploy to kubernetes', 'fill pdf forms', 'slow sql query indexes', 'release notes', 'cache expiry for redis', 'zarvex tolimo', 'review django changes', 'translate the docs']
 
@@ -54,30 +64,56 @@ export function syntheticSkills(n) {
   return skills
 }
 
-/** Starts a timer-lag probe; `stop()` gives the longest stall (ms). */
-function probe() {
-  let last = performance.now()
-  let worst = 0
-  const timer = setInterval(() => {
-    const now = performance.now()
-    worst = Math.max(worst, now - last - 1)
-    last = now
-  }, 1)
-  return () => {
-    clearInterval(timer)
-    return Math.max(worst, performance.now() - last - 1)
-  }
-}
-
-/** Runs `fn` under a lag probe: `{ ms, stall }`. */
+/** Runs `fn` under a lag probe: `{ ms, stall }` (stall: see lag.mjs). */
 async function timed(fn) {
-  const stop = probe()
+  const probe = lagProbe()
   await new Promise((resolve) => setTimeout(resolve, 5))
   const start = performance.now()
   await fn()
   const ms = performance.now() - start
   await new Promise((resolve) => setTimeout(resolve, 5))
-  return { ms, stall: stop() }
+  return { ms, stall: probe.stop() }
+}
+
+/**
+ * The 1,500 skills with the local embedder: embedding them cold (a fresh
+ * vector cache), searches whose every query is new (each embeds its
+ * query), and a restart with that cache (embeds nothing).
+ */
+async function withEmbedder(skills) {
+  const { QUERIES: NEEDS } = await import('./quality/queries.mjs')
+  const cache = fs.mkdtempSync(path.join(os.tmpdir(), 'dsh-bench-vectors-'))
+  const embedded = () => {
+    const registry = new SkillRegistry({ logger: { warn() {} }, embedder: { model: MODEL }, embedderCacheDir: cache })
+    registry.registerProvider(() => ({ name: 'synthetic', list: () => skills, get: () => undefined }))
+    return registry
+  }
+  try {
+    const registry = embedded()
+    let start = performance.now()
+    const cold = await registry.prepareSearch()
+    const coldSeconds = (performance.now() - start) / 1000
+    await registry.search('warm up')
+    const samples = []
+    const probe = lagProbe()
+    for (const prefix of ['', 'I need to ', 'help me ', 'how can I ', 'please ']) {
+      for (const { q } of NEEDS) {
+        start = performance.now()
+        await registry.search(prefix + q, { limit: 10 })
+        samples.push(performance.now() - start)
+      }
+    }
+    const stall = probe.stop()
+    start = performance.now()
+    const warm = await embedded().prepareSearch()
+    const warmSeconds = (performance.now() - start) / 1000
+    console.log(`\n1,500 skills with the local embedder (${MODEL})`)
+    console.log(`  ${'embedding every skill, cold'.padEnd(40)} ${cold.embedded} in ${coldSeconds.toFixed(1)} s`)
+    console.log(`  ${'restart with that cache'.padEnd(40)} ${warm.embedded} embedded, ${warmSeconds.toFixed(2)} s`)
+    console.log(`  ${`search, every query new (${samples.length}) p50 / p95`.padEnd(40)} ${f(pct(samples, 0.5)).padStart(7)} / ${f(pct(samples, 0.95))} ms   longest stall ${describeStall(stall)}`)
+  } finally {
+    fs.rmSync(cache, { recursive: true, force: true })
+  }
 }
 
 const pct = (list, p) => [...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(list.length * p))]
@@ -94,7 +130,6 @@ for (const size of SIZES) {
   })
   await registry.snapshot()
   await registry.search('warm up')
-  const rows = []
   const firsts = []
   for (let i = 0; i < 5; i++) {
     control.invalidate()
@@ -103,20 +138,27 @@ for (const size of SIZES) {
     const first = await timed(() => registry.search(QUERIES[i % QUERIES.length]))
     firsts.push({ collect, first, rss: process.memoryUsage().rss - rss })
   }
-  const best = (key) => firsts.map((r) => r[key]).sort((a, b) => a.ms - b.ms)[2]
-  rows.push(['collection after a change (snapshot)', best('collect')])
-  rows.push(['first search (index built)', best('first')])
+  // The median time of the five, and the longest stall of any of them.
+  const summary = (key) => {
+    const runs = firsts.map((r) => r[key])
+    return { ms: [...runs].sort((a, b) => a.ms - b.ms)[2].ms, stall: runs.reduce((a, b) => (b.stall.stall > a.stall.stall ? b : a)).stall }
+  }
+  const rows = [
+    ['collection after a change (snapshot)', summary('collect')],
+    ['first search (index built)', summary('first')],
+  ]
   const samples = []
-  const stop = probe()
+  const probe = lagProbe()
   for (let i = 0; i < ROUNDS; i++) {
     const start = performance.now()
     await registry.search(QUERIES[i % QUERIES.length], { limit: 10 })
     samples.push(performance.now() - start)
   }
-  const warmStall = stop()
+  const warmStall = probe.stop()
   console.log(`\n${size.toLocaleString('en')} skills`)
-  for (const [label, { ms, stall }] of rows) console.log(`  ${label.padEnd(40)} ${f(ms).padStart(7)} ms   longest stall ${f(stall)} ms`)
-  console.log(`  ${'warm search p50 / p95'.padEnd(40)} ${f(pct(samples, 0.5)).padStart(7)} / ${f(pct(samples, 0.95))} ms   longest stall ${f(warmStall)} ms`)
+  for (const [label, { ms, stall }] of rows) console.log(`  ${label.padEnd(40)} ${f(ms).padStart(7)} ms   longest stall ${describeStall(stall)}`)
+  console.log(`  ${'warm search p50 / p95'.padEnd(40)} ${f(pct(samples, 0.5)).padStart(7)} / ${f(pct(samples, 0.95))} ms   longest stall ${describeStall(warmStall)}`)
   console.log(`  ${'rss growth over the first search'.padEnd(40)} ${(firsts.map((r) => r.rss).sort((a, b) => a - b)[2] / 1048576).toFixed(1).padStart(7)} MB (median of 5; noisy)`)
 }
+if (MODEL) await withEmbedder(syntheticSkills(1500))
 console.log(`\nload average after: ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}`)

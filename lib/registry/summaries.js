@@ -282,7 +282,7 @@ function describedCatalog(entry) {
 }
 
 /** Descriptions handed over per turn of the event loop by `suppliedCatalog`. */
-const SUPPLY_SLICE = 2048
+const SUPPLY_SLICE = 1024
 
 /**
  * The native catalog of an entry once it holds every description, handed

@@ -1,9 +1,11 @@
 //! The BERT encoder of all-MiniLM-L6-v2 (6 layers, 12 heads, 384 wide,
 //! feed-forward 1,536, exact GELU, LayerNorm eps 1e-12) on the CPU, one
-//! text at a time, with the matrix products of the `matrixmultiply` crate;
-//! then the model's sentence pooling: the mean over the tokens, scaled to
-//! unit length.
+//! text at a time: the dense layers in [`crate::linear`], attention with
+//! the matrix products of the `matrixmultiply` crate; then the model's
+//! sentence pooling: the mean over the tokens, scaled to unit length.
 
+use crate::half;
+use crate::linear::Linear;
 use crate::safetensors::Tensors;
 use crate::EmbedError;
 
@@ -16,15 +18,6 @@ pub(crate) struct Shape {
     pub(crate) intermediate: usize,
     pub(crate) positions: usize,
     pub(crate) eps: f32,
-}
-
-/// A dense layer: `y = x Wᵀ + b`; PyTorch stores `W` as `[out, in]`, kept
-/// here transposed, `[in, out]`, so that one input's weights are contiguous.
-struct Linear {
-    weight: Vec<f32>,
-    bias: Vec<f32>,
-    inputs: usize,
-    outputs: usize,
 }
 
 struct Norm {
@@ -46,7 +39,9 @@ struct Layer {
 /// The model's weights.
 pub(crate) struct Bert {
     shape: Shape,
-    words: Vec<f32>,
+    /// The word embeddings (vocabulary × hidden), as halves: a text reads
+    /// only its tokens' rows, so they only cost memory (23 MB, not 47).
+    words: Vec<u16>,
     positions: Vec<f32>,
     token_type: Vec<f32>,
     embedding_norm: Norm,
@@ -58,17 +53,9 @@ impl Bert {
         let h = shape.hidden;
         let linear = |name: &str, inputs: usize, outputs: usize| -> Result<Linear, EmbedError> {
             let weight = tensors.f32(&format!("{name}.weight"), &[outputs, inputs])?;
-            let mut transposed = vec![0f32; weight.len()];
-            for (o, row) in weight.chunks_exact(inputs).enumerate() {
-                for (i, &w) in row.iter().enumerate() {
-                    transposed[i * outputs + o] = w;
-                }
-            }
-            Ok(Linear {
-                weight: transposed,
-                bias: tensors.f32(&format!("{name}.bias"), &[outputs])?,
-                inputs,
-                outputs,
+            let bias = tensors.f32(&format!("{name}.bias"), &[outputs])?;
+            Linear::new(&weight, bias, inputs, outputs).ok_or_else(|| {
+                EmbedError::Model(format!("{name}: a weight does not fit half precision"))
             })
         };
         let norm = |name: &str| -> Result<Norm, EmbedError> {
@@ -93,7 +80,14 @@ impl Bert {
             });
         }
         Ok(Bert {
-            words: tensors.f32("embeddings.word_embeddings.weight", &[words_shape[0], h])?,
+            words: tensors
+                .f32("embeddings.word_embeddings.weight", &[words_shape[0], h])?
+                .into_iter()
+                .map(half::from_f32)
+                .collect::<Option<_>>()
+                .ok_or_else(|| {
+                    EmbedError::Model("a word embedding does not fit half precision".into())
+                })?,
             positions: tensors.f32(
                 "embeddings.position_embeddings.weight",
                 &[shape.positions, h],
@@ -130,7 +124,7 @@ impl Bert {
             let position = &self.positions[t * h..(t + 1) * h];
             let row = &mut x[t * h..(t + 1) * h];
             for j in 0..h {
-                row[j] = word[j] + position[j] + self.token_type[j];
+                row[j] = half::to_f32(word[j]) + position[j] + self.token_type[j];
             }
         }
         layer_norm(&mut x, &self.embedding_norm, h, self.shape.eps);
@@ -156,9 +150,9 @@ impl Bert {
         let h = self.shape.hidden;
         let heads = self.shape.heads;
         let d = h / heads;
-        linear(&layer.query, x, n, &mut s.q);
-        linear(&layer.key, x, n, &mut s.k);
-        linear(&layer.value, x, n, &mut s.v);
+        layer.query.apply(x, n, &mut s.q);
+        layer.key.apply(x, n, &mut s.k);
+        layer.value.apply(x, n, &mut s.v);
         let scale = 1.0 / (d as f32).sqrt();
         for head in 0..heads {
             let off = head * d;
@@ -184,7 +178,7 @@ impl Bert {
                 );
             }
             for row in s.scores.chunks_exact_mut(n) {
-                softmax(row);
+                crate::math::softmax(row);
             }
             // ctx_h = softmax(scores) V_h (n × d), into columns off.. of ctx.
             // SAFETY: as above.
@@ -207,16 +201,14 @@ impl Bert {
                 );
             }
         }
-        linear(&layer.attention_out, &s.ctx, n, &mut s.q);
+        layer.attention_out.apply(&s.ctx, n, &mut s.q);
         for (a, b) in x.iter_mut().zip(&s.q) {
             *a += b;
         }
         layer_norm(x, &layer.attention_norm, h, self.shape.eps);
-        linear(&layer.intermediate, x, n, &mut s.inter);
-        for v in &mut s.inter {
-            *v = 0.5 * *v * (1.0 + libm::erff(*v * std::f32::consts::FRAC_1_SQRT_2));
-        }
-        linear(&layer.output, &s.inter, n, &mut s.q);
+        layer.intermediate.apply(x, n, &mut s.inter);
+        crate::math::gelu(&mut s.inter);
+        layer.output.apply(&s.inter, n, &mut s.q);
         for (a, b) in x.iter_mut().zip(&s.q) {
             *a += b;
         }
@@ -247,86 +239,6 @@ impl Scratch {
     }
 }
 
-/// Rows below which a dense layer is computed as dot products (a query
-/// of a few words) rather than by `sgemm`, whose packing of the weights
-/// costs more than the arithmetic for so few rows.
-const FEW_ROWS: usize = 24;
-
-/// `out = x Wᵀ + b` for `n` rows of `x`.
-fn linear(l: &Linear, x: &[f32], n: usize, out: &mut [f32]) {
-    debug_assert!(x.len() >= n * l.inputs && out.len() >= n * l.outputs);
-    if n <= FEW_ROWS {
-        return linear_few(l, x, n, out);
-    }
-    for row in out.chunks_exact_mut(l.outputs).take(n) {
-        row.copy_from_slice(&l.bias);
-    }
-    // SAFETY: x is n × inputs, W is outputs × inputs (read transposed),
-    // out is n × outputs; the asserted lengths cover every access.
-    unsafe {
-        matrixmultiply::sgemm(
-            n,
-            l.inputs,
-            l.outputs,
-            1.0,
-            x.as_ptr(),
-            l.inputs as isize,
-            1,
-            l.weight.as_ptr(),
-            l.outputs as isize,
-            1,
-            1.0,
-            out.as_mut_ptr(),
-            l.outputs as isize,
-            1,
-        );
-    }
-}
-
-/// Outputs computed together by [`linear_rows`] (per row of `x`, kept in
-/// L1 while every input's weights for them stream by).
-const BLOCK: usize = 128;
-
-/// [`linear`] for a few rows: for each block of outputs, each input's
-/// weights (contiguous in the transposed layout) are read once and
-/// multiplied into every row (vectorised, with FMA where the caller's
-/// target has it).
-#[inline(always)]
-fn linear_rows(l: &Linear, x: &[f32], n: usize, out: &mut [f32]) {
-    let (inputs, outputs) = (l.inputs, l.outputs);
-    for start in (0..outputs).step_by(BLOCK) {
-        let end = (start + BLOCK).min(outputs);
-        for t in 0..n {
-            out[t * outputs + start..t * outputs + end].copy_from_slice(&l.bias[start..end]);
-        }
-        for k in 0..inputs {
-            let w = &l.weight[k * outputs + start..k * outputs + end];
-            for t in 0..n {
-                let xv = x[t * inputs + k];
-                let o = &mut out[t * outputs + start..t * outputs + end];
-                for (o, w) in o.iter_mut().zip(w) {
-                    *o = xv.mul_add(*w, *o);
-                }
-            }
-        }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-fn linear_rows_avx2(l: &Linear, x: &[f32], n: usize, out: &mut [f32]) {
-    linear_rows(l, x, n, out);
-}
-
-fn linear_few(l: &Linear, x: &[f32], n: usize, out: &mut [f32]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has both features (checked just above).
-        return unsafe { linear_rows_avx2(l, x, n, out) };
-    }
-    linear_rows(l, x, n, out);
-}
-
 fn layer_norm(x: &mut [f32], norm: &Norm, h: usize, eps: f32) {
     for row in x.chunks_exact_mut(h) {
         let mean = row.iter().sum::<f32>() / h as f32;
@@ -335,17 +247,5 @@ fn layer_norm(x: &mut [f32], norm: &Norm, h: usize, eps: f32) {
         for ((v, w), b) in row.iter_mut().zip(&norm.weight).zip(&norm.bias) {
             *v = (*v - mean) * inv * w + b;
         }
-    }
-}
-
-fn softmax(row: &mut [f32]) {
-    let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut sum = 0.0;
-    for v in row.iter_mut() {
-        *v = (*v - max).exp();
-        sum += *v;
-    }
-    for v in row.iter_mut() {
-        *v /= sum;
     }
 }

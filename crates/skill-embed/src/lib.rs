@@ -9,12 +9,17 @@
 //! threads.
 //!
 //! Why not an inference framework: the model is one small encoder; its
-//! forward pass is a dozen matrix products (the `matrixmultiply` crate's
-//! SIMD kernels), LayerNorm, softmax and GELU. A framework (candle and its
-//! ~120 crates, or an ONNX runtime with a native library) would multiply
-//! the addon's build time and size for the same arithmetic.
+//! forward pass is a dozen matrix products (our own kernel for the dense
+//! layers, whose weights it keeps in half precision, and the
+//! `matrixmultiply` crate's for attention), LayerNorm, softmax and GELU.
+//! A framework (candle and its ~120 crates, or an ONNX runtime with a
+//! native library) would multiply the addon's build time and size for the
+//! same arithmetic.
 
 mod bert;
+mod half;
+mod linear;
+mod math;
 mod safetensors;
 mod wordpiece;
 
@@ -24,6 +29,10 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Mutex;
 pub use wordpiece::WordPiece;
+
+/// How the weights of the dense layers are kept for the arithmetic: half
+/// precision, summed in `f32` (part of [`Embedder::id`]).
+pub const WEIGHTS: &str = "f16";
 
 /// Most tokens of one text (the model's tokenizer cuts at 128 as well).
 pub const MAX_TOKENS: usize = 128;
@@ -131,12 +140,13 @@ impl Embedder {
         Ok(Embedder {
             bert,
             tokenizer,
-            id: format!("{name}@{hex}"),
+            id: format!("{name}@{hex}-{WEIGHTS}"),
         })
     }
 
-    /// The model's id: its name and the start of its weights' sha256 (a
-    /// cache of vectors is kept per id).
+    /// The model's id: its name, the start of its weights' sha256 and how
+    /// they are stored for the arithmetic ([`WEIGHTS`]); a cache of vectors
+    /// is kept per id, so vectors of an earlier form are never mixed in.
     pub fn id(&self) -> &str {
         &self.id
     }

@@ -155,12 +155,7 @@ impl Catalog {
         let Some(index) = self.search_index_until(cancel)? else {
             return Ok(None);
         };
-        let vectors: Vec<_> = self
-            .vector_keys()
-            .unwrap_or_default()
-            .iter()
-            .map(|key| store.get(key))
-            .collect();
+        let vectors = store.get_all(self.vector_keys().unwrap_or_default());
         index
             .search_fused(query, limit, cancel, query_vector, &vectors)
             .map(Some)

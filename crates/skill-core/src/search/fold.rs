@@ -76,12 +76,23 @@ pub fn fold(text: &str) -> String {
     out
 }
 
-/// ASCII letters and digits.
-const ASCII_WORD: [bool; 128] = {
-    let mut table = [false; 128];
+/// A byte of a word: an ASCII letter or digit.
+const WORD: u8 = 1;
+/// An ASCII uppercase letter (also [`WORD`]).
+const UPPER: u8 = 2;
+
+/// What each byte is, for ASCII words: [`WORD`], `WORD | UPPER`, or 0
+/// (anything else, every byte of a non-ASCII character included).
+const ASCII_CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
     let mut b = 0;
     while b < 128 {
-        table[b] = (b as u8).is_ascii_alphanumeric();
+        if (b as u8).is_ascii_alphanumeric() {
+            table[b] = WORD;
+        }
+        if (b as u8).is_ascii_uppercase() {
+            table[b] |= UPPER;
+        }
         b += 1;
     }
     table
@@ -101,17 +112,23 @@ pub fn words(text: &str, mut word: impl FnMut(&str)) {
             if !cjk.is_empty() {
                 flush_cjk(&mut cjk, &mut word);
             }
-            if ASCII_WORD[usize::from(b)] {
+            let class = ASCII_CLASS[usize::from(b)];
+            if class & WORD != 0 {
                 // A whole ASCII word is handed over as it stands when it is
                 // lowercase already (the usual case), without a copy.
                 let mut end = i + 1;
-                while end < bytes.len() && bytes[end] < 0x80 && ASCII_WORD[usize::from(bytes[end])]
-                {
+                let mut seen = class;
+                while let Some(&next) = bytes.get(end) {
+                    let class = ASCII_CLASS[usize::from(next)];
+                    if class & WORD == 0 {
+                        break;
+                    }
+                    seen |= class;
                     end += 1;
                 }
                 let run = &text[i..end];
                 let whole = current.is_empty() && (end == bytes.len() || bytes[end] < 0x80);
-                if whole && !run.bytes().any(|b| b.is_ascii_uppercase()) {
+                if whole && seen & UPPER == 0 {
                     word(run);
                 } else {
                     current.extend(run.bytes().map(|b| char::from(b.to_ascii_lowercase())));

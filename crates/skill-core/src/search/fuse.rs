@@ -26,8 +26,23 @@ pub const CANDIDATES: usize = 50;
 /// Least cosine for a skill to be a candidate by meaning.
 pub const MIN_COSINE: f32 = 0.3;
 
+/// Sum of products, in 8 lanes (an in-order sum would not vectorise: a
+/// 1,500-skill catalog took 0.7 ms of scalar adds per search).
 fn dot(a: &[f32], b: &[f32]) -> f32 {
-    a.iter().zip(b).map(|(x, y)| x * y).sum()
+    let mut lanes = [0f32; 8];
+    let (a8, b8) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = a8
+        .remainder()
+        .iter()
+        .zip(b8.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in a8.zip(b8) {
+        for i in 0..8 {
+            lanes[i] += x[i] * y[i];
+        }
+    }
+    lanes.iter().sum::<f32>() + tail
 }
 
 impl Index {

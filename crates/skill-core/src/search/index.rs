@@ -212,13 +212,16 @@ impl Index {
         }
         let floor = shared_floor(docs.len());
         let terms = dict.at.len();
-        // Each skill's (term, units per field), merged by term; counted per
-        // term for the posting offsets.
+        // Each skill's (term, units per field), one entry per term it holds
+        // (in order of first occurrence: postings only need the skills in
+        // order); counted per term for the posting offsets.
         let mut flat: Vec<(u32, [u8; 3])> = Vec::with_capacity(tokens.len());
         let mut doc_at: Vec<u32> = Vec::with_capacity(docs.len() + 1);
         let mut per_term = vec![0u32; terms];
+        // For each term, the last skill that held it and its entry there.
+        let mut last_doc = vec![u32::MAX; terms];
+        let mut last_entry = vec![0u32; terms];
         let mut units = Vec::new();
-        let mut pairs: Vec<(u32, u8, u8)> = Vec::new();
         let mut totals = [0u64; 3];
         let mut phrase_at = 0usize;
         for (d, end) in ends.iter().enumerate() {
@@ -231,7 +234,8 @@ impl Index {
                 end[0] as usize..end[1] as usize,
                 end[1] as usize..end[2] as usize,
             ];
-            pairs.clear();
+            let doc = offset(d);
+            doc_at.push(offset(flat.len()));
             let mut len = [0u32; 3];
             for (f, range) in ranges.into_iter().enumerate() {
                 let terms = &tokens[range];
@@ -242,25 +246,18 @@ impl Index {
                     units.resize(terms.len(), UNITS);
                 }
                 for (&t, &u) in terms.iter().zip(&units) {
-                    pairs.push((t, f as u8, u));
                     len[f] += u32::from(u);
-                }
-            }
-            pairs.sort_unstable_by_key(|p| p.0);
-            let doc_start = flat.len();
-            doc_at.push(offset(doc_start));
-            for &(t, f, u) in &pairs {
-                let same = flat.len() > doc_start && flat.last().is_some_and(|l| l.0 == t);
-                match flat.last_mut() {
-                    Some(last) if same => {
-                        let slot = &mut last.1[f as usize];
+                    let t = t as usize;
+                    if last_doc[t] == doc {
+                        let slot = &mut flat[last_entry[t] as usize].1[f];
                         *slot = slot.saturating_add(u);
-                    }
-                    _ => {
+                    } else {
+                        last_doc[t] = doc;
+                        last_entry[t] = offset(flat.len());
                         let mut u3 = [0u8; 3];
-                        u3[f as usize] = u;
-                        flat.push((t, u3));
-                        per_term[t as usize] += 1;
+                        u3[f] = u;
+                        flat.push((offset(t), u3));
+                        per_term[t] += 1;
                     }
                 }
             }

@@ -40,32 +40,45 @@ fn key(words: &[u32]) -> u64 {
 /// description's phrase keys for [`Phrases::units`].
 #[derive(Default)]
 pub(super) struct Phrases {
-    counts: HashMap<u64, u32>,
-    /// Every description's phrase keys, back to back, in order.
-    keys: Vec<u64>,
-    seen: Vec<u64>,
+    /// Each phrase's number.
+    numbers: HashMap<u64, u32>,
+    /// Per phrase number: the descriptions it occurs in, and the last of
+    /// them (numbered from 1), so that a phrase repeated in one
+    /// description counts once.
+    counts: Vec<(u32, u32)>,
+    /// Descriptions added so far.
+    added: u32,
+    /// Every description's phrase numbers, back to back, in order.
+    phrases: Vec<u32>,
 }
 
 impl Phrases {
     /// Notes the phrases of the next description (each counted once).
     pub(super) fn add(&mut self, terms: &[u32]) {
+        self.added += 1;
         if terms.len() < SHINGLE {
             return;
         }
-        let at = self.keys.len();
-        self.keys.extend(terms.windows(SHINGLE).map(key));
-        self.seen.clear();
-        self.seen.extend_from_slice(&self.keys[at..]);
-        self.seen.sort_unstable();
-        self.seen.dedup();
-        for &k in &self.seen {
-            *self.counts.entry(k).or_insert(0) += 1;
+        for window in terms.windows(SHINGLE) {
+            let next = u32::try_from(self.counts.len()).unwrap_or(u32::MAX);
+            let number = *self.numbers.entry(key(window)).or_insert(next);
+            if number == next {
+                self.counts.push((0, 0));
+            }
+            let Some((count, last)) = self.counts.get_mut(number as usize) else {
+                continue;
+            };
+            if *last != self.added {
+                *last = self.added;
+                *count += 1;
+            }
+            self.phrases.push(number);
         }
     }
 
     /// The units each word of the descriptions' terms counts, into `out`,
     /// for each description in the order they were added (`at`: how many
-    /// phrase keys the descriptions before this one had; advanced).
+    /// phrases the descriptions before this one had; advanced).
     pub(super) fn units(&self, terms: &[u32], floor: u32, at: &mut usize, out: &mut Vec<u8>) {
         out.clear();
         out.resize(terms.len(), UNITS);
@@ -73,10 +86,14 @@ impl Phrases {
             return;
         }
         let windows = terms.len() - SHINGLE + 1;
-        let keys = &self.keys[*at..*at + windows];
+        let phrases = &self.phrases[*at..*at + windows];
         *at += windows;
-        for (i, k) in keys.iter().enumerate() {
-            if self.counts.get(k).is_some_and(|&n| n >= floor) {
+        for (i, &number) in phrases.iter().enumerate() {
+            if self
+                .counts
+                .get(number as usize)
+                .is_some_and(|&(n, _)| n >= floor)
+            {
                 for unit in &mut out[i..i + SHINGLE] {
                     *unit = TEMPLATE_UNITS;
                 }

@@ -169,6 +169,12 @@ impl VectorStore {
             .cloned()
     }
 
+    /// The vectors of `keys`, in order (one look under the lock for all).
+    pub fn get_all(&self, keys: &[Key]) -> Vec<Option<Arc<[f32]>>> {
+        let map = self.vectors.read().unwrap_or_else(PoisonError::into_inner);
+        keys.iter().map(|key| map.get(key).cloned()).collect()
+    }
+
     /// Whether a vector of `key` is held.
     pub fn contains(&self, key: &Key) -> bool {
         self.vectors
@@ -232,6 +238,10 @@ mod tests {
         }
         let store = VectorStore::open("model@1", Some(dir.path()));
         assert_eq!(store.get(&a).as_deref(), Some(&[0.5f32, -0.5][..]));
+        let all = store.get_all(&[b, key_of("absent"), a]);
+        assert_eq!(all[0].as_deref(), Some(&[1.0f32, 0.0][..]));
+        assert!(all[1].is_none());
+        assert_eq!(all[2].as_deref(), Some(&[0.5f32, -0.5][..]));
         assert!(store.contains(&b));
         assert!(store.disk_error().is_none());
         // Another model id: another file.
