@@ -21,6 +21,7 @@
 // a fresh summary per skill (20,000 objects at 20,000 skills), and when V8's
 // minor GC (scavenge) runs in the middle of that, it copies the summaries
 // built so far. Each run also says how many notified samples had a minor GC
+// (and how many a major one or a step of incremental marking)
 // during their lookup, and their p50 with and without one.
 //
 // Usage: node bench/incremental.mjs [--quick] [--baseline DIR] [--counts 1000,5000]
@@ -52,11 +53,12 @@ const GAP_MS = 250
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Minor GCs (scavenges) seen, as [start, end] on the performance clock. */
+/** Minor GCs (scavenges) seen, as [start, end] on the performance clock; and the other kinds (major, incremental marking, weak callbacks). */
 const scavenges = []
+const otherGcs = []
 const gcObserver = new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) {
-    if (entry.detail?.kind === 1) scavenges.push([entry.startTime, entry.startTime + entry.duration])
+    ;(entry.detail?.kind === 1 ? scavenges : otherGcs).push([entry.startTime, entry.startTime + entry.duration])
   }
 })
 gcObserver.observe({ entryTypes: ['gc'] })
@@ -161,12 +163,17 @@ async function main() {
       `${count.toLocaleString('en-US')} skills, notified: ` +
         builds
           .map((build, b) => {
-            const [withGc, without] = [[], []]
+            const [withGc, without, withOther] = [[], [], []]
+            const overlaps = (gcs, start, end) => gcs.some(([s, e]) => s < end && e > start)
             for (const [start, end, ms] of notified[b]) {
-              ;(scavenges.some(([s, e]) => s < end && e > start) ? withGc : without).push(ms)
+              ;(overlaps(scavenges, start, end) ? withGc : without).push(ms)
+              if (overlaps(otherGcs, start, end)) withOther.push(ms)
             }
             const p50 = (xs) => (xs.length === 0 ? '-' : fmt(quantile([...xs].sort((x, y) => x - y), 0.5)))
-            return `${build.label} ${withGc.length} of ${notified[b].length} samples with a minor GC (p50 ${p50(withGc)}; without: ${p50(without)})`
+            return (
+              `${build.label} ${withGc.length} of ${notified[b].length} samples with a minor GC (p50 ${p50(withGc)}; without: ${p50(without)}), ` +
+              `${withOther.length} with a major GC or marking step (p50 ${p50(withOther)})`
+            )
           })
           .join(', '),
     )

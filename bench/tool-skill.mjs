@@ -11,8 +11,10 @@
 // - change, end to end: the edit told through `fs/observed`, then the step
 //   (the provider's re-listing included; watching is off in every setup, so
 //   the providers list the root again);
-// - the catalog text one change appends at 1,400 skills, replace and delta;
-// - a 50-change session at 1,400 skills: the catalog text the requests carry.
+// - the catalog text one change appends, replace and delta.
+//
+// The 50-change session at 1,400 skills (the catalog text the requests
+// carry) is a test: __test__/tool-skill-session.test.ts.
 //
 // Setups: `release` = the release's registry, filesystem provider and tool
 // plugin (the TypeScript packages); `release tool on ours` = the release's
