@@ -1,5 +1,5 @@
 // Root-level moves for randomized tests (__test__/incremental.test.ts) and
-// the soak (scripts/soak.mjs): what dotfile managers, `stow`, Nix
+// the soak (scripts/soak/): what dotfile managers, `stow`, Nix
 // home-manager and "current version" links do to a skills folder. Each move
 // changes what a configured root *is*, not what is in it:
 //
