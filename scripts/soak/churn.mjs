@@ -116,7 +116,14 @@ function churnOp(world, round) {
     const other = pick(ALL_ROOTS.filter((x) => x !== root))
     if (entriesOf(other) === undefined) return undefined
     const to = path.join(other.path, `${entry.isDirectory() || entry.isSymbolicLink() ? 'e' : 'f'}${++state.entrySeq}${entry.name.endsWith('.md') ? '.md' : ''}`)
-    fs.renameSync(path.join(root.path, entry.name), to)
+    try {
+      fs.renameSync(path.join(root.path, entry.name), to)
+    } catch (error) {
+      // Root moves can make a root a link into an entry of another root: the
+      // entry cannot move into itself (EINVAL). Nothing changed.
+      if (error.code === 'EINVAL') return undefined
+      throw error
+    }
     return to
   }
   if (r < 0.7) {
