@@ -56,6 +56,10 @@ impl Inner {
     /// deadlines need a [`finish_sync`](Self::finish_sync).
     pub(super) fn apply_pending(&self, state: &mut super::State) -> (bool, bool) {
         let took = self.take_queued(state);
+        #[cfg(test)]
+        if let Some(hook) = state.after_drain.take() {
+            hook();
+        }
         let rescan = state.rescan_needed();
         if rescan {
             if self.rescan_dirty(state) {
@@ -96,6 +100,12 @@ impl super::State {
     /// Every change noted so far is covered by an invalidation.
     pub(in crate::watch) fn all_covered(&self) -> bool {
         self.applied == self.seq
+    }
+
+    /// The root at `path` is to be rescanned as a whole (as after an event
+    /// that cannot be placed).
+    pub(in crate::watch) fn mark_dirty(&mut self, path: &std::path::Path) {
+        self.dirty.insert(path.to_path_buf());
     }
 
     /// `path` is held (written, not closed yet).

@@ -161,6 +161,10 @@ pub(super) struct State {
     /// Runs once, right after the next root scan (a change made "during" it).
     #[cfg(test)]
     pub(super) after_scan: Option<Box<dyn FnOnce() + Send>>,
+    /// Runs once, right after the next drain of the backend's events by a
+    /// lookup catching up (a change made after the drain, before the rescan).
+    #[cfg(test)]
+    pub(super) after_drain: Option<Box<dyn FnOnce() + Send>>,
 }
 
 pub(super) struct Inner {
@@ -290,6 +294,8 @@ impl Inner {
                 fail_backend: false,
                 #[cfg(test)]
                 after_scan: None,
+                #[cfg(test)]
+                after_drain: None,
             }),
             tx: Mutex::new(Some(tx)),
             closed: AtomicBool::new(false),

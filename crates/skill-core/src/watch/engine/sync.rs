@@ -19,11 +19,19 @@ impl Inner {
     /// disk before health is judged, instead of reporting watching unhealthy
     /// (and lookups incomplete) until the next batch. Bounded: a directory that
     /// keeps vanishing is left to the retry timer.
+    ///
+    /// A directory may also only seem to have vanished: a link its root's
+    /// path goes through was repointed after the events were taken (a lookup
+    /// catching up while a shell runs `ln -sfn`), so the rescan lists the new
+    /// target while the root is still watched through the old one, where the
+    /// new entries are not. The links are checked first (see
+    /// [`Self::drop_relinked`]), as when the link's own event is handled.
     pub(super) fn settle_vanished(&self, state: &mut State, mut vanished: bool) {
         for _ in 0..3 {
             if !vanished {
                 return;
             }
+            state.relink = true;
             if self.rescan_dirty(state) {
                 state.changed();
                 state.activity(Instant::now());

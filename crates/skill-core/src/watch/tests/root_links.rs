@@ -214,3 +214,46 @@ fn a_root_made_a_link_to_another_root_and_restored() {
     assert!(h.watcher.healthy());
     assert!(h.warnings.lock().expect("lock").is_empty());
 }
+
+#[test]
+fn a_root_link_repointed_during_a_lookup_leaves_it_healthy() {
+    // A lookup catching up drained the events, then the root's link was
+    // repointed (`ln -sfn`) before its rescan: the rescan lists the new
+    // target while the root is still watched through the old one, so a
+    // bundle only the new target has cannot be watched under the old path.
+    // The lookup checks the links then and watches the root where it leads
+    // now, instead of reporting watching unhealthy (and its discovery
+    // incomplete) until the event thread handles the link's event.
+    let h = harness(fast_config());
+    let base = h.base();
+    let [x, y] = dirs(&base, ["x", "y"]);
+    write_bundle(&x, "a");
+    write_bundle(&y, "a");
+    let only_new = write_bundle(&y, "c");
+    let root = base.join("r");
+    symlink(&x, &root).expect("symlink");
+    h.watcher.watch_shared(&[RootSpec::plain(&root)]);
+    assert!(h.watcher.healthy());
+    assert_eq!(os_path_of(&h, &root).as_deref(), Some(x.as_path()));
+    {
+        let mut state = h.watcher.inner.lock();
+        state.mark_dirty(&root);
+        let (to, link) = (y.clone(), root.clone());
+        state.after_drain = Some(Box::new(move || repoint(&to, &link)));
+    }
+    h.watcher.catch_up(&|| {});
+    assert!(
+        h.watcher.healthy(),
+        "{:?}",
+        h.warnings.lock().expect("lock")
+    );
+    assert!(h.warnings.lock().expect("lock").is_empty());
+    assert_eq!(os_path_of(&h, &root).as_deref(), Some(y.as_path()));
+    assert_eq!(
+        os_path_of(&h, &root.join("c")).as_deref(),
+        Some(only_new.as_path())
+    );
+    h.expect_change("an edit in the bundle only the new target has", || {
+        write_skill_file(&only_new.join("SKILL.md"), "c2")
+    });
+}
