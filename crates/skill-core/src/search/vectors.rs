@@ -7,10 +7,11 @@
 //! model id, `<folder>/<id, letters and digits>-<hash of the id>.vectors`,
 //! records appended as vectors are added (a 16-byte key, the length as a
 //! little-endian `u32`, the numbers as little-endian `f32`). A restart
-//! reads the file back: an unchanged catalog embeds nothing. A record cut
-//! short (a crash while writing) ends the reading; a file that cannot be
-//! read or written leaves the store in memory only (the caller is told
-//! once, through [`VectorStore::disk_error`]).
+//! reads the file back: an unchanged catalog embeds nothing. A damaged
+//! record (a crash while writing) ends the reading, and the file is cut
+//! back to the records before it, so that new records follow them; a file
+//! that cannot be read, cut or written leaves the store in memory only (the
+//! caller is told once, through [`VectorStore::disk_error`]).
 
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -61,28 +62,66 @@ fn file_name(dir: &Path, model: &str) -> PathBuf {
     dir.join(format!("{readable}-{hex}.vectors"))
 }
 
-/// The records of a vectors file, up to the first one cut short.
-fn read_records(file: &mut impl Read) -> HashMap<Key, Arc<[f32]>> {
+/// The records of a vectors file, up to the first damaged one (cut short
+/// by a crash while writing, or with an impossible length), and the length
+/// of the good records before it. An error other than the end of the file
+/// is returned as it is.
+fn read_records(file: &mut impl Read) -> std::io::Result<(HashMap<Key, Arc<[f32]>>, u64)> {
     let mut map = HashMap::new();
+    let mut good = 0u64;
     let mut head = [0u8; 20];
-    while file.read_exact(&mut head).is_ok() {
+    loop {
+        if let Err(e) = file.read_exact(&mut head) {
+            return damage_or_error(e, map, good);
+        }
         let mut key = [0u8; 16];
         key.copy_from_slice(&head[..16]);
         let len = u32::from_le_bytes([head[16], head[17], head[18], head[19]]);
         if len == 0 || len > MAX_DIMENSIONS {
-            break;
+            return Ok((map, good));
         }
         let mut bytes = vec![0u8; len as usize * 4];
-        if file.read_exact(&mut bytes).is_err() {
-            break;
+        if let Err(e) = file.read_exact(&mut bytes) {
+            return damage_or_error(e, map, good);
         }
         let vector: Arc<[f32]> = bytes
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
             .collect();
         map.insert(key, vector);
+        good += 20 + u64::from(len) * 4;
     }
-    map
+}
+
+/// The end of [`read_records`]: the end of the file (a record cut short, or
+/// none) keeps what was read; any other failure is an error.
+fn damage_or_error(
+    error: std::io::Error,
+    map: HashMap<Key, Arc<[f32]>>,
+    good: u64,
+) -> std::io::Result<(HashMap<Key, Arc<[f32]>>, u64)> {
+    match error.kind() {
+        std::io::ErrorKind::UnexpectedEof => Ok((map, good)),
+        _ => Err(error),
+    }
+}
+
+/// Reads `file`'s records and cuts off whatever follows the last good one
+/// (a damaged record), so that records appended later follow the good ones
+/// and are read back on the next start.
+fn load(file: &File, path: &Path) -> std::io::Result<HashMap<Key, Arc<[f32]>>> {
+    let (map, good) = read_records(&mut BufReader::new(file))?;
+    let len = file.metadata()?.len();
+    if len > good {
+        tracing::warn!(
+            path = %path.display(),
+            kept = map.len(),
+            dropped_bytes = len - good,
+            "skill vectors file damaged after its last good record (a write cut short?): the rest is cut off"
+        );
+        file.set_len(good)?;
+    }
+    Ok(map)
 }
 
 impl VectorStore {
@@ -106,14 +145,18 @@ impl VectorStore {
                         .open(path)
                 });
             match opened {
-                Ok(file) => {
-                    let map = read_records(&mut BufReader::new(&file));
-                    *store
-                        .vectors
-                        .write()
-                        .unwrap_or_else(PoisonError::into_inner) = map;
-                    *store.file.lock().unwrap_or_else(PoisonError::into_inner) = Some(file);
-                }
+                Ok(file) => match load(&file, path) {
+                    Ok(map) => {
+                        *store
+                            .vectors
+                            .write()
+                            .unwrap_or_else(PoisonError::into_inner) = map;
+                        *store.file.lock().unwrap_or_else(PoisonError::into_inner) = Some(file);
+                    }
+                    // Unreadable, or its damaged end cannot be cut off: new
+                    // records would go after bytes that end the reading.
+                    Err(e) => store.note_disk_error(&e),
+                },
                 Err(e) => store.note_disk_error(&e),
             }
         }
@@ -253,6 +296,45 @@ mod tests {
         bytes.extend_from_slice(&[7u8; 22]);
         std::fs::write(&path, bytes).expect("write");
         assert_eq!(VectorStore::open("model@1", Some(dir.path())).len(), 2);
+    }
+
+    #[test]
+    fn vectors_added_after_a_damaged_record_are_read_back() {
+        let dir = tempfile::TempDir::new().expect("tempdir");
+        let (a, b, c) = (key_of("a"), key_of("b"), key_of("c"));
+        let path = {
+            let store = VectorStore::open("m", Some(dir.path()));
+            store.insert([(a, vec![1.0, 2.0]), (b, vec![3.0, 4.0])]);
+            store.path().expect("on disk").to_path_buf()
+        };
+        let good = std::fs::metadata(&path).expect("metadata").len();
+        // A record cut short: a whole head, half of its numbers.
+        let mut bytes = std::fs::read(&path).expect("read");
+        bytes.extend_from_slice(&key_of("cut"));
+        bytes.extend_from_slice(&2u32.to_le_bytes());
+        bytes.extend_from_slice(&1f32.to_le_bytes());
+        std::fs::write(&path, bytes).expect("write");
+        {
+            let store = VectorStore::open("m", Some(dir.path()));
+            assert_eq!(store.len(), 2);
+            assert!(store.disk_error().is_none());
+            // The damaged end is gone before anything is appended.
+            assert_eq!(std::fs::metadata(&path).expect("metadata").len(), good);
+            store.insert([(c, vec![5.0, 6.0])]);
+        }
+        let store = VectorStore::open("m", Some(dir.path()));
+        assert_eq!(store.len(), 3);
+        assert_eq!(store.get(&c).as_deref(), Some(&[5.0f32, 6.0][..]));
+        assert_eq!(store.get(&a).as_deref(), Some(&[1.0f32, 2.0][..]));
+        // Garbage with an impossible length is cut off as well.
+        drop(store);
+        let mut bytes = std::fs::read(&path).expect("read");
+        let three = bytes.len() as u64;
+        bytes.extend_from_slice(&[7u8; 22]);
+        std::fs::write(&path, bytes).expect("write");
+        let store = VectorStore::open("m", Some(dir.path()));
+        assert_eq!(store.len(), 3);
+        assert_eq!(std::fs::metadata(&path).expect("metadata").len(), three);
     }
 
     #[test]
