@@ -38,6 +38,10 @@ impl Inner {
             state.stats.last_catch_up = Some(Stamp::now());
         }
         if took || rescan {
+            #[cfg(test)]
+            {
+                state.caught_up_healthy = Some(state.compute_healthy());
+            }
             // New deadlines for the event thread, health, warnings.
             self.finish_sync(state);
         } else {

@@ -165,6 +165,10 @@ pub(super) struct State {
     /// lookup catching up (a change made after the drain, before the rescan).
     #[cfg(test)]
     pub(super) after_drain: Option<Box<dyn FnOnce() + Send>>,
+    /// Whether watching was healthy as the last lookup that caught up left
+    /// it (the event thread may change it right after).
+    #[cfg(test)]
+    pub(super) caught_up_healthy: Option<bool>,
 }
 
 pub(super) struct Inner {
@@ -296,6 +300,8 @@ impl Inner {
                 after_scan: None,
                 #[cfg(test)]
                 after_drain: None,
+                #[cfg(test)]
+                caught_up_healthy: None,
             }),
             tx: Mutex::new(Some(tx)),
             closed: AtomicBool::new(false),
