@@ -2,7 +2,7 @@
 //! publish with the batch, or hold a file being written until it is closed).
 
 use super::scan::{is_md, RootState, SYSTEM_DIR};
-use super::{is_missing_error, is_symlink, Inner, State};
+use super::{is_missing_error, is_symlink, Inner, Roles, State};
 use crate::watch::backend;
 use crate::watch::RootKind;
 use notify::event::{AccessKind, AccessMode, CreateKind, EventKind, ModifyKind};
@@ -183,6 +183,7 @@ impl Inner {
         };
         state.drop_watch(dir);
         if !roles.bundle_only() {
+            // Every watch below, gathered once (not again for each of them).
             let below: Vec<PathBuf> = state
                 .watched
                 .keys()
@@ -190,9 +191,17 @@ impl Inner {
                 .cloned()
                 .collect();
             for below in below {
-                Self::watch_gone(state, &below, now);
+                if let Some(roles) = state.watched.get(&below).cloned() {
+                    state.drop_watch(&below);
+                    Self::gone(state, &below, &roles, now);
+                }
             }
         }
+        Self::gone(state, dir, &roles, now);
+    }
+
+    /// What the loss of the watch of `dir`, wanted for `roles`, leaves to do.
+    fn gone(state: &mut State, dir: &Path, roles: &Roles, now: Instant) {
         if roles.above || !roles.links.is_empty() {
             // Paths through it may lead elsewhere now.
             state.relink = true;

@@ -467,11 +467,9 @@ impl Inner {
                 continue;
             };
             roles.bundle = false;
-            if roles.root.is_none()
-                && roles.next.is_empty()
-                && roles.targets.is_empty()
-                && !roles.above
-            {
+            // Unwatched when it is wanted for nothing else (a root's link
+            // in it included).
+            if *roles == Roles::default() {
                 state.watched.remove(&path);
                 state.forget_paths(&path);
                 if let Some(backend) = state.backend.as_mut() {
