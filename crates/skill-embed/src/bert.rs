@@ -64,7 +64,14 @@ impl Bert {
                 bias: tensors.f32(&format!("{name}.bias"), &[h])?,
             })
         };
-        let words_shape = tensors.shape("embeddings.word_embeddings.weight")?;
+        // The rows of the word embeddings: the size of the vocabulary.
+        let rows = tensors
+            .shape("embeddings.word_embeddings.weight")?
+            .first()
+            .copied()
+            .ok_or_else(|| {
+                EmbedError::Model("tensor embeddings.word_embeddings.weight has no rows".into())
+            })?;
         let mut layers = Vec::with_capacity(shape.layers);
         for i in 0..shape.layers {
             let p = format!("encoder.layer.{i}");
@@ -81,7 +88,7 @@ impl Bert {
         }
         Ok(Bert {
             words: tensors
-                .f32("embeddings.word_embeddings.weight", &[words_shape[0], h])?
+                .f32("embeddings.word_embeddings.weight", &[rows, h])?
                 .into_iter()
                 .map(half::from_f32)
                 .collect::<Option<_>>()

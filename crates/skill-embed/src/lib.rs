@@ -127,10 +127,13 @@ impl Embedder {
         let digest = Sha256::digest(&weights);
         let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
         let bert = Bert::load(&safetensors::Tensors::parse(weights)?, shape)?;
-        if tokenizer.len() > bert.vocabulary() {
-            return Err(EmbedError::Model(
-                "vocab.txt is larger than the model's vocabulary".into(),
-            ));
+        // Ids are line numbers: every line needs its row, repeated or not.
+        if tokenizer.id_bound() > bert.vocabulary() {
+            return Err(EmbedError::Model(format!(
+                "vocab.txt has {} lines, the model's word embeddings {} rows",
+                tokenizer.id_bound(),
+                bert.vocabulary()
+            )));
         }
         let name = std::fs::read_to_string(dir.join("name"))
             .ok()
@@ -213,5 +216,199 @@ impl WordPiece {
     /// Whether the vocabulary is empty.
     pub fn is_empty(&self) -> bool {
         self.vocab_len() == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+    use std::path::PathBuf;
+
+    /// A folder under the system's temporary one, removed when dropped.
+    struct Folder(PathBuf);
+
+    impl Folder {
+        fn new(name: &str) -> Self {
+            let dir = std::env::temp_dir()
+                .join(format!("skill-embed-test-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("create the folder");
+            Folder(dir)
+        }
+    }
+
+    impl Drop for Folder {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    const HIDDEN: usize = 4;
+    const INTERMEDIATE: usize = 8;
+    const POSITIONS: usize = 16;
+    const VOCAB: &str = "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nworld\n";
+
+    /// The tensors of a one-layer BERT, 4 wide, with `rows` word
+    /// embeddings: `(name, shape)`.
+    fn tensors(rows: usize) -> Vec<(String, Vec<usize>)> {
+        let h = HIDDEN;
+        let mut out = vec![
+            (
+                "embeddings.word_embeddings.weight".to_string(),
+                vec![rows, h],
+            ),
+            (
+                "embeddings.position_embeddings.weight".into(),
+                vec![POSITIONS, h],
+            ),
+            ("embeddings.token_type_embeddings.weight".into(), vec![2, h]),
+            ("embeddings.LayerNorm.weight".into(), vec![h]),
+            ("embeddings.LayerNorm.bias".into(), vec![h]),
+        ];
+        let p = "encoder.layer.0";
+        for (name, outputs, inputs) in [
+            ("attention.self.query", h, h),
+            ("attention.self.key", h, h),
+            ("attention.self.value", h, h),
+            ("attention.output.dense", h, h),
+            ("intermediate.dense", INTERMEDIATE, h),
+            ("output.dense", h, INTERMEDIATE),
+        ] {
+            out.push((format!("{p}.{name}.weight"), vec![outputs, inputs]));
+            out.push((format!("{p}.{name}.bias"), vec![outputs]));
+        }
+        for name in ["attention.output.LayerNorm", "output.LayerNorm"] {
+            out.push((format!("{p}.{name}.weight"), vec![h]));
+            out.push((format!("{p}.{name}.bias"), vec![h]));
+        }
+        out
+    }
+
+    /// The safetensors header of `tensors` (data back to back) and the
+    /// data (small numbers that vary).
+    fn layout(tensors: &[(String, Vec<usize>)]) -> (serde_json::Map<String, Value>, Vec<u8>) {
+        let mut header = serde_json::Map::new();
+        let mut data = Vec::new();
+        for (name, shape) in tensors {
+            let from = data.len();
+            for i in 0..shape.iter().product::<usize>() {
+                let v = ((i * 7 + name.len()) % 13) as f32 / 10.0 - 0.6;
+                data.extend_from_slice(&v.to_le_bytes());
+            }
+            header.insert(
+                name.clone(),
+                json!({ "dtype": "F32", "shape": shape, "data_offsets": [from, data.len()] }),
+            );
+        }
+        (header, data)
+    }
+
+    /// A model folder of `vocab` and the tensors `header` and `data`.
+    fn model_folder(
+        name: &str,
+        vocab: &str,
+        header: &serde_json::Map<String, Value>,
+        data: &[u8],
+    ) -> Folder {
+        let folder = Folder::new(name);
+        let config = json!({
+            "model_type": "bert",
+            "hidden_act": "gelu",
+            "hidden_size": HIDDEN,
+            "num_attention_heads": 2,
+            "num_hidden_layers": 1,
+            "intermediate_size": INTERMEDIATE,
+            "max_position_embeddings": POSITIONS,
+        });
+        let write = |file: &str, bytes: &[u8]| {
+            std::fs::write(folder.0.join(file), bytes).expect("write");
+        };
+        write("config.json", config.to_string().as_bytes());
+        write("vocab.txt", vocab.as_bytes());
+        let header = serde_json::to_vec(header).expect("json");
+        let mut weights = (header.len() as u64).to_le_bytes().to_vec();
+        weights.extend_from_slice(&header);
+        weights.extend_from_slice(data);
+        write("model.safetensors", &weights);
+        folder
+    }
+
+    fn load_error(folder: &Folder) -> String {
+        match Embedder::load(&folder.0) {
+            Ok(_) => panic!("the model loaded"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_tiny_model_loads_and_embeds() {
+        let (header, data) = layout(&tensors(6));
+        let folder = model_folder("tiny", VOCAB, &header, &data);
+        let model = Embedder::load(&folder.0).expect("loads");
+        assert_eq!(model.dimensions(), HIDDEN);
+        assert!(model.id().starts_with("bert@") && model.id().ends_with("-f16"));
+        let vectors = model
+            .embed(&["hello world", "world"], 2, &|| false)
+            .expect("not cancelled");
+        for v in &vectors {
+            let norm: f32 = v.iter().map(|x| x * x).sum();
+            assert!((norm - 1.0).abs() < 1e-4, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn word_embeddings_without_a_shape_are_an_error() {
+        let mut tensors = tensors(6);
+        tensors[0].1 = vec![];
+        let (header, data) = layout(&tensors);
+        let folder = model_folder("no-shape", VOCAB, &header, &data);
+        let error = load_error(&folder);
+        assert!(
+            error.contains("word_embeddings.weight has no rows"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn repeated_vocab_lines_past_the_embedding_rows_are_an_error() {
+        // Six distinct pieces on seven lines: "world" is id 6, and the model
+        // has rows 0 to 5.
+        let vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\nhello\nworld\n";
+        let (header, data) = layout(&tensors(6));
+        let folder = model_folder("repeated-lines", vocab, &header, &data);
+        let error = load_error(&folder);
+        assert!(error.contains("vocab.txt has 7 lines"), "{error}");
+        // With a row for every line, the same vocabulary works.
+        let (header, data) = layout(&tensors(7));
+        let folder = model_folder("repeated-lines-fit", vocab, &header, &data);
+        let model = Embedder::load(&folder.0).expect("loads");
+        assert_eq!(model.tokens("world"), [2, 6, 3]);
+        assert!(model.embed(&["world"], 1, &|| false).is_some());
+    }
+
+    #[test]
+    fn offsets_and_shapes_too_large_are_errors() {
+        let (mut header, data) = layout(&tensors(6));
+        header["embeddings.LayerNorm.bias"]["data_offsets"] = json!([u64::MAX - 3, u64::MAX]);
+        let folder = model_folder("far-offsets", VOCAB, &header, &data);
+        let error = load_error(&folder);
+        assert!(
+            error.contains("LayerNorm.bias lies outside the file"),
+            "{error}"
+        );
+        let mut tensors = tensors(6);
+        tensors[0].1 = vec![1 << 62, HIDDEN];
+        let (mut header, data) = layout(&tensors[1..]);
+        header.insert(
+            tensors[0].0.clone(),
+            json!({ "dtype": "F32", "shape": tensors[0].1, "data_offsets": [0, 16] }),
+        );
+        let folder = model_folder("huge-shape", VOCAB, &header, &data);
+        let error = load_error(&folder);
+        assert!(
+            error.contains("word_embeddings.weight is too large"),
+            "{error}"
+        );
     }
 }

@@ -81,12 +81,18 @@ impl Tensors {
                 .and_then(|o| usize::try_from(o).ok())
                 .ok_or_else(|| bad(format!("tensor {name} has bad offsets")))
         };
-        let (from, to) = (self.start + at(0)?, self.start + at(1)?);
+        let outside = || bad(format!("tensor {name} lies outside the file"));
+        let from = self.start.checked_add(at(0)?).ok_or_else(outside)?;
+        let to = self.start.checked_add(at(1)?).ok_or_else(outside)?;
+        let size = shape
+            .iter()
+            .try_fold(4usize, |size, &d| size.checked_mul(d))
+            .ok_or_else(|| bad(format!("tensor {name} is too large")))?;
         let bytes = self
             .data
             .get(from..to)
-            .filter(|b| b.len() == shape.iter().product::<usize>() * 4)
-            .ok_or_else(|| bad(format!("tensor {name} lies outside the file")))?;
+            .filter(|b| b.len() == size)
+            .ok_or_else(outside)?;
         Ok(bytes
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))

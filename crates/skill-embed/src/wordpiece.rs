@@ -17,6 +17,9 @@ const MAX_WORD_CHARS: usize = 100;
 #[derive(Debug)]
 pub struct WordPiece {
     vocab: HashMap<String, u32>,
+    /// One past the largest id: the number of lines (more than the
+    /// vocabulary's size when lines repeat, ids being line numbers).
+    ids: usize,
     pub(crate) cls: u32,
     pub(crate) sep: u32,
     unk: u32,
@@ -75,7 +78,9 @@ impl WordPiece {
             .enumerate()
             .map(|(i, line)| (line.trim_end_matches('\r').to_string(), i as u32))
             .collect();
+        let ids = vocab.values().max().map_or(0, |&id| id as usize + 1);
         Some(WordPiece {
+            ids,
             cls: *vocab.get("[CLS]")?,
             sep: *vocab.get("[SEP]")?,
             unk: *vocab.get("[UNK]")?,
@@ -85,6 +90,12 @@ impl WordPiece {
 
     pub(crate) fn vocab_len(&self) -> usize {
         self.vocab.len()
+    }
+
+    /// One past the largest id it gives: the rows the model's word
+    /// embeddings need.
+    pub(crate) fn id_bound(&self) -> usize {
+        self.ids
     }
 
     /// The words of `text` after normalisation and the split at whitespace
@@ -167,8 +178,9 @@ impl WordPiece {
     }
 
     /// The ids of `text`: `[CLS]`, its pieces, `[SEP]`, at most `max` in
-    /// all (the pieces are cut).
+    /// all (the pieces are cut; a `max` below 2 gives `[CLS]` and `[SEP]`).
     pub fn encode(&self, text: &str, max: usize) -> Vec<u32> {
+        let max = max.max(2);
         let mut ids = vec![self.cls];
         for word in Self::words(text) {
             self.pieces(&word, &mut ids);
@@ -176,7 +188,7 @@ impl WordPiece {
                 break;
             }
         }
-        ids.truncate(max.max(2) - 1);
+        ids.truncate(max - 1);
         ids.push(self.sep);
         ids
     }
@@ -207,5 +219,19 @@ mod tests {
         assert_eq!(wp.encode("hello xyz", 16), [2, 11, 1, 3]);
         // Cut to the maximum, [SEP] kept.
         assert_eq!(wp.encode("hello hello hello", 3), [2, 11, 3]);
+        // Room for nothing but [CLS] and [SEP], however small the maximum.
+        for max in [0, 1, 2] {
+            assert_eq!(wp.encode("hello", max), [2, 3], "max {max}");
+        }
+        assert_eq!(wp.encode("", 16), [2, 3]);
+    }
+
+    #[test]
+    fn ids_are_line_numbers_even_when_lines_repeat() {
+        let wp =
+            WordPiece::from_lines("[UNK]\n[CLS]\n[SEP]\nhello\nhello\nworld\n").expect("vocab");
+        assert_eq!(wp.vocab_len(), 5);
+        assert_eq!(wp.id_bound(), 6);
+        assert_eq!(wp.encode("world", 8), [1, 5, 2]);
     }
 }
