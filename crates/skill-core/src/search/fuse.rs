@@ -49,7 +49,9 @@ impl Index {
     /// The best `limit` matches of `query` by words and meaning: `vectors`
     /// holds each indexed skill's vector, in index order (`None` for a
     /// skill not embedded yet: it takes part by its words alone);
-    /// `query_vector` is the query's, of the same model.
+    /// `query_vector` is the query's, of the same model. The total counts
+    /// every skill the words match and those found by meaning alone (of
+    /// the meaning's candidates): what an unlimited search would return.
     pub fn search_fused(
         &self,
         query: &str,
@@ -59,7 +61,6 @@ impl Index {
         vectors: &[Option<Arc<[f32]>>],
     ) -> Result<Results, Cancelled> {
         let mut words = self.rank_words(query, cancel)?;
-        self.keep_best(&mut words, CANDIDATES.max(limit));
         if cancel.is_cancelled() {
             return Err(Cancelled);
         }
@@ -79,6 +80,16 @@ impl Index {
             meaning.truncate(CANDIDATES);
         }
         meaning.sort_by(by_cosine);
+        // Every skill the words match, and those only the meaning finds
+        // (before the words are cut to their candidates).
+        let mut by_doc: Vec<u32> = meaning.iter().map(|&(doc, _)| doc).collect();
+        by_doc.sort_unstable();
+        let meaning_and_words = words
+            .iter()
+            .filter(|r| by_doc.binary_search(&r.doc).is_ok())
+            .count();
+        let total = words.len() + meaning.len() - meaning_and_words;
+        self.keep_best(&mut words, CANDIDATES.max(limit));
         let best = words.iter().map(|r| r.score).fold(0f64, f64::max);
         let best = if best > 0.0 { best } else { 1.0 };
         let mut fused: Vec<Ranked> = words
@@ -100,7 +111,6 @@ impl Index {
                 }),
             }
         }
-        let total = fused.len();
         self.keep_best(&mut fused, limit);
         Ok(self.results(fused, total))
     }
@@ -147,5 +157,39 @@ mod tests {
         assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), [0]);
         cancel.cancel();
         assert!(index.search_fused("cv", 5, &cancel, &q, &vectors).is_err());
+    }
+
+    #[test]
+    fn the_total_counts_every_word_match_and_the_meaning_only_ones() {
+        // More word matches than word candidates; three skills near the
+        // query's meaning, one of them a word match too.
+        let matches = CANDIDATES + 20;
+        let mut items: Vec<(String, String)> = (0..matches)
+            .map(|i| (format!("deploy-{i}"), format!("Deploy service {i}.")))
+            .collect();
+        items.push(("ship-it".into(), "Roll a release out.".into()));
+        items.push(("rollout".into(), "Push a new version live.".into()));
+        items.push(("notes".into(), "Keep notes.".into()));
+        let index = Index::build(crate::search::tests::items_of(&items));
+        let near: Option<Arc<[f32]>> = Some(Arc::from([1.0f32, 0.0]));
+        let far: Option<Arc<[f32]>> = Some(Arc::from([0.0f32, 1.0]));
+        let mut vectors = vec![far; items.len()];
+        vectors[3] = near.clone();
+        vectors[matches] = near.clone();
+        vectors[matches + 1] = near;
+        let cancel = CancelToken::new();
+        let q = [1.0f32, 0.0];
+        let fused = index
+            .search_fused("deploy", 5, &cancel, &q, &vectors)
+            .expect("not cancelled");
+        assert_eq!(fused.hits.len(), 5);
+        assert_eq!(fused.total, matches + 2);
+        // What an unlimited search returns.
+        let all = index
+            .search_fused("deploy", usize::MAX, &cancel, &q, &vectors)
+            .expect("not cancelled");
+        assert_eq!((all.hits.len(), all.total), (matches + 2, matches + 2));
+        // Words alone count the same word matches.
+        assert_eq!(index.search("deploy", 5).total, matches);
     }
 }
