@@ -171,8 +171,11 @@ fn name_weight_only_for_whole_name_words() {
 
 #[test]
 fn templated_descriptions_weigh_little() {
-    // Forty skills share a template; a query word of the template finds the
-    // one skill that says it in its own words first.
+    // Forty skills share a template that holds the query's words; one
+    // skill holds them in its own words, once each as well, in a longer
+    // description and with a name that loses ties. Only the template's
+    // lower weight puts that skill first: counted in full, the shorter
+    // templated descriptions would win.
     let mut items: Vec<(String, String)> = (0..40)
         .map(|i| {
             (
@@ -182,12 +185,14 @@ fn templated_descriptions_weigh_little() {
         })
         .collect();
     items.push((
-        "tool-search".into(),
-        "Search the tools of a project for the one that fits.".into(),
+        "finder".into(),
+        "Search for the right tools across a large project and explain each one briefly here."
+            .into(),
     ));
     let idx = Index::build(items_of(&items));
     let hits = idx.search("search tools", 10).hits;
-    assert_eq!(items[hits[0].id as usize].0, "tool-search");
+    assert_eq!(items[hits[0].id as usize].0, "finder", "{hits:?}");
+    assert_eq!(hits.len(), 10);
     // What is the skill's own (the app's name) keeps its weight.
     let hits = idx.search("app7", 10).hits;
     assert_eq!(items[hits[0].id as usize].0, "app7-automation");
@@ -195,25 +200,25 @@ fn templated_descriptions_weigh_little() {
 
 #[test]
 fn extra_text_weighs_less_than_the_description() {
-    let items: &[(&str, &str, f64)] = &[("a", "Tidy folders.", 1.0), ("b", "Sort receipts.", 1.0)];
-    let idx = Index::build([
-        Item {
-            id: 0,
-            name: items[0].0,
-            description: items[0].1,
-            extra: "Use when the downloads folder is a mess of receipts.",
-            rank: 1.0,
-        },
-        Item {
-            id: 1,
-            name: items[1].0,
-            description: items[1].1,
-            extra: "",
-            rank: 1.0,
-        },
-    ]);
-    assert_eq!(names(&idx, items, "downloads mess"), ["a"]);
+    // Each skill's extra text is the other's description: the same words,
+    // the same lengths. The one that has the query's word in its extra
+    // text wins ties (better rank, first name); only the lower weight of
+    // the extra text puts the other first.
+    let items: &[(&str, &str, f64)] = &[("a", "Tidy folders.", 1.0), ("b", "Sort receipts.", 2.0)];
+    let idx = Index::build(
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, &(name, description, rank))| Item {
+                id: i as u32,
+                name,
+                description,
+                extra: items[1 - i].1,
+                rank,
+            }),
+    );
     assert_eq!(names(&idx, items, "receipts"), ["b", "a"]);
+    assert_eq!(names(&idx, items, "tidy"), ["a", "b"]);
 }
 
 #[test]
