@@ -6,10 +6,12 @@
 // (scripts/embed-model.mjs makes one).
 import fs from 'node:fs'
 import path from 'node:path'
+import { createRequire } from 'node:module'
 import { afterAll, describe, expect, it } from 'vitest'
-import { pkg, recorder, skillFile, tempDirs, write } from './helpers'
+import { pkg, recorder, skillFile, tempDirs, waitFor, write } from './helpers'
 
 const { SkillRegistry } = pkg
+const native = createRequire(import.meta.url)('../lib/native.js')
 const temps = tempDirs('dsh-embedder-')
 afterAll(() => temps.cleanup())
 
@@ -118,6 +120,59 @@ describe('search with an embedder', () => {
     expect(new Set(skillTexts).size).toBe(100)
     expect(skillTexts).toHaveLength(100)
     expect(Math.max(...calls.map((c) => c.length))).toBeLessThanOrEqual(64)
+  })
+
+  it('while the background embeds a catalog, its searches do not work out what it lacks again', async () => {
+    // Count the catalog's look-ups of the texts the store lacks.
+    const proto = native.NativeCatalog.prototype
+    const original = proto.missingVectors
+    let asked = 0
+    proto.missingVectors = function (this: unknown, ...args: unknown[]) {
+      asked += 1
+      return original.apply(this, args)
+    }
+    try {
+      // The first two batches of skills wait until released.
+      const waiting: (() => void)[] = []
+      const calls: string[][] = []
+      let batches = 0
+      const embed = Object.assign(
+        async (texts: string[]) => {
+          calls.push([...texts])
+          if (texts.length > 1 && ++batches <= 2) await new Promise<void>((resolve) => waiting.push(resolve))
+          return texts.map(toyVector)
+        },
+        { id: 'toy@slow' },
+      )
+      // 90 skills: a batch of 64, then one of 26 (few enough to be embedded
+      // before a search answers, were they not the background's already).
+      const many: [string, string][] = Array.from({ length: 90 }, (_, i) => [`skill-${i}`, `Skill ${i} about documents.`])
+      const { registry, log } = registryWith({ embedder: embed, embedderCacheDir: false }, many)
+      expect((await registry.search('skill-7')).skills[0].name).toBe('skill-7')
+      expect(asked).toBe(1)
+      await waitFor(() => waiting.length === 1)
+      expect((await registry.search('documents')).total).toBe(90)
+      waiting.shift()?.()
+      await waitFor(() => waiting.length === 1)
+      expect(calls.filter((c) => c.length > 1).map((c) => c.length)).toEqual([64, 26])
+      expect((await registry.search('skill-8')).skills[0].name).toBe('skill-8')
+      expect(asked).toBe(1)
+      waiting.shift()?.()
+      expect(await registry.prepareSearch()).toEqual({ embedded: 0, available: true })
+      // Every skill embedded once.
+      const skillTexts = calls.flat().filter((t) => t.startsWith('skill '))
+      expect(skillTexts).toHaveLength(90)
+      expect(new Set(skillTexts).size).toBe(90)
+      // The job done, the next search looks once more (nothing is missing),
+      // and then no more.
+      const before = asked
+      await registry.search('documents')
+      await registry.search('skill-9')
+      expect(asked).toBe(before + 1)
+      expect(log.warnings).toEqual([])
+    } finally {
+      proto.missingVectors = original
+    }
   })
 
   it('search goes on by words, and says so once, when the embedder fails or cannot be used', async () => {

@@ -84,6 +84,8 @@ class Semantic {
   #ready
   #warned = false
   #background
+  /** The catalog the background job embeds the missing skills of. */
+  #backgroundCatalog
   #queries = new Map()
   #dimensions
   /** Catalogs whose every skill has its vector (nothing to check again). */
@@ -166,17 +168,24 @@ class Semantic {
     const state = await this.ready()
     if (state === undefined) return []
     try {
-      const missing = this.#complete.has(catalog) ? { texts: [] } : await catalog.missingVectors(state.vectors)
-      if (missing.texts.length === 0) this.#complete.add(catalog)
-      if (missing.texts.length > 0 && missing.texts.length <= INLINE_MAX) {
-        await this.#embedMissing(state, missing, signal, cancel)
-        this.#complete.add(catalog)
-      } else if (missing.texts.length > 0 && this.#background === undefined) {
-        this.#background = this.#embedMissing(state, missing, undefined, undefined)
-          .catch((error) => this.#warnOnce(`skill vectors could not be computed: ${toError(error).message}`))
-          .finally(() => {
-            this.#background = undefined
-          })
+      // While the background job embeds this catalog's backlog, what it
+      // lacks is that job's: nothing to work out (and send over) again.
+      const embedding = this.#background !== undefined && this.#backgroundCatalog === catalog
+      if (!embedding && !this.#complete.has(catalog)) {
+        const missing = await catalog.missingVectors(state.vectors)
+        if (missing.texts.length === 0) this.#complete.add(catalog)
+        if (missing.texts.length > 0 && missing.texts.length <= INLINE_MAX) {
+          await this.#embedMissing(state, missing, signal, cancel)
+          this.#complete.add(catalog)
+        } else if (missing.texts.length > 0 && this.#background === undefined) {
+          this.#backgroundCatalog = catalog
+          this.#background = this.#embedMissing(state, missing, undefined, undefined)
+            .catch((error) => this.#warnOnce(`skill vectors could not be computed: ${toError(error).message}`))
+            .finally(() => {
+              this.#background = undefined
+              this.#backgroundCatalog = undefined
+            })
+        }
       }
       let vector = this.#queries.get(query)
       if (vector === undefined) {

@@ -126,12 +126,14 @@ impl Catalog {
     /// The texts `store` has no vector of, with their keys (each text once).
     pub fn missing_vectors(&self, store: &VectorStore) -> Option<Vec<(Key, String)>> {
         let keys = self.vector_keys()?;
+        let lacks = store.lacks(keys);
         let mut seen = std::collections::HashSet::new();
         Some(
             self.indexed()
                 .zip(keys)
-                .filter(|(_, key)| !store.contains(key) && seen.insert(**key))
-                .map(|(e, key)| {
+                .zip(lacks)
+                .filter(|&((_, key), lacks)| lacks && seen.insert(*key))
+                .map(|((e, key), _)| {
                     (
                         *key,
                         skill_text(self.name(e), self.description(e).unwrap_or_default()),

@@ -218,12 +218,11 @@ impl VectorStore {
         keys.iter().map(|key| map.get(key).cloned()).collect()
     }
 
-    /// Whether a vector of `key` is held.
-    pub fn contains(&self, key: &Key) -> bool {
-        self.vectors
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .contains_key(key)
+    /// Whether each of `keys` lacks its vector, in order (one look under
+    /// the lock for all).
+    pub fn lacks(&self, keys: &[Key]) -> Vec<bool> {
+        let map = self.vectors.read().unwrap_or_else(PoisonError::into_inner);
+        keys.iter().map(|key| !map.contains_key(key)).collect()
     }
 
     /// Adds vectors (and appends them to the file). Empty vectors and
@@ -285,7 +284,7 @@ mod tests {
         assert_eq!(all[0].as_deref(), Some(&[1.0f32, 0.0][..]));
         assert!(all[1].is_none());
         assert_eq!(all[2].as_deref(), Some(&[0.5f32, -0.5][..]));
-        assert!(store.contains(&b));
+        assert_eq!(store.lacks(&[b, key_of("absent"), a]), [false, true, false]);
         assert!(store.disk_error().is_none());
         // Another model id: another file.
         assert!(VectorStore::open("model@2", Some(dir.path())).is_empty());
