@@ -26,6 +26,9 @@ pub type Key = [u8; 16];
 /// Longest vector accepted (a bigger one is a corrupt record).
 const MAX_DIMENSIONS: u32 = 8192;
 
+/// Vectors by key.
+type Vectors = HashMap<Key, Arc<[f32]>>;
+
 /// The text of a skill that is embedded: its name's words and its
 /// description.
 pub fn skill_text(name: &str, description: &str) -> String {
@@ -44,7 +47,7 @@ pub fn key_of(text: &str) -> Key {
 #[derive(Debug)]
 pub struct VectorStore {
     model: String,
-    vectors: RwLock<HashMap<Key, Arc<[f32]>>>,
+    vectors: RwLock<Vectors>,
     file: Mutex<Option<File>>,
     path: Option<PathBuf>,
     disk_error: Mutex<Option<String>>,
@@ -66,7 +69,7 @@ fn file_name(dir: &Path, model: &str) -> PathBuf {
 /// by a crash while writing, or with an impossible length), and the length
 /// of the good records before it. An error other than the end of the file
 /// is returned as it is.
-fn read_records(file: &mut impl Read) -> std::io::Result<(HashMap<Key, Arc<[f32]>>, u64)> {
+fn read_records(file: &mut impl Read) -> std::io::Result<(Vectors, u64)> {
     let mut map = HashMap::new();
     let mut good = 0u64;
     let mut head = [0u8; 20];
@@ -97,9 +100,9 @@ fn read_records(file: &mut impl Read) -> std::io::Result<(HashMap<Key, Arc<[f32]
 /// none) keeps what was read; any other failure is an error.
 fn damage_or_error(
     error: std::io::Error,
-    map: HashMap<Key, Arc<[f32]>>,
+    map: Vectors,
     good: u64,
-) -> std::io::Result<(HashMap<Key, Arc<[f32]>>, u64)> {
+) -> std::io::Result<(Vectors, u64)> {
     match error.kind() {
         std::io::ErrorKind::UnexpectedEof => Ok((map, good)),
         _ => Err(error),
@@ -109,7 +112,7 @@ fn damage_or_error(
 /// Reads `file`'s records and cuts off whatever follows the last good one
 /// (a damaged record), so that records appended later follow the good ones
 /// and are read back on the next start.
-fn load(file: &File, path: &Path) -> std::io::Result<HashMap<Key, Arc<[f32]>>> {
+fn load(file: &File, path: &Path) -> std::io::Result<Vectors> {
     let (map, good) = read_records(&mut BufReader::new(file))?;
     let len = file.metadata()?.len();
     if len > good {
