@@ -89,6 +89,17 @@ fn config_usize(config: &serde_json::Value, key: &str) -> Result<usize, EmbedErr
         })
 }
 
+/// Lowercase hex of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for &b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 0x0f)]));
+    }
+    out
+}
+
 impl Embedder {
     /// Loads the model in `dir`.
     pub fn load(dir: &Path) -> Result<Self, EmbedError> {
@@ -125,7 +136,7 @@ impl Embedder {
             .ok_or_else(|| EmbedError::Model("vocab.txt lacks [CLS], [SEP] or [UNK]".into()))?;
         let weights = read(dir, "model.safetensors")?;
         let digest = Sha256::digest(&weights);
-        let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        let hex = hex(&digest[..8]);
         let bert = Bert::load(&safetensors::Tensors::parse(weights)?, shape)?;
         // Ids are line numbers: every line needs its row, repeated or not.
         if tokenizer.id_bound() > bert.vocabulary() {
@@ -339,6 +350,12 @@ mod tests {
             Ok(_) => panic!("the model loaded"),
             Err(e) => e.to_string(),
         }
+    }
+
+    #[test]
+    fn hex_is_lowercase_two_digits_a_byte() {
+        assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff]), "000fa0ff");
+        assert_eq!(hex(&[]), "");
     }
 
     #[test]

@@ -123,9 +123,11 @@ pub struct LocalEmbedder {
 /// Threads one embedding call may use: one CPU fewer than the process
 /// may use (at least one, at most four), so that a first run's embedding
 /// of a whole catalog leaves a CPU to the JS thread and its garbage
-/// collector. Measured on two CPUs with 1,500 skills: searches answered
-/// during that embedding p95 12.2-12.8 ms with two threads, 7.9-9.3 ms with
-/// one; the embedding took 10 s instead of 5.
+/// collector. Measured on two CPUs with the 1,500 synthetic skills of
+/// `bench/search-scale.mjs`: searches answered during that embedding p95
+/// 12.2-12.8 ms with two threads, 7.9-9.3 ms with one; embedding them took
+/// 10 s on one thread instead of 5 on two (the 1,479 longer skills of the
+/// quality corpus: ~21 s on one, ~10 s on two; docs/search.md).
 fn threads() -> usize {
     std::thread::available_parallelism()
         .map_or(1, |n| n.get())

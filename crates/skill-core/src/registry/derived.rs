@@ -48,10 +48,8 @@ impl Catalog {
         // The extra text of native winners: `whenToUse` and the body's
         // opening (runtime and JS-provider skills have none here).
         let extras: Vec<String> = self
-            .entries
-            .iter()
-            .filter(|e| e.invocation.model_invocable)
-            .map(|e| match &e.winner {
+            .indexed()
+            .map(|(_, e)| match &e.winner {
                 Winner::Native { candidate, .. } => {
                     let when = candidate.summary.when_to_use.as_deref().unwrap_or("");
                     let lead = candidate.lead.as_deref().unwrap_or("");
@@ -65,18 +63,13 @@ impl Catalog {
             })
             .collect();
         Index::build_until(
-            self.entries
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.invocation.model_invocable)
-                .zip(&extras)
-                .map(|((i, e), extra)| Item {
-                    id: u32::try_from(i).unwrap_or(u32::MAX),
-                    name: self.name(e),
-                    description: self.description(e).unwrap_or_default(),
-                    extra,
-                    rank: e.rank,
-                }),
+            self.indexed().zip(&extras).map(|((i, e), extra)| Item {
+                id: u32::try_from(i).unwrap_or(u32::MAX),
+                name: self.name(e),
+                description: self.description(e).unwrap_or_default(),
+                extra,
+                rank: e.rank,
+            }),
             cancel,
         )
     }
@@ -113,7 +106,7 @@ impl Catalog {
         }
         Some(self.derived.vector_keys.get_or_init(|| {
             self.indexed()
-                .map(|e| {
+                .map(|(_, e)| {
                     key_of(&skill_text(
                         self.name(e),
                         self.description(e).unwrap_or_default(),
@@ -133,7 +126,7 @@ impl Catalog {
                 .zip(keys)
                 .zip(lacks)
                 .filter(|&((_, key), lacks)| lacks && seen.insert(*key))
-                .map(|((e, key), _)| {
+                .map(|(((_, e), key), _)| {
                     (
                         *key,
                         skill_text(self.name(e), self.description(e).unwrap_or_default()),
@@ -163,9 +156,13 @@ impl Catalog {
             .map(Some)
     }
 
-    /// The entries the search index holds, in its order.
-    fn indexed(&self) -> impl Iterator<Item = &super::types::Entry> + '_ {
-        self.entries.iter().filter(|e| e.invocation.model_invocable)
+    /// The entries the search index holds (the model-invocable ones), in
+    /// its order, with their positions in [`Catalog::entries`].
+    fn indexed(&self) -> impl Iterator<Item = (usize, &super::types::Entry)> + '_ {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.invocation.model_invocable)
     }
 
     /// A fingerprint of the model-facing entries (names, descriptions and
@@ -173,11 +170,7 @@ impl Catalog {
     /// is known.
     pub fn fingerprint(&self) -> Option<u64> {
         let entries = self.model_entries()?;
-        let ranks = self
-            .entries
-            .iter()
-            .filter(|e| e.invocation.model_invocable)
-            .map(|e| e.rank);
+        let ranks = self.indexed().map(|(_, e)| e.rank);
         Some(*self.derived.fingerprint.get_or_init(|| {
             let mut hasher = foldhash::quality::FixedState::with_seed(0x5eed).build_hasher();
             for ((name, description), rank) in entries.zip(ranks) {

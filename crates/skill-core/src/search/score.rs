@@ -245,9 +245,12 @@ impl Index {
     /// away.
     fn expand(&self, stem: &str, word: &str, out: &mut Vec<Expansion>, fuzzy: bool) {
         out.clear();
-        if let Some(term) = self.term_at(stem) {
+        // The terms `stem` starts; the first is `stem` itself when the
+        // catalog has it (the dictionary is sorted).
+        let range = self.prefix_range(stem);
+        if !range.is_empty() && self.term(range.start) == stem {
             out.push(Expansion {
-                term,
+                term: range.start,
                 weight: 1.0,
                 whole: true,
             });
@@ -255,7 +258,7 @@ impl Index {
             return;
         }
         if stem.len() >= MIN_PREFIX {
-            let mut longer: Vec<usize> = self.prefix_range(stem).collect();
+            let mut longer: Vec<usize> = range.collect();
             longer.sort_by_key(|&t| (self.term(t).len(), t));
             longer.truncate(MAX_EXPANSIONS);
             out.extend(longer.into_iter().map(|term| {

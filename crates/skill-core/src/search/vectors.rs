@@ -46,7 +46,6 @@ pub fn key_of(text: &str) -> Key {
 /// Vectors of one model, by key.
 #[derive(Debug)]
 pub struct VectorStore {
-    model: String,
     vectors: RwLock<Vectors>,
     file: Mutex<Option<File>>,
     path: Option<PathBuf>,
@@ -60,9 +59,8 @@ fn file_name(dir: &Path, model: &str) -> PathBuf {
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .take(48)
         .collect();
-    let digest = Sha256::digest(model.as_bytes());
-    let hex: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    dir.join(format!("{readable}-{hex}.vectors"))
+    let hex = crate::catalog::digest_hex(model);
+    dir.join(format!("{readable}-{}.vectors", &hex[..8]))
 }
 
 /// The records of a vectors file, up to the first damaged one (cut short
@@ -132,7 +130,6 @@ impl VectorStore {
     /// kept there as vectors are added).
     pub fn open(model: &str, dir: Option<&Path>) -> Self {
         let store = VectorStore {
-            model: model.to_string(),
             vectors: RwLock::new(HashMap::new()),
             file: Mutex::new(None),
             path: dir.map(|d| file_name(d, model)),
@@ -175,11 +172,6 @@ impl VectorStore {
         slot.get_or_insert_with(|| format!("skill vectors are not kept on disk ({path}: {error})"));
     }
 
-    /// The model id.
-    pub fn model(&self) -> &str {
-        &self.model
-    }
-
     /// The file the vectors are kept in, if any.
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
@@ -206,7 +198,9 @@ impl VectorStore {
         self.len() == 0
     }
 
-    /// The vector of `key`.
+    /// The vector of `key` (for tests: a search takes them all at once,
+    /// [`VectorStore::get_all`]).
+    #[cfg(test)]
     pub fn get(&self, key: &Key) -> Option<Arc<[f32]>> {
         self.vectors
             .read()
@@ -291,8 +285,21 @@ mod tests {
         assert!(store.disk_error().is_none());
         // Another model id: another file.
         assert!(VectorStore::open("model@2", Some(dir.path())).is_empty());
-        // A record cut short ends the reading; the others stay.
+        // The file's name: the id's letters and digits, the start of its
+        // hash (unchanged, or every cache is embedded again).
         let path = store.path().expect("on disk").to_path_buf();
+        let d = Sha256::digest(b"model@1");
+        assert_eq!(
+            path.file_name().and_then(|n| n.to_str()),
+            Some(
+                format!(
+                    "model-1-{:02x}{:02x}{:02x}{:02x}.vectors",
+                    d[0], d[1], d[2], d[3]
+                )
+                .as_str()
+            )
+        );
+        // A record cut short ends the reading; the others stay.
         drop(store);
         let mut bytes = std::fs::read(&path).expect("read");
         bytes.extend_from_slice(&[7u8; 22]);
