@@ -31,7 +31,7 @@ import { createRequire } from 'node:module'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { performance, PerformanceObserver } from 'node:perf_hooks'
+import { constants, performance, PerformanceObserver } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { skillText, visibleLatency } from './fixtures.mjs'
 
@@ -56,11 +56,12 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 /** Minor GCs (scavenges) seen, as [start, end] on the performance clock; and the other kinds (major, incremental marking, weak callbacks). */
 const scavenges = []
 const otherGcs = []
-const gcObserver = new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) {
-    ;(entry.detail?.kind === 1 ? scavenges : otherGcs).push([entry.startTime, entry.startTime + entry.duration])
+function noteGcs(entries) {
+  for (const entry of entries) {
+    ;(entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MINOR ? scavenges : otherGcs).push([entry.startTime, entry.startTime + entry.duration])
   }
-})
+}
+const gcObserver = new PerformanceObserver((list) => noteGcs(list.getEntries()))
 gcObserver.observe({ entryTypes: ['gc'] })
 
 function writeBundle(root, name, description) {
@@ -157,8 +158,8 @@ async function main() {
     }
     for (const o of opened) await o.provider.dispose()
     fs.rmSync(fx.base, { recursive: true, force: true })
-    // The observer hears of GCs a little later.
-    await sleep(50)
+    // GCs not delivered to the observer yet.
+    noteGcs(gcObserver.takeRecords())
     gcNotes.push(
       `${count.toLocaleString('en-US')} skills, notified: ` +
         builds

@@ -41,9 +41,10 @@ const overlap = (a0, a1, b0, b1) => Math.max(0, Math.min(a1, b1) - Math.max(a0, 
  */
 export function lagProbe() {
   const gcs = []
-  const observer = new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) gcs.push([e.startTime, e.startTime + e.duration, GC_KINDS[e.detail?.kind] ?? 'other'])
-  })
+  const note = (entries) => {
+    for (const e of entries) gcs.push([e.startTime, e.startTime + e.duration, GC_KINDS[e.detail?.kind] ?? 'other'])
+  }
+  const observer = new PerformanceObserver((list) => note(list.getEntries()))
   observer.observe({ entryTypes: ['gc'] })
   let last = performance.now()
   let lastSched = schedstat()
@@ -60,6 +61,8 @@ export function lagProbe() {
     stop() {
       clearInterval(timer)
       tick()
+      // Collections not delivered to the observer yet count too.
+      note(observer.takeRecords())
       observer.disconnect()
       const { stall, at, from, to, before, after } = worst
       const during = gcs.filter(([a, b]) => overlap(a, b, from, to) > 0)

@@ -1,5 +1,5 @@
 // Runs every benchmark in this directory (`bench/*.mjs` except this file and the
-// shared fixtures module) one after another, each in its own Node process so
+// shared modules: fixtures, the lag probe) one after another, each in its own Node process so
 // they do not share a heap or JIT. Names given as arguments run only those
 // files (`npm run bench -- incremental watch`); options (`--quick`, ...) go
 // to each file run.
@@ -10,8 +10,10 @@ import { fileURLToPath } from 'node:url'
 
 const dir = path.dirname(fileURLToPath(import.meta.url))
 const self = path.basename(fileURLToPath(import.meta.url))
+/** Modules the benchmarks import, not benchmarks. */
+const SHARED = ['fixtures.mjs', 'lag.mjs']
 const all = readdirSync(dir)
-  .filter((f) => f.endsWith('.mjs') && f !== self && f !== 'fixtures.mjs')
+  .filter((f) => f.endsWith('.mjs') && f !== self && !SHARED.includes(f))
   .map((f) => f.replace(/\.mjs$/, ''))
   .sort()
 // Arguments naming a benchmark select it; the others are passed on.

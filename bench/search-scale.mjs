@@ -46,7 +46,7 @@ function word(seed) {
   return w
 }
 
-export function syntheticSkills(n) {
+function syntheticSkills(n) {
   const base = searchCorpus(1500)
   const skills = []
   for (let i = 0; i < n; i++) {
