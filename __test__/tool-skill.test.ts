@@ -355,7 +355,7 @@ describe('catalog steps', () => {
     await shadow.dispose()
   })
 
-  it('plans each step from the registry catalog, without building summaries', async () => {
+  it('plans each step from the registry catalog, without snapshot() or list()', async () => {
     const root = temps.make()
     writeSkill(root, 'one-skill', 'One.')
     const { ctx } = await mount(h, 'ours', { roots: [root] })

@@ -115,9 +115,9 @@ const GENERIC = 'Cannot find native binding.'
  */
 function loaderAttempts(error) {
   if (!(error instanceof Error) || !error.message.startsWith(GENERIC) || !error.cause) return error
-  const errors = []
-  for (let at = error.cause, depth = 0; at && depth < 32; at = at.cause, depth++) errors.unshift(at)
-  const lines = errors.map((at, i) => `  ${i + 1}. ${String(at instanceof Error ? at.message : at).replace(/\n/g, '\n     ')}`)
+  const lines = loadMessages(error)
+    .reverse()
+    .map((message, i) => `  ${i + 1}. ${message.replace(/\n/g, '\n     ')}`)
   const attempts = new Error(`the addon loader tried, in order:\n${lines.join('\n')}`)
   attempts.name = 'AddonLoadAttempts'
   attempts.stack = `${attempts.name}: ${attempts.message}`

@@ -317,7 +317,7 @@ function nativeEntries(names, descriptions) {
 }
 
 /** Shared with the `skill` tool plugin (`lib/tool-skill/`); not part of the public API. */
-const internal = Object.freeze({ readRecord, recordDigest, pairsDigest, packPairs, structuredNative, entriesOfNative, nativeEntries, copyReport })
+const internal = Object.freeze({ readRecord, recordDigest, packPairs, entriesOf, structuredNative, entriesOfNative, nativeEntries })
 
 module.exports = {
   internal,

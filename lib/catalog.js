@@ -313,8 +313,8 @@ const same = (value) => value
  * Calls the native renderer `op` with the layout options, on the registry's
  * catalog when `skills` is an unchanged array the registry returned (memoised),
  * else on the packed summaries. `extra` are the operation's own arguments.
- * The skills' sources go along when a budget gives way by rank or the result
- * reports per source. Objects in the result may be shared: callers copy them.
+ * The skills' sources go along when a budget shares its room by source or
+ * the result reports per source. Objects in the result may be shared: callers copy them.
  */
 function render(op, skills, layout, fn, ...extra) {
   return renderThen(op, same, skills, layout, fn, ...extra)
@@ -453,7 +453,7 @@ function renderCatalogUpdate(skills, options) {
 }
 
 /** The search tool of `…/harness/search-tool` (its `toolName`). */
-const SEARCH_TOOL = 'skill_search'
+const { SEARCH_TOOL_NAME: SEARCH_TOOL } = require('./cordis/search-tool.js')
 
 /**
  * The warning for a budgeted catalog that left skills out while the model has

@@ -59,8 +59,9 @@ export interface CatalogOptions {
    * the end of the alphabet first, and a last line says how many skills are
    * not listed (with a `searchTool`, how to find one; without, that the
    * `skill` tool loads a skill only by its exact name, which the list does not
-   * show). Only when every source is left out do the pinned skills take the
-   * same steps, the last pinned first. Nearness (rank: an array the registry
+   * show). Only when every source is left out do the skills of
+   * `prefer: 'used'` take the same steps, and after them the pinned skills,
+   * the last pinned first. Nearness (rank: an array the registry
    * returned knows each winner's; any other array ranks by `source` label,
    * `project-dsh` first, `bundled` and unknown labels last) orders the
    * sources. Entries stay in name order. If not even the last line fits, it

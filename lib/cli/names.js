@@ -35,7 +35,7 @@ async function skillNameArg(session, args, command) {
     if (loads) {
       throw new UsageError(`"${name}" is a ${loads.layout === 'flat' ? 'file' : 'folder'} name; its skill is named "${loads.name}": dsh-skills ${command} ${loads.name}`, command)
     }
-    throw new UsageError(`invalid skill name "${name}" (names are kebab-case: lowercase letters, digits, "-")`, command)
+    throw new UsageError(`invalid skill name "${name}" (names are kebab-case: lowercase letters, digits, "-", at most 64 characters)`, command)
   }
   return name
 }

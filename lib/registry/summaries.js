@@ -277,8 +277,13 @@ function rewriteCodes(rewritten) {
 
 /** The native catalog of an entry with every description supplied. */
 function describedCatalog(entry) {
-  entry.source ??= catalogSource(entry)
+  supplyHeld(entry)
   return entry.catalog
+}
+
+/** Supplies the native catalog of an entry with the descriptions held in JS, unless it has them. */
+function supplyHeld(entry) {
+  if (entry.catalog.needsDescriptions) entry.catalog.supplyDescriptions(packTexts(heldDescriptions(entry, 0, entry.sources.length)))
 }
 
 /** Descriptions handed over per turn of the event loop by `suppliedCatalog`. */
@@ -295,7 +300,10 @@ async function suppliedCatalog(entry) {
   const { catalog } = entry
   if (!catalog.needsDescriptions) return catalog
   if (entry.sources.length <= SUPPLY_SLICE) return describedCatalog(entry)
-  entry.supplying ??= supplyInSlices(entry)
+  // A hand-over that failed is not kept: the next caller tries again.
+  entry.supplying ??= supplyInSlices(entry).finally(() => {
+    entry.supplying = undefined
+  })
   await entry.supplying
   return catalog
 }
@@ -353,7 +361,6 @@ function viewCatalog(entry, isWellFormed) {
 function catalogSource(entry) {
   const { catalog, sources, winners, hosts } = entry
   const summaries = []
-  const held = []
   for (let i = 0; i < sources.length; i++) {
     const kind = winners[4 * i]
     let name
@@ -367,11 +374,10 @@ function catalogSource(entry) {
       name = sources[i].name
       description = sources[i].description
     }
-    if (kind !== KIND_NATIVE) held.push(description)
     const invocation = Object.freeze({ modelInvocable: winners[4 * i + 3] === 1 })
     summaries.push(Object.freeze({ name, description, invocation }))
   }
-  if (catalog.needsDescriptions) catalog.supplyDescriptions(packTexts(held))
+  supplyHeld(entry)
   return Object.freeze({ catalog, summaries: Object.freeze(summaries) })
 }
 
@@ -390,6 +396,7 @@ function catalogSource(entry) {
  *   rewrites?: Map<number, number>,
  *   view?: object,
  *   viewed?: { catalog: object, count: number, wellFormed: boolean },
+ *   supplying?: Promise<void>,
  * }} CatalogEntry
  */
 
@@ -419,7 +426,7 @@ function buildEntry(finished, hosts, runtime, previous) {
     }
   }
   const rewritten = finished.rewritten.length > 0 ? finished.rewritten : undefined
-  return { catalog, complete: finished.complete, winners, sources, hosts, runtime, rewritten, source: undefined, rewrites: undefined, natives, view: undefined, viewed: undefined }
+  return { catalog, complete: finished.complete, winners, sources, hosts, runtime, rewritten, source: undefined, rewrites: undefined, natives, view: undefined, viewed: undefined, supplying: undefined }
 }
 
 /**
@@ -462,13 +469,11 @@ module.exports = {
   explained,
   returnedArrays,
   catalogSourceOf,
-  catalogSource,
   catalogView,
   viewCatalog,
   viewEntryOf,
   addModelLabels,
   summaryAt,
-  describedCatalog,
   suppliedCatalog,
   buildEntry,
   runtimeDefinition,

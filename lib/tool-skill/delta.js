@@ -16,22 +16,9 @@
 
 const { internal: structured } = require('../catalog-structured.js')
 
-const { packPairs } = structured
+const { packPairs, entriesOf } = structured
 
 const HEX_DIGEST = /^[0-9a-f]{64}$/
-
-/** `{ name, description }` pairs sliced out of native packing (`units`, `lengths` in name/description pairs). */
-function pairsOf({ units, lengths }) {
-  const pairs = new Array(lengths.length / 2)
-  let at = 0
-  for (let k = 0; k < pairs.length; k++) {
-    const nameEnd = at + lengths[2 * k]
-    const end = nameEnd + lengths[2 * k + 1]
-    pairs[k] = { name: units.slice(at, nameEnd), description: units.slice(nameEnd, end) }
-    at = end
-  }
-  return pairs
-}
 
 /**
  * A native delta (`NativeEntries.diff`) as the record publishes it: `added`
@@ -39,9 +26,9 @@ function pairsOf({ units, lengths }) {
  */
 function deltaOf(native) {
   return {
-    added: pairsOf(native.added),
-    changed: pairsOf(native.changed),
-    removed: pairsOf(native.removed).map((pair) => pair.name),
+    added: entriesOf(native.added.units, native.added.lengths),
+    changed: entriesOf(native.changed.units, native.changed.lengths),
+    removed: Object.freeze(entriesOf(native.removed.units, native.removed.lengths).map((entry) => entry.name)),
   }
 }
 
@@ -97,9 +84,8 @@ function readDeltaRecord(source) {
   }
 }
 
-/** The frozen message source of a delta. */
+/** The frozen message source of a delta (its lists as `deltaOf` makes them: frozen already). */
 function deltaSource(delta) {
-  const freeze = (pairs) => Object.freeze(pairs.map((pair) => Object.freeze({ name: pair.name, description: pair.description })))
   return Object.freeze({
     kind: 'skill-catalog',
     form: 'catalog',
@@ -107,9 +93,9 @@ function deltaSource(delta) {
     delta: Object.freeze({
       base: delta.base,
       digest: delta.digest,
-      added: freeze(delta.added),
-      changed: freeze(delta.changed),
-      removed: Object.freeze(delta.removed.slice()),
+      added: delta.added,
+      changed: delta.changed,
+      removed: delta.removed,
     }),
   })
 }
